@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { Instant, NonEmpty, Slug } from './primitives.js';
+import { Attribution, Rights } from './rights.js';
+
+export const LOCALES = ['en-US', 'ko-KR', 'ja-JP', 'zh-CN'] as const;
+export const Locale = z.enum(LOCALES);
+export type Locale = z.infer<typeof Locale>;
+
+/** Profile B regions and the locale each one serves; zh-CN has no Profile B region. */
+export const REGION_LOCALE = { us: 'en-US', kr: 'ko-KR', jp: 'ja-JP' } as const satisfies Record<string, Locale>;
+export type Region = keyof typeof REGION_LOCALE;
+
+export const ARTICLE_SLUG_MAX = 200;
+
+/** An article as listed (Profile A list item). */
+export const ArticleSummary = z
+  .object({
+    slug: Slug(ARTICLE_SLUG_MAX),
+    title: NonEmpty,
+    description: z.string(),
+    category: Slug(80),
+    locale: Locale,
+    publishedAt: Instant,
+    author: NonEmpty,
+    /** Relative image path, or "" when the article has none. */
+    image: z.string(),
+    rights: Rights,
+    attribution: Attribution,
+  })
+  .strict();
+export type ArticleSummary = z.infer<typeof ArticleSummary>;
+
+/** An article with its rendered, sanitized HTML content: what articles.json holds. */
+export const Article = ArticleSummary.extend({ content: z.string() }).strict();
+export type Article = z.infer<typeof Article>;

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { Instant, IsoDate } from './primitives.js';
+
+/**
+ * The facts of a snapshot that the freshness rules read. Which fields are set depends on the
+ * dataset: articles set latestPublishedAt; calendar sets oldestVerifiedAt and coverageThrough;
+ * smart-money sets oldestPeriod.
+ */
+export const FreshnessFacts = z
+  .object({
+    generatedAt: Instant,
+    latestPublishedAt: Instant.optional(),
+    oldestVerifiedAt: Instant.optional(),
+    /** Last scheduled day the calendar covers. */
+    coverageThrough: IsoDate.optional(),
+    /** Earliest filing quarter end among the published investors. */
+    oldestPeriod: IsoDate.optional(),
+  })
+  .strict();
+export type FreshnessFacts = z.infer<typeof FreshnessFacts>;
+
+export const RuleStatus = z.enum(['pass', 'warn', 'fail']);
+export type RuleStatus = z.infer<typeof RuleStatus>;
+
+/** One evaluated rule, as written in reports and manifests. */
+export const RuleResult = z
+  .object({
+    rule: z.string(),
+    observed: z.string(),
+    limit: z.string(),
+    status: RuleStatus,
+    /** Instant after which the rule fails; null when it does not depend on time. */
+    failsAt: Instant.nullable(),
+    message: z.string(),
+  })
+  .strict();
+export type RuleResult = z.infer<typeof RuleResult>;

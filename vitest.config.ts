@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // End-to-end tests spawn the built CLI and real servers; give them room on a 2-core machine.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
