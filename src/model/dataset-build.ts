@@ -21,3 +21,10 @@ export interface IngestResult<T> {
   notes: BuildNote[];
   sources: SourceFile[];
 }
+
+/** A record with where it came from, so later checks (duplicates) can name the source. */
+export interface Sourced<T> {
+  record: T;
+  source: string;
+  location: string;
+}

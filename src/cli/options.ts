@@ -1,0 +1,52 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { DATASETS, type DatasetName, isDatasetName } from '../model/dataset.js';
+import { UsageError } from './errors.js';
+
+export const DEFAULT_SOURCES = 'data/sources';
+export const DEFAULT_STORE = 'data/snapshots';
+
+/** Parses an option through a zod schema; a failure is the user's mistake (exit 3), named by option. */
+export function parseOptions<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ` : '';
+  throw new UsageError(`${where}${issue?.message ?? 'invalid options'}`);
+}
+
+/** --now: an ISO 8601 instant with an explicit zone (Z or ±hh:mm); defaults to the clock. */
+export const NowOption = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined) return new Date();
+    const ok = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(value);
+    const date = new Date(value.length === 10 ? `${value}T00:00:00Z` : value);
+    if (!ok || Number.isNaN(date.getTime())) {
+      ctx.addIssue({ code: 'custom', message: `"${value}" is not an ISO 8601 instant with a zone, e.g. 2026-11-22T08:00:00Z` });
+      return z.NEVER;
+    }
+    return date;
+  });
+
+/** --datasets articles,calendar,smart-money */
+export const DatasetsOption = z
+  .string()
+  .optional()
+  .transform((value, ctx): DatasetName[] => {
+    if (value === undefined) return [...DATASETS];
+    const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+    const unknown = names.filter((n) => !isDatasetName(n));
+    if (unknown.length > 0 || names.length === 0) {
+      ctx.addIssue({ code: 'custom', message: `unknown dataset "${unknown.join(',')}"; expected some of ${DATASETS.join(', ')}` });
+      return z.NEVER;
+    }
+    return DATASETS.filter((d) => names.includes(d));
+  });
+
+export const DirOption = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value) => path.resolve(value ?? fallback));

@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Writes data to a file and forces it to disk, so a rename that follows publishes complete bytes. */
+export async function writeDurable(file: string, data: string | Buffer): Promise<void> {
+  const handle = await open(file, 'wx');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Makes a rename or a new entry in dir durable; some file systems refuse to fsync a dir, which is harmless. */
+export async function syncDir(dir: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // EISDIR/EINVAL/EPERM on platforms that cannot fsync directories: nothing more can be done.
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * Replaces file atomically: write a temp file beside it, fsync, rename over the target.
+ * Readers see the old content or the new one, never a mix; a crash leaves at most a stray temp file.
+ */
+export async function replaceFileAtomically(file: string, data: string): Promise<void> {
+  const dir = path.dirname(file);
+  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  await writeDurable(temp, data);
+  await rename(temp, file);
+  await syncDir(dir);
+}

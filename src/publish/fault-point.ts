@@ -1,0 +1,14 @@
+/**
+ * Named points inside publishing where a test can stop the real process (PDSNAP_PAUSE_AT=<point>):
+ * the process announces the point on stderr and waits to be killed. This lets the crash-safety test
+ * kill the CLI at exact moments instead of guessing with timers. Unset in normal runs: a no-op.
+ */
+export type FaultPoint = 'resources-staged' | 'manifest-written' | 'bundle-renamed' | 'pointer-written';
+
+export async function faultPoint(point: FaultPoint): Promise<void> {
+  if (process.env.PDSNAP_PAUSE_AT !== point) return;
+  process.stderr.write(`pdsnap: paused at ${point}\n`);
+  await new Promise(() => {
+    setInterval(() => {}, 1 << 30);
+  });
+}

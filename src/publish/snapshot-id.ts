@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import type { DatasetName } from '../model/dataset.js';
+import { isDatasetName } from '../model/dataset.js';
+import type { Manifest } from '../model/manifest.js';
+import { SNAPSHOT_ID_PATTERN } from '../model/manifest.js';
+import { canonicalJson } from './canonical-json.js';
+
+export type ManifestBody = Omit<Manifest, 'snapshotId'>;
+
+/**
+ * The snapshot id is derived from the manifest (which names every resource's digest), so the same
+ * content and the same generatedAt always give the same id, and a manifest edited after publishing
+ * no longer matches its own id. The timestamp part keeps ids sortable and readable.
+ */
+export function snapshotIdFor(body: ManifestBody): string {
+  const digest = createHash('sha256').update(canonicalJson(body)).digest('hex');
+  const stamp = body.generatedAt.replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  return `${body.dataset}-${stamp}-${digest.slice(0, 12)}`;
+}
+
+export function isSnapshotId(value: string): boolean {
+  return SNAPSHOT_ID_PATTERN.test(value);
+}
+
+export function datasetOfSnapshotId(snapshotId: string): DatasetName {
+  const match = /^(articles|calendar|smart-money)-\d{8}T\d{6}Z-[0-9a-f]{12}$/.exec(snapshotId);
+  const dataset = match?.[1];
+  if (!dataset || !isDatasetName(dataset)) throw new SnapshotNotFoundError(snapshotId, 'is not a snapshot id');
+  return dataset;
+}
+
+export class SnapshotNotFoundError extends Error {
+  override readonly name = 'SnapshotNotFoundError';
+  constructor(
+    readonly snapshotId: string,
+    detail = 'does not exist in this store',
+  ) {
+    super(`snapshot ${snapshotId} ${detail}`);
+  }
+}
+
+export class BundleIntegrityError extends Error {
+  override readonly name = 'BundleIntegrityError';
+  constructor(
+    readonly snapshotId: string,
+    readonly reason: string,
+  ) {
+    super(`bundle ${snapshotId} failed verification: ${reason}`);
+  }
+}

@@ -1,0 +1,374 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { DATASET_RESOURCES, DATASETS, type DatasetName } from '../model/dataset.js';
+import type { FreshnessFacts } from '../model/freshness.js';
+import { CurrentPointer, Manifest, MANIFEST_FORMAT, type ResourceEntry } from '../model/manifest.js';
+import type { SourceFile } from '../model/report.js';
+import { sha256Hex } from '../ingest/source-files.js';
+import { replaceFileAtomically, syncDir, writeDurable } from './atomic-file.js';
+import { canonicalJson } from './canonical-json.js';
+import { faultPoint } from './fault-point.js';
+import { recordCheckFor } from './record-check.js';
+import { writeCanonicalArray } from './resource-writer.js';
+import {
+  BundleIntegrityError,
+  datasetOfSnapshotId,
+  type ManifestBody,
+  SnapshotNotFoundError,
+  snapshotIdFor,
+} from './snapshot-id.js';
+
+export { BundleIntegrityError, SnapshotNotFoundError, datasetOfSnapshotId };
+
+export interface LoadedBundle {
+  manifest: Manifest;
+  resources: Record<string, unknown[]>;
+  directory: string;
+}
+
+export interface SnapshotEntry {
+  dataset: DatasetName;
+  snapshotId: string;
+  generatedAt: string;
+  freshUntil: string;
+  current: boolean;
+}
+
+/** Resources written to a private temp folder, not yet visible to any reader. */
+export interface StagedBundle {
+  dataset: DatasetName;
+  directory: string;
+  resources: ResourceEntry[];
+}
+
+/** Everything of a manifest except what the store computes (format, resources, snapshotId). */
+export interface ManifestFields {
+  generatedAt: string;
+  facts: FreshnessFacts;
+  freshUntil: string;
+  allowStale: boolean;
+  sources: SourceFile[];
+}
+
+export interface PublishResult {
+  snapshotId: string;
+  /** False when a bundle with this id already existed: nothing was written. */
+  published: boolean;
+  /** True when current/<dataset>.json now points at this snapshot and did not before. */
+  madeCurrent: boolean;
+  previousSnapshotId: string | null;
+}
+
+export interface GcResult {
+  deleted: string[];
+  kept: string[];
+}
+
+/**
+ * The bundle store (CONTRACT section 5): immutable bundles in bundles/<dataset>/<snapshotId>/,
+ * one pointer per dataset in current/<dataset>.json. Bundles are staged in tmp/ and renamed into
+ * place, pointers are replaced by rename, and writers hold a lock, so a crash at any moment leaves
+ * the previous pointer and the bundle it names intact.
+ */
+export class BundleStore {
+  constructor(readonly root: string) {}
+
+  private get bundlesDir() {
+    return path.join(this.root, 'bundles');
+  }
+  private get currentDir() {
+    return path.join(this.root, 'current');
+  }
+  private get tmpDir() {
+    return path.join(this.root, 'tmp');
+  }
+  bundleDir(snapshotId: string): string {
+    return path.join(this.bundlesDir, datasetOfSnapshotId(snapshotId), snapshotId);
+  }
+
+  async exists(): Promise<boolean> {
+    try {
+      return (await stat(this.root)).isDirectory();
+    } catch {
+      return false;
+    }
+  }
+
+  async currentPointer(dataset: DatasetName): Promise<CurrentPointer | null> {
+    const file = path.join(this.currentDir, `${dataset}.json`);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    const parsed = CurrentPointer.safeParse(safeJson(text));
+    if (!parsed.success) throw new Error(`${file} is not a valid current pointer`);
+    return parsed.data;
+  }
+
+  /** Reads a bundle and verifies its manifest, its id, and every resource's size, digest and count. */
+  async readBundle(snapshotId: string): Promise<LoadedBundle> {
+    const directory = this.bundleDir(snapshotId);
+    let manifestText: string;
+    try {
+      manifestText = await readFile(path.join(directory, 'manifest.json'), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        if (await pathExists(directory)) throw new BundleIntegrityError(snapshotId, 'manifest.json is missing');
+        throw new SnapshotNotFoundError(snapshotId);
+      }
+      throw error;
+    }
+    const parsed = Manifest.safeParse(safeJson(manifestText));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new BundleIntegrityError(snapshotId, `manifest.json is invalid at ${issue?.path.join('.') || '/'}: ${issue?.message}`);
+    }
+    const manifest = parsed.data;
+    const { snapshotId: declared, ...body } = manifest;
+    if (declared !== snapshotId || snapshotIdFor(body) !== snapshotId) {
+      throw new BundleIntegrityError(snapshotId, 'manifest does not match its snapshot id (edited after publishing?)');
+    }
+    const expected = Object.keys(DATASET_RESOURCES[manifest.dataset]).sort();
+    const listed = manifest.resources.map((r) => r.path).sort();
+    if (expected.join(',') !== listed.join(',')) {
+      throw new BundleIntegrityError(snapshotId, `manifest lists ${listed.join(', ')}; expected ${expected.join(', ')}`);
+    }
+    const resources: Record<string, unknown[]> = {};
+    for (const entry of manifest.resources) {
+      let bytes: Buffer;
+      try {
+        bytes = await readFile(path.join(directory, entry.path));
+      } catch {
+        throw new BundleIntegrityError(snapshotId, `${entry.path} is missing`);
+      }
+      if (bytes.length !== entry.bytes) {
+        throw new BundleIntegrityError(snapshotId, `${entry.path} has ${bytes.length} bytes; manifest says ${entry.bytes}`);
+      }
+      if (sha256Hex(bytes) !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
+      const records = safeJson(bytes.toString('utf8'));
+      if (!Array.isArray(records) || records.length !== entry.records) {
+        throw new BundleIntegrityError(snapshotId, `${entry.path} does not hold ${entry.records} records`);
+      }
+      resources[entry.path] = records;
+    }
+    return { manifest, resources, directory };
+  }
+
+  async readCurrent(dataset: DatasetName): Promise<LoadedBundle | null> {
+    const pointer = await this.currentPointer(dataset);
+    return pointer ? this.readBundle(pointer.snapshotId) : null;
+  }
+
+  /** Every bundle's manifest summary (not digest-verified: use readBundle for that), newest first. */
+  async listSnapshots(): Promise<SnapshotEntry[]> {
+    const entries: SnapshotEntry[] = [];
+    for (const dataset of DATASETS) {
+      const current = (await this.currentPointer(dataset))?.snapshotId;
+      for (const snapshotId of await listDir(path.join(this.bundlesDir, dataset))) {
+        const manifest = Manifest.safeParse(
+          safeJson(await readFile(path.join(this.bundlesDir, dataset, snapshotId, 'manifest.json'), 'utf8').catch(() => '')),
+        );
+        entries.push({
+          dataset,
+          snapshotId,
+          generatedAt: manifest.success ? manifest.data.generatedAt : '',
+          freshUntil: manifest.success ? manifest.data.freshUntil : '',
+          current: snapshotId === current,
+        });
+      }
+    }
+    return entries.sort(
+      (a, b) => a.dataset.localeCompare(b.dataset) || b.generatedAt.localeCompare(a.generatedAt) || b.snapshotId.localeCompare(a.snapshotId),
+    );
+  }
+
+  /** Writes the resources, record by record and schema-checked, into a private temp folder. */
+  async stage(dataset: DatasetName, resources: Record<string, Iterable<unknown>>): Promise<StagedBundle> {
+    const expected = Object.keys(DATASET_RESOURCES[dataset]).sort();
+    const given = Object.keys(resources).sort();
+    if (expected.join(',') !== given.join(',')) {
+      throw new Error(`dataset ${dataset} needs resources ${expected.join(', ')}; got ${given.join(', ')}`);
+    }
+    await mkdir(this.tmpDir, { recursive: true });
+    const directory = path.join(this.tmpDir, `${dataset}.${process.pid}.${randomBytes(6).toString('hex')}`);
+    await mkdir(directory);
+    try {
+      const entries: ResourceEntry[] = [];
+      for (const name of expected) {
+        const records = resources[name] as Iterable<unknown>;
+        entries.push(await writeCanonicalArray(path.join(directory, name), name, records, recordCheckFor(dataset, name)));
+      }
+      return { dataset, directory, resources: entries };
+    } catch (error) {
+      await rm(directory, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  async discard(staged: StagedBundle): Promise<void> {
+    await rm(staged.directory, { recursive: true, force: true });
+  }
+
+  /**
+   * Makes a staged bundle the dataset's current snapshot. An existing bundle with the same id is
+   * never rewritten (it is verified instead), so publishing identical content again is a no-op.
+   */
+  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date): Promise<PublishResult> {
+    const body: ManifestBody = {
+      format: MANIFEST_FORMAT,
+      dataset: staged.dataset,
+      generatedAt: fields.generatedAt,
+      facts: fields.facts,
+      freshUntil: fields.freshUntil,
+      allowStale: fields.allowStale,
+      sources: [...fields.sources].sort((a, b) => a.path.localeCompare(b.path)),
+      resources: staged.resources,
+    };
+    const snapshotId = snapshotIdFor(body);
+    const manifest: Manifest = Manifest.parse({ ...body, snapshotId });
+    await faultPoint('resources-staged');
+    return this.withLock(async () => {
+      await this.removeAbandonedStaging(staged.directory);
+      const target = this.bundleDir(snapshotId);
+      let published = false;
+      if (await pathExists(target)) {
+        await this.readBundle(snapshotId); // refuses a corrupt existing bundle instead of pointing at it
+        await this.discard(staged);
+      } else {
+        // Key-sorted and indented: deterministic bytes that a person can still read with cat.
+        const manifestText = `${JSON.stringify(JSON.parse(canonicalJson(manifest)), null, 2)}\n`;
+        await writeDurable(path.join(staged.directory, 'manifest.json'), manifestText);
+        await syncDir(staged.directory);
+        await faultPoint('manifest-written');
+        await mkdir(path.dirname(target), { recursive: true });
+        await rename(staged.directory, target);
+        await syncDir(path.dirname(target));
+        published = true;
+        await faultPoint('bundle-renamed');
+      }
+      const previous = (await this.currentPointer(staged.dataset))?.snapshotId ?? null;
+      const madeCurrent = previous !== snapshotId;
+      if (madeCurrent) await this.writePointer(staged.dataset, snapshotId, publishedAt);
+      await faultPoint('pointer-written');
+      return { snapshotId, published, madeCurrent, previousSnapshotId: previous };
+    });
+  }
+
+  /** Re-points current/<dataset>.json at an existing, verified bundle. */
+  async rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<{ previousSnapshotId: string | null }> {
+    if (datasetOfSnapshotId(snapshotId) !== dataset) {
+      throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
+    }
+    return this.withLock(async () => {
+      await this.readBundle(snapshotId);
+      const previous = (await this.currentPointer(dataset))?.snapshotId ?? null;
+      if (previous !== snapshotId) await this.writePointer(dataset, snapshotId, at);
+      return { previousSnapshotId: previous };
+    });
+  }
+
+  /**
+   * Deletes all but the newest `keep` bundles of each dataset, never the current one nor the one
+   * generated just before it (the rollback target).
+   */
+  async gc(keep: number, dryRun: boolean): Promise<GcResult> {
+    return this.withLock(async () => {
+      const result: GcResult = { deleted: [], kept: [] };
+      const all = await this.listSnapshots();
+      for (const dataset of DATASETS) {
+        const bundles = all.filter((s) => s.dataset === dataset); // newest first
+        const currentIndex = bundles.findIndex((s) => s.current);
+        const protectedIds = new Set<string>();
+        if (currentIndex >= 0) {
+          protectedIds.add(bundles[currentIndex]!.snapshotId);
+          const before = bundles[currentIndex + 1];
+          if (before) protectedIds.add(before.snapshotId);
+        }
+        bundles.forEach((s, i) => {
+          if (i < keep || protectedIds.has(s.snapshotId)) result.kept.push(s.snapshotId);
+          else result.deleted.push(s.snapshotId);
+        });
+      }
+      if (!dryRun) {
+        for (const snapshotId of result.deleted) {
+          // Rename first so the bundle disappears at once, then delete at leisure.
+          const trash = path.join(this.tmpDir, `gc.${process.pid}.${randomBytes(6).toString('hex')}`);
+          await mkdir(this.tmpDir, { recursive: true });
+          await rename(this.bundleDir(snapshotId), trash);
+          await rm(trash, { recursive: true, force: true });
+        }
+      }
+      return result;
+    });
+  }
+
+  private async writePointer(dataset: DatasetName, snapshotId: string, at: Date): Promise<void> {
+    await mkdir(this.currentDir, { recursive: true });
+    const pointer: CurrentPointer = { snapshotId, publishedAt: at.toISOString() };
+    await replaceFileAtomically(path.join(this.currentDir, `${dataset}.json`), `${canonicalJson(pointer)}\n`);
+  }
+
+  private async withLock<T>(work: () => Promise<T>): Promise<T> {
+    await mkdir(this.root, { recursive: true });
+    const release = await lockfile.lock(this.root, {
+      lockfilePath: path.join(this.root, 'publish.lock'),
+      stale: 30_000,
+      retries: { retries: 60, minTimeout: 100, maxTimeout: 1_000 },
+    });
+    try {
+      return await work();
+    } finally {
+      await release();
+    }
+  }
+
+  /** Staging folders of processes that died mid-build; they were never visible to readers. */
+  private async removeAbandonedStaging(keepDirectory: string): Promise<void> {
+    for (const name of await listDir(this.tmpDir)) {
+      const full = path.join(this.tmpDir, name);
+      const pid = Number(name.split('.')[1]);
+      if (full === keepDirectory || !Number.isInteger(pid) || isAlive(pid)) continue;
+      await rm(full, { recursive: true, force: true });
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function pathExists(p: string): Promise<boolean> {
+  try {
+    await stat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function listDir(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((n) => !n.startsWith('.')).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
