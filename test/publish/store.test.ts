@@ -1,0 +1,129 @@
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/publish/canonical-json.js';
+import { BundleIntegrityError, BundleStore, type ManifestFields } from '../../src/publish/store.js';
+import { article } from '../helpers/records.js';
+
+const NOW = new Date('2026-11-22T12:00:00.000Z');
+
+function fields(generatedAt = NOW.toISOString()): ManifestFields {
+  return {
+    generatedAt,
+    facts: { generatedAt, latestPublishedAt: '2026-11-21T09:00:00.000Z' },
+    freshUntil: '2026-11-28T09:00:00.000Z',
+    allowStale: false,
+    sources: [{ path: 'articles/a.md', bytes: 10, sha256: 'a'.repeat(64) }],
+  };
+}
+
+async function publish(store: BundleStore, records: unknown[], generatedAt?: string) {
+  const staged = await store.stage('articles', { 'articles.json': records });
+  return store.commit(staged, fields(generatedAt), NOW);
+}
+
+describe('canonicalJson', () => {
+  it('sorts keys at every depth and writes no whitespace', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: 2 }], c: 'x' } })).toBe('{"a":{"c":"x","d":[2,{"y":2,"z":1}]},"b":1}');
+  });
+  it.each([NaN, Infinity, undefined])('refuses %s instead of writing null', (bad) => {
+    expect(() => canonicalJson({ a: [1, bad] })).toThrow(/\$\.a\[1\]/);
+  });
+});
+
+describe('BundleStore', () => {
+  let root: string;
+  let store: BundleStore;
+  beforeEach(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'pdsnap-store-'));
+    store = new BundleStore(root);
+  });
+
+  it('publishes a bundle whose resource bytes are the canonical JSON of the records', async () => {
+    const records = [article('b-story'), article('a-story')];
+    const result = await publish(store, records);
+    expect(result).toMatchObject({ published: true, madeCurrent: true, previousSnapshotId: null });
+    expect(result.snapshotId).toMatch(/^articles-20261122T120000Z-[0-9a-f]{12}$/);
+    const bytes = await readFile(path.join(root, 'bundles/articles', result.snapshotId, 'articles.json'), 'utf8');
+    expect(bytes).toBe(canonicalJson(records));
+    const loaded = await store.readCurrent('articles');
+    expect(loaded?.resources['articles.json']).toEqual(records);
+    expect(loaded?.manifest.resources[0]).toMatchObject({ path: 'articles.json', records: 2 });
+  });
+
+  it('gives the same snapshot id to the same content and makes a second publish a no-op', async () => {
+    const first = await publish(store, [article('one')]);
+    const manifestBefore = await readFile(path.join(root, 'bundles/articles', first.snapshotId, 'manifest.json'));
+    const second = await publish(store, [article('one')]);
+    expect(second).toEqual({ snapshotId: first.snapshotId, published: false, madeCurrent: false, previousSnapshotId: first.snapshotId });
+    expect(await readFile(path.join(root, 'bundles/articles', first.snapshotId, 'manifest.json'))).toEqual(manifestBefore);
+    expect(await readdir(path.join(root, 'tmp'))).toEqual([]);
+  });
+
+  it('gives different content a different snapshot id', async () => {
+    const a = await publish(store, [article('one')]);
+    const b = await publish(store, [article('two')]);
+    expect(b.snapshotId).not.toBe(a.snapshotId);
+    expect(b.previousSnapshotId).toBe(a.snapshotId);
+  });
+
+  it('refuses to stage a record that fails its schema, leaving nothing behind', async () => {
+    const bad = { ...article('x'), slug: 'Not A Slug' };
+    await expect(store.stage('articles', { 'articles.json': [bad] })).rejects.toThrow(/record 0: \/slug/);
+    expect(await readdir(path.join(root, 'tmp'))).toEqual([]);
+    expect(await store.currentPointer('articles')).toBeNull();
+  });
+
+  it('refuses a bundle with one flipped byte in a resource', async () => {
+    const { snapshotId } = await publish(store, [article('one')]);
+    const file = path.join(root, 'bundles/articles', snapshotId, 'articles.json');
+    const bytes = await readFile(file);
+    bytes[5] = bytes[5]! ^ 0x01;
+    await writeFile(file, bytes);
+    await expect(store.readBundle(snapshotId)).rejects.toThrow(BundleIntegrityError);
+    await expect(store.readBundle(snapshotId)).rejects.toThrow(/does not match its sha256/);
+  });
+
+  it('refuses a bundle whose manifest was edited after publishing', async () => {
+    const { snapshotId } = await publish(store, [article('one')]);
+    const file = path.join(root, 'bundles/articles', snapshotId, 'manifest.json');
+    const manifest = JSON.parse(await readFile(file, 'utf8'));
+    manifest.freshUntil = '2030-01-01T00:00:00.000Z';
+    await writeFile(file, JSON.stringify(manifest));
+    await expect(store.readBundle(snapshotId)).rejects.toThrow(/does not match its snapshot id/);
+  });
+
+  it('rolls current back to an earlier snapshot and refuses one of another dataset', async () => {
+    const a = await publish(store, [article('one')]);
+    const b = await publish(store, [article('two')]);
+    expect((await store.currentPointer('articles'))?.snapshotId).toBe(b.snapshotId);
+    await store.rollback('articles', a.snapshotId, NOW);
+    expect((await store.currentPointer('articles'))?.snapshotId).toBe(a.snapshotId);
+    await expect(store.rollback('calendar', a.snapshotId, NOW)).rejects.toThrow(/does not belong to dataset calendar/);
+  });
+
+  it('gc --keep 1 keeps the current bundle and the one before it', async () => {
+    const ids: string[] = [];
+    for (let day = 10; day <= 14; day++) {
+      ids.push((await publish(store, [article(`story-${day}`)], `2026-11-${day}T00:00:00.000Z`)).snapshotId);
+    }
+    await store.rollback('articles', ids[2]!, NOW); // current is now the middle one
+    const result = await store.gc(1, false);
+    expect(result.kept.sort()).toEqual([ids[1]!, ids[2]!, ids[4]!].sort());
+    expect(result.deleted.sort()).toEqual([ids[0]!, ids[3]!].sort());
+    const left = (await store.listSnapshots()).map((s) => s.snapshotId).sort();
+    expect(left).toEqual(result.kept.sort());
+    expect((await store.readCurrent('articles'))?.manifest.snapshotId).toBe(ids[2]);
+  });
+
+  it('gc --dry-run deletes nothing', async () => {
+    const ids: string[] = [];
+    for (let day = 10; day <= 13; day++) {
+      ids.push((await publish(store, [article(`s-${day}`)], `2026-11-${day}T00:00:00.000Z`)).snapshotId);
+    }
+    const result = await store.gc(1, true);
+    expect(result.deleted.sort()).toEqual([ids[0]!, ids[1]!].sort());
+    expect(await store.listSnapshots()).toHaveLength(4);
+  });
+});
