@@ -1,0 +1,78 @@
+import { existsSync } from 'node:fs';
+import { Command } from 'commander';
+import { z } from 'zod';
+import { KeyFileError } from '../../serve/access/key-record.js';
+import { DEFAULT_KEYS_FILE, readKeys } from '../../serve/access/key-store.js';
+import { usageReport } from '../../serve/access/usage-report.js';
+import { DEFAULT_USAGE_DB, UsageStore, type MonthlyUsageRow } from '../../serve/access/usage-store.js';
+import { utcMonth } from '../../serve/access/utc-windows.js';
+import { UsageError } from '../errors.js';
+import { DirOption, NowOption, parseOptions } from '../options.js';
+import { formatTable, printJson, printLine } from '../output.js';
+
+const Options = z.object({
+  usageDb: DirOption(DEFAULT_USAGE_DB),
+  keys: DirOption(DEFAULT_KEYS_FILE),
+  month: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'expected a month as YYYY-MM, e.g. 2026-11')
+    .optional(),
+  now: NowOption,
+  json: z.boolean().default(false),
+});
+
+export function usageCommand(): Command {
+  return new Command('usage')
+    .description('requests, overage and billable amount per API key for one UTC month')
+    .option('--usage-db <file>', `usage database of pdsnap serve (default ${DEFAULT_USAGE_DB})`)
+    .option('--keys <file>', `keys file, for key names (default ${DEFAULT_KEYS_FILE})`)
+    .option('--month <YYYY-MM>', 'UTC month to report (default: the month of --now)')
+    .option('--now <iso>', 'the current instant (default: the clock)')
+    .option('--json', 'print JSON to stdout')
+    .action(async (raw) => {
+      const options = parseOptions(Options, raw);
+      const month = options.month ?? utcMonth(options.now);
+      let keys;
+      try {
+        keys = await readKeys(options.keys);
+      } catch (error) {
+        if (error instanceof KeyFileError) throw new UsageError(error.message);
+        throw error;
+      }
+      const report = usageReport(month, readMonthlyUsage(options.usageDb, month), keys);
+      if (options.json) return printJson({ usageDb: options.usageDb, ...report });
+      if (report.keys.length === 0) return printLine(`no keys and no usage for ${month}`);
+      printLine(`usage for ${month} (UTC)`);
+      printLine(
+        formatTable(
+          ['key', 'name', 'tier', 'requests', 'included', 'overage', 'billable USD', 'hard cap', 'refused (429)'],
+          report.keys.map((k) => [
+            k.keyId + (k.revoked ? ' (revoked)' : ''),
+            k.name ?? '(not in keys file)',
+            k.tier,
+            String(k.requests),
+            String(k.included),
+            String(k.overage),
+            k.billableUsd,
+            k.hardCapReached ? `reached (${k.hardCap})` : String(k.hardCap),
+            String(k.rejected),
+          ]),
+        ),
+      );
+      printLine(`total: ${report.totals.requests} requests, ${report.totals.overage} overage, ${report.totals.billableUsd} USD billable`);
+    });
+}
+
+/** A server that never ran has no database yet: that is zero usage, not an error. */
+function readMonthlyUsage(file: string, month: string): MonthlyUsageRow[] {
+  if (!existsSync(file)) {
+    process.stderr.write(`pdsnap: no usage database at ${file}; reporting zero usage\n`);
+    return [];
+  }
+  const store = UsageStore.open(file);
+  try {
+    return store.monthlyUsage(month);
+  } finally {
+    store.close();
+  }
+}
