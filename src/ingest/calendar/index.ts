@@ -1,0 +1,152 @@
+import path from 'node:path';
+import type { IngestResult, Sourced } from '../../model/dataset-build.js';
+import type { BuildNote, Rejection, SourceFile } from '../../model/report.js';
+import { listFiles, loadSource, type LoadedSource } from '../source-files.js';
+import { readCuratedCsv } from './curated-csv.js';
+import { isObject, readCuratedJson, readCuratedYaml, type CuratedDocument } from './curated-document.js';
+import { normaliseCuratedEvent, type IngestedEvent } from './curated-event.js';
+import { mergeCuration, requireCuration } from './curation-metadata.js';
+import { normaliseProviderRow } from './provider-event.js';
+import { readProviderJson, readProviderXml } from './provider-export.js';
+import { SIDECAR_PATTERN, readSidecar, sidecarCandidates, type Sidecar } from './sidecar.js';
+import { decodeSourceText } from './source-text.js';
+import { SourceProblem } from './source-problem.js';
+
+export type { IngestedEvent } from './curated-event.js';
+
+const SOURCE_EXTENSIONS = new Set(['json', 'yaml', 'yml', 'csv', 'xml']);
+
+interface Outcome {
+  events: Sourced<IngestedEvent>[];
+  rejections: Rejection[];
+}
+
+function extensionOf(file: string): string {
+  return path.extname(file).slice(1).toLowerCase();
+}
+
+/** Runs one record's normaliser; a problem becomes that record's rejection and the file goes on. */
+function collect<T>(
+  source: string,
+  rows: T[],
+  locationOf: (row: T) => string,
+  normalise: (row: T) => IngestedEvent,
+): Outcome {
+  const outcome: Outcome = { events: [], rejections: [] };
+  for (const row of rows) {
+    const location = locationOf(row);
+    try {
+      outcome.events.push({ record: normalise(row), source, location });
+    } catch (error) {
+      if (!(error instanceof SourceProblem)) throw error;
+      outcome.rejections.push({ source, location, reason: error.message });
+    }
+  }
+  return outcome;
+}
+
+function readCuratedFile(file: LoadedSource, extension: string, sidecar: Sidecar | undefined): Outcome {
+  if (extension === 'xml') {
+    throw new SourceProblem(
+      sidecar
+        ? 'XML is read only as a provider weekly export: set format: provider-xml in its sidecar'
+        : 'curation metadata missing: a provider XML export needs a sidecar <file>.meta.yaml (format, timeZone, license, attribution, verifiedAt)',
+    );
+  }
+  const text = decodeSourceText(file.content, extension);
+  const document: CuratedDocument =
+    extension === 'csv' ? readCuratedCsv(text) : extension === 'json' ? readCuratedJson(text) : readCuratedYaml(text);
+  const fileMeta = mergeCuration(sidecar?.meta ?? {}, document.meta);
+  return collect(
+    file.relativePath,
+    document.entries,
+    (entry) => entry.location,
+    (entry) => {
+      if (entry.problem) throw new SourceProblem(entry.problem);
+      if (!isObject(entry.raw)) throw new SourceProblem('an event must be an object of fields');
+      return normaliseCuratedEvent(entry.raw, fileMeta);
+    },
+  );
+}
+
+function readProviderFile(file: LoadedSource, extension: string, sidecar: Sidecar): Outcome {
+  const expected = sidecar.format === 'provider-json' ? 'json' : 'xml';
+  if (extension !== expected) throw new SourceProblem(`the sidecar says ${sidecar.format} but the file is .${extension}`);
+  try {
+    requireCuration(sidecar.meta);
+  } catch (error) {
+    if (error instanceof SourceProblem) throw new SourceProblem(`curation metadata missing in the sidecar: ${error.message}`);
+    throw error;
+  }
+  if (sidecar.format === 'provider-xml' && !sidecar.meta.timeZone) {
+    throw new SourceProblem('the sidecar of an XML export must give timeZone (IANA), the zone of its dates and times');
+  }
+  const text = decodeSourceText(file.content, extension);
+  const rows = sidecar.format === 'provider-json' ? readProviderJson(text) : readProviderXml(text);
+  return collect(file.relativePath, rows, (row) => row.location, (row) => normaliseProviderRow(row, sidecar));
+}
+
+/**
+ * Reads `<sourcesRoot>/calendar/`: curated JSON, YAML and CSV files and provider weekly exports
+ * (JSON or XML, each with a `<file>.meta.yaml` sidecar carrying the curation metadata). Files
+ * named `*.meta.yaml|yml|json` are sidecars, never event sources. A missing folder gives nothing.
+ */
+export async function ingestCalendar(sourcesRoot: string): Promise<IngestResult<Sourced<IngestedEvent>>> {
+  const files = await listFiles(path.join(sourcesRoot, 'calendar'));
+  const sidecarFiles = new Set(files.filter((file) => SIDECAR_PATTERN.test(path.basename(file))));
+  const usedSidecars = new Set<string>();
+  const provenance = new Map<string, SourceFile>();
+  const result: IngestResult<Sourced<IngestedEvent>> = { records: [], rejections: [], notes: [], sources: [] };
+  const note = (source: string, message: string) => result.notes.push({ source, message } satisfies BuildNote);
+
+  for (const file of files) {
+    if (sidecarFiles.has(file)) continue;
+    const extension = extensionOf(file);
+    const loaded = await loadSource(sourcesRoot, file);
+    if (!SOURCE_EXTENSIONS.has(extension)) {
+      note(loaded.relativePath, 'ignored: not a calendar source (.json, .yaml, .yml, .csv or .xml)');
+      continue;
+    }
+    provenance.set(loaded.relativePath, loaded.provenance);
+
+    let sidecar: Sidecar | undefined;
+    const sidecarPath = sidecarCandidates(file).find((candidate) => sidecarFiles.has(candidate));
+    if (sidecarPath) {
+      usedSidecars.add(sidecarPath);
+      const sidecarSource = await loadSource(sourcesRoot, sidecarPath);
+      provenance.set(sidecarSource.relativePath, sidecarSource.provenance);
+      try {
+        sidecar = readSidecar(decodeSourceText(sidecarSource.content, 'yaml'), sidecarPath);
+      } catch (error) {
+        if (!(error instanceof SourceProblem)) throw error;
+        result.rejections.push({
+          source: sidecarSource.relativePath,
+          location: error.location ?? 'file',
+          reason: `${error.message}; ${loaded.relativePath} was not ingested`,
+        });
+        continue;
+      }
+    }
+
+    try {
+      const outcome =
+        sidecar && sidecar.format !== 'curated'
+          ? readProviderFile(loaded, extension, sidecar)
+          : readCuratedFile(loaded, extension, sidecar);
+      result.records.push(...outcome.events);
+      result.rejections.push(...outcome.rejections);
+    } catch (error) {
+      if (!(error instanceof SourceProblem)) throw error;
+      result.rejections.push({ source: loaded.relativePath, location: error.location ?? 'file', reason: error.message });
+    }
+  }
+
+  for (const sidecarPath of sidecarFiles) {
+    if (!usedSidecars.has(sidecarPath)) {
+      const relative = path.relative(sourcesRoot, sidecarPath).split(path.sep).join('/');
+      note(relative, 'ignored: sidecar without a matching source file');
+    }
+  }
+  result.sources = [...provenance.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return result;
+}

@@ -1,0 +1,113 @@
+import { TZDate } from '@date-fns/tz';
+import { SourceProblem, quote } from './source-problem.js';
+
+/** ISO 8601 date-time that names its zone (Z or an offset); fractions beyond ms are cut. */
+const ZONED_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)$/i;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+export interface LocalDate {
+  year: number;
+  month: number;
+  day: number;
+}
+export interface ClockTime {
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+export const MIDNIGHT: ClockTime = { hour: 0, minute: 0, second: 0 };
+
+function isRealDate({ year, month, day }: LocalDate): boolean {
+  const probe = new Date(Date.UTC(year, month - 1, day));
+  return probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
+}
+
+function isRealClock({ hour, minute, second }: ClockTime): boolean {
+  return hour <= 23 && minute <= 59 && second <= 59;
+}
+
+/** A date-time with an explicit zone -> UTC instant with ms. Undefined for anything else. */
+export function parseZonedInstant(value: string): string | undefined {
+  const m = ZONED_DATE_TIME.exec(value.trim());
+  if (!m) return undefined;
+  const date = { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) };
+  const clock = { hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6] ?? 0) };
+  if (!isRealDate(date) || !isRealClock(clock)) return undefined;
+  const millis = Number((m[7] ?? '0').padEnd(3, '0').slice(0, 3));
+  const zone = m[8]!.toUpperCase();
+  let offsetMinutes = 0;
+  if (zone !== 'Z') {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    const hours = Number(digits.slice(0, 2));
+    const minutes = Number(digits.slice(2) || '0');
+    if (hours > 23 || minutes > 59) return undefined;
+    offsetMinutes = sign * (hours * 60 + minutes);
+  }
+  const utc =
+    Date.UTC(date.year, date.month - 1, date.day, clock.hour, clock.minute, clock.second, millis) -
+    offsetMinutes * 60_000;
+  return new Date(utc).toISOString();
+}
+
+/** `YYYY-MM-DD` -> a real calendar date, or undefined. */
+export function parseIsoDate(value: string): LocalDate | undefined {
+  const m = ISO_DATE.exec(value.trim());
+  if (!m) return undefined;
+  const date = { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) };
+  return isRealDate(date) ? date : undefined;
+}
+
+/** Provider XML dates are `MM-DD-YYYY`. */
+export function parseUsDate(value: string): LocalDate | undefined {
+  const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(value.trim());
+  if (!m) return undefined;
+  const date = { year: Number(m[3]), month: Number(m[1]), day: Number(m[2]) };
+  return isRealDate(date) ? date : undefined;
+}
+
+/**
+ * A time of day: `08:30`, `14:00:00` or the 12-hour `8:30am` of provider exports. "All Day" and
+ * "Tentative" (and an empty time) mean the day is known but not the hour: they give midnight of
+ * the zone, so the event still sorts and filters on the right day.
+ */
+export function parseClock(value: string): ClockTime | undefined {
+  const text = value.trim().toLowerCase();
+  if (text === '' || text === 'all day' || text === 'tentative') return MIDNIGHT;
+  const m24 = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text);
+  if (m24) {
+    const clock = { hour: Number(m24[1]), minute: Number(m24[2]), second: Number(m24[3] ?? 0) };
+    return isRealClock(clock) ? clock : undefined;
+  }
+  const m12 = /^(\d{1,2}):(\d{2})\s*(am|pm)$/.exec(text);
+  if (m12) {
+    const hour12 = Number(m12[1]);
+    const minute = Number(m12[2]);
+    if (hour12 < 1 || hour12 > 12 || minute > 59) return undefined;
+    const hour = (hour12 % 12) + (m12[3] === 'pm' ? 12 : 0);
+    return { hour, minute, second: 0 };
+  }
+  return undefined;
+}
+
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return name.trim() !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Wall-clock time in an IANA zone -> UTC instant. The zone's rules for that very day apply, so
+ * 08:30 in New York is 12:30Z in summer time and 13:30Z in winter time. A wall time that falls
+ * in a spring-forward gap moves forward by the gap (02:30 -> 03:30 daylight time).
+ */
+export function zonedToInstant(date: LocalDate, clock: ClockTime, timeZone: string): string {
+  if (!isTimeZone(timeZone)) throw new SourceProblem(`unknown time zone ${quote(timeZone)} (expected an IANA name such as America/New_York)`);
+  const zoned = new TZDate(date.year, date.month - 1, date.day, clock.hour, clock.minute, clock.second, 0, timeZone);
+  return new Date(zoned.getTime()).toISOString();
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { readCurationMetadata, type CurationMetadata } from './curation-metadata.js';
+import { isObject, parseYamlText } from './curated-document.js';
+import { SourceProblem } from './source-problem.js';
+
+export const SIDECAR_PATTERN = /\.meta\.(ya?ml|json)$/i;
+const SIDECAR_SUFFIXES = ['.meta.yaml', '.meta.yml', '.meta.json'];
+
+export type SourceFormat = 'curated' | 'provider-json' | 'provider-xml';
+
+/** Curation metadata kept beside a file that cannot carry it itself (a CSV, a provider export). */
+export interface Sidecar {
+  format: SourceFormat;
+  meta: CurationMetadata;
+  /** Title keyword -> category, in the order written; the first keyword found wins. */
+  categories: [keyword: string, category: string][];
+  defaultCategory?: string;
+}
+
+const SidecarShape = z
+  .object({
+    format: z.enum(['curated', 'provider-json', 'provider-xml']).default('curated'),
+    timeZone: z.string().optional(),
+    license: z.string().optional(),
+    attribution: z.unknown().optional(),
+    verifiedAt: z.string().optional(),
+    defaultCategory: z.string().trim().min(1).optional(),
+    categories: z.record(z.string(), z.string().trim().min(1)).optional(),
+  })
+  .strict();
+
+/** Names a sidecar of `dir/file.ext` may have, most specific first: `file.ext.meta.yaml`, then `file.meta.yaml`. */
+export function sidecarCandidates(dataPath: string): string[] {
+  const withoutExtension = dataPath.replace(/\.[^./]+$/, '');
+  return [...SIDECAR_SUFFIXES.map((s) => dataPath + s), ...SIDECAR_SUFFIXES.map((s) => withoutExtension + s)];
+}
+
+export function readSidecar(text: string, fileName: string): Sidecar {
+  let value: unknown;
+  if (/\.json$/i.test(fileName)) {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new SourceProblem(`not valid JSON: ${(error as Error).message}`);
+    }
+  } else {
+    value = parseYamlText(text);
+  }
+  if (!isObject(value)) throw new SourceProblem('a sidecar must be a mapping of curation fields');
+  const shape = SidecarShape.safeParse(value);
+  if (!shape.success) {
+    const issues = shape.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
+    throw new SourceProblem(`invalid sidecar: ${issues.join('; ')}`);
+  }
+  const { format, categories, defaultCategory } = shape.data;
+  return {
+    format,
+    meta: readCurationMetadata(value),
+    categories: Object.entries(categories ?? {}),
+    ...(defaultCategory ? { defaultCategory } : {}),
+  };
+}
