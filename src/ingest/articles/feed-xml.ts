@@ -1,0 +1,91 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+
+/** Elements that repeat in RSS and Atom, always read as arrays so one item is not a special case. */
+const REPEATED = new Set(['item', 'entry', 'category', 'link', 'author', 'enclosure']);
+
+/**
+ * Parses a feed document. Text constructs that may hold HTML are kept raw (`stopNodes`) and
+ * decoded by xmlText/atomHtml, so that markup inside them is never mistaken for feed structure.
+ * Namespace prefixes are dropped (`content:encoded` -> `encoded`, `dc:creator` -> `creator`).
+ */
+export function parseFeedXml(
+  text: string,
+  rawElements: string[],
+): { root: Record<string, unknown> } | { location: string; reason: string } {
+  const document = text.replace(/^\uFEFF/, '').trimStart();
+  const valid = XMLValidator.validate(document);
+  if (valid !== true) {
+    return { location: `line ${valid.err.line}, column ${valid.err.col}`, reason: `not well-formed XML: ${valid.err.msg}` };
+  }
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    removeNSPrefix: true,
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: true,
+    htmlEntities: false,
+    stopNodes: rawElements.map((name) => `*.${name}`),
+    isArray: (name) => REPEATED.has(name),
+  });
+  return { root: parser.parse(document) as Record<string, unknown> };
+}
+
+/** The raw text of an element (a string, or `#text` beside attributes). */
+export function rawText(node: unknown): string | undefined {
+  if (typeof node === 'string') return node;
+  if (typeof node === 'number') return String(node);
+  if (typeof node === 'object' && node !== null && '#text' in node) return rawText((node as { '#text': unknown })['#text']);
+  return undefined;
+}
+
+export function attribute(node: unknown, name: string): string | undefined {
+  if (typeof node !== 'object' || node === null) return undefined;
+  const value = (node as Record<string, unknown>)[`@_${name}`];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Decodes the raw text of a kept-raw element: CDATA sections verbatim, XML entities decoded elsewhere. */
+export function xmlText(raw: string): string {
+  let out = '';
+  const cdata = /<!\[CDATA\[([\s\S]*?)\]\]>/g;
+  let last = 0;
+  for (const match of raw.matchAll(cdata)) {
+    out += decodeXmlEntities(raw.slice(last, match.index));
+    out += match[1];
+    last = match.index + match[0].length;
+  }
+  return (out + decodeXmlEntities(raw.slice(last))).trim();
+}
+
+const XML_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+function decodeXmlEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+    if (name.startsWith('#x') || name.startsWith('#X')) return String.fromCodePoint(parseInt(name.slice(2), 16));
+    if (name.startsWith('#')) return String.fromCodePoint(parseInt(name.slice(1), 10));
+    return XML_ENTITIES[name] ?? whole; // HTML entities (&nbsp;) stay for the HTML layer
+  });
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** Plain text as HTML paragraphs (blank lines separate them). */
+export function textToHtml(text: string): string {
+  return text
+    .split(/\n\s*\n/)
+    .map((paragraph) => paragraph.trim())
+    .filter((paragraph) => paragraph !== '')
+    .map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`)
+    .join('\n');
+}
+
+/** An XML root element's local name, without parsing: enough to tell RSS from Atom. */
+export function xmlRootName(text: string): string | undefined {
+  const match = /<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)[\s>/]/.exec(
+    text.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>]*>/gi, ''),
+  );
+  return match?.[2];
+}

@@ -1,0 +1,114 @@
+import { Article, type Locale } from '../../model/article.js';
+import type { Sourced } from '../../model/dataset-build.js';
+import type { BuildNote, Rejection } from '../../model/report.js';
+import type { ArticleDraft } from './article-draft.js';
+import { describeArticle } from './description.js';
+import { authorName, textOf } from './field-text.js';
+import { sanitizeArticleHtml } from './html-content.js';
+import { resolveImage } from './image-path.js';
+import { normaliseLocale } from './locale.js';
+import { parsePublishedDate } from './published-date.js';
+import { resolveRights } from './rights-resolution.js';
+import { hashSlug, isValidSlug, slugify } from './slug.js';
+import type { SourceRegistry } from './source-registry.js';
+import { formatZodIssues } from './zod-issues.js';
+
+const CATEGORY_MAX = 80;
+
+export interface DraftOutcome {
+  article?: Sourced<Article>;
+  rejection?: Rejection;
+  notes: BuildNote[];
+}
+
+/**
+ * Turns a draft into a published article, or a rejection that lists every problem found (so an
+ * editor fixes a file in one pass). Market snapshots (and Hugo drafts) are excluded with a note before anything
+ * else is checked: they are not articles, so they are not "bad articles" either.
+ */
+export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): DraftOutcome {
+  const where = { source: draft.source, location: draft.location };
+  if (draft.exclusion !== undefined) {
+    return { notes: [{ source: draft.source, message: `${draft.location}: ${draft.exclusion} excluded` }] };
+  }
+  const problems: string[] = [];
+  const notes: BuildNote[] = [];
+
+  const resolved = resolveRights(draft, registry);
+  if (!resolved.ok) problems.push(resolved.reason);
+  // Looked up on its own so that locale and defaults still apply when only the rights block is bad.
+  const registered =
+    draft.feedSource ?? (typeof draft.sourceId === 'string' ? registry.byId.get(draft.sourceId.trim()) : undefined);
+  // An unknown source is already reported; the defaults it would have supplied are not missing too.
+  const sourceUnknown = registered === undefined && draft.sourceId !== undefined;
+  const missing = (field: string) => {
+    if (!sourceUnknown) problems.push(`missing ${field}`);
+  };
+
+  const title = textOf(draft.title);
+  if (title === undefined) problems.push('missing title');
+
+  const dateValue = draft.date ?? draft.fallbackDate;
+  const date = parsePublishedDate(dateValue);
+  if ('error' in date) problems.push(dateValue === undefined ? 'missing date' : date.error);
+
+  let locale: Locale | undefined;
+  if (draft.locale !== undefined) {
+    locale = typeof draft.locale === 'string' ? normaliseLocale(draft.locale) : undefined;
+    if (locale === undefined) problems.push(`unsupported locale "${String(draft.locale)}" (en-US, ko-KR, ja-JP or zh-CN)`);
+  } else {
+    locale = registered?.locale;
+    if (locale === undefined) missing('locale');
+  }
+
+  const author = authorName(draft.author) ?? registered?.defaults?.author;
+  if (author === undefined) missing('author');
+
+  const writtenCategory = draft.categories.map(textOf).find((c) => c !== undefined);
+  const categoryText = writtenCategory ?? registered?.defaults?.category;
+  const category = categoryText === undefined ? undefined : slugify(categoryText, CATEGORY_MAX);
+  if (categoryText === undefined) missing('category');
+  else if (category === '') problems.push(`category "${categoryText}" has no slug form (write it in Latin letters)`);
+
+  if (draft.slug !== undefined && (typeof draft.slug !== 'string' || !isValidSlug(draft.slug))) {
+    problems.push(`invalid slug "${String(draft.slug)}": lowercase letters, digits and single hyphens, at most 200 characters`);
+  }
+  if (draft.description !== undefined && draft.description !== null && typeof draft.description !== 'string') {
+    problems.push('description must be text');
+  }
+
+  const content = sanitizeArticleHtml(draft.html);
+  if (content === '') problems.push('empty content');
+
+  if (problems.length > 0 || !resolved.ok || title === undefined || 'error' in date || !locale || !author || !category) {
+    return { rejection: { ...where, reason: problems.join('; ') }, notes };
+  }
+
+  const slug =
+    typeof draft.slug === 'string'
+      ? draft.slug
+      : (draft.slugCandidates.map((candidate) => slugify(candidate)).find((s) => s !== '') ??
+        hashSlug(locale, title, date.instant));
+
+  const image = resolveImage(draft.image);
+  if (image.problem !== undefined) notes.push({ source: draft.source, message: `${draft.location}: ${image.problem}` });
+
+  const record = {
+    slug,
+    title,
+    description: describeArticle(typeof draft.description === 'string' ? draft.description : undefined, content),
+    category,
+    locale,
+    publishedAt: date.instant,
+    author,
+    image: image.image,
+    rights: resolved.rights,
+    attribution: resolved.attribution,
+    content,
+  };
+  const checked = Article.safeParse(record);
+  if (!checked.success) {
+    return { rejection: { ...where, reason: `invalid article: ${formatZodIssues(checked.error)}` }, notes };
+  }
+  return { article: { record: checked.data, ...where }, notes };
+}

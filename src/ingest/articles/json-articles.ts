@@ -1,0 +1,52 @@
+import type { LoadedSource } from '../source-files.js';
+import type { ArticleDraft, DraftBatch } from './article-draft.js';
+import { textOf } from './field-text.js';
+import { draftFromFields } from './front-matter-fields.js';
+import { renderMarkdown } from './html-content.js';
+
+/**
+ * A JSON article file: one article object or an array of them, with the front matter field names
+ * plus the content as `body` (Markdown) or `contentHtml` (HTML, e.g. a CMS export).
+ */
+export function readJsonArticles(file: Pick<LoadedSource, 'relativePath' | 'content'>): DraftBatch {
+  const text = file.content.toString('utf8').replace(/^\uFEFF/, '');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return {
+      drafts: [],
+      rejections: [{ source: file.relativePath, location: jsonErrorLocation(error as Error, text), reason: `invalid JSON: ${(error as Error).message}` }],
+      notes: [],
+    };
+  }
+  const items = Array.isArray(parsed) ? parsed : [parsed];
+  const batch: DraftBatch = { drafts: [], rejections: [], notes: [] };
+  items.forEach((item, index) => {
+    const location = `record ${index + 1}`;
+    const reject = (reason: string) => batch.rejections.push({ source: file.relativePath, location, reason });
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return reject('an article must be a JSON object');
+    const fields = item as Record<string, unknown>;
+    if (fields.body !== undefined && fields.contentHtml !== undefined) return reject('write either body (Markdown) or contentHtml, not both');
+    const body = fields.body ?? fields.contentHtml;
+    if (body !== undefined && typeof body !== 'string') return reject(`${fields.body !== undefined ? 'body' : 'contentHtml'} must be a string`);
+    const html = body === undefined ? '' : fields.body !== undefined ? renderMarkdown(body) : body;
+    const title = textOf(fields.title);
+    const draft: ArticleDraft = draftFromFields(fields, {
+      source: file.relativePath,
+      location,
+      html,
+      slugCandidates: title === undefined ? [] : [title],
+    });
+    batch.drafts.push(draft);
+  });
+  return batch;
+}
+
+/** Node reports "at position N" (and sometimes line/column); editors want a line. */
+function jsonErrorLocation(error: Error, text: string): string {
+  const position = /position (\d+)/.exec(error.message);
+  if (!position) return 'document';
+  const before = text.slice(0, Number(position[1]));
+  return `line ${before.split('\n').length}`;
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { deriveArticles } from '../../src/derive/articles.js';
+import type { Article } from '../../src/model/article.js';
+import type { Sourced } from '../../src/model/dataset-build.js';
+
+function article(slug: string, locale: Article['locale'], publishedAt: string, source: string, location = 'front matter'): Sourced<Article> {
+  return {
+    source,
+    location,
+    record: {
+      slug,
+      title: slug,
+      description: '',
+      category: 'markets',
+      locale,
+      publishedAt,
+      author: 'Desk',
+      image: '',
+      rights: { license: 'CC BY 4.0', holder: 'Desk', reuse: 'free' },
+      attribution: { source: 'Desk', text: 'Desk' },
+      content: '<p>x</p>',
+    },
+  };
+}
+
+describe('deriveArticles', () => {
+  it('keeps the newest of a duplicate slug within a locale and rejects the other, naming both sources', () => {
+    const older = article('rates-outlook', 'en-US', '2026-11-20T08:00:00.000Z', 'articles/a.md');
+    const newer = article('rates-outlook', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/z.md');
+    const { records, rejections } = deriveArticles([older, newer]);
+    expect(records).toEqual([newer.record]);
+    expect(rejections).toEqual([
+      {
+        source: 'articles/a.md',
+        location: 'front matter',
+        reason: 'duplicate slug "rates-outlook" in en-US: kept the article from articles/z.md (front matter)',
+      },
+    ]);
+  });
+
+  it('breaks a publishedAt tie by source path, whatever the input order', () => {
+    const a = article('same', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/a.md');
+    const b = article('same', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/b.md');
+    expect(deriveArticles([b, a]).records[0]).toBe(a.record);
+    expect(deriveArticles([a, b]).records[0]).toBe(a.record);
+    expect(deriveArticles([b, a]).rejections[0]!.source).toBe('articles/b.md');
+  });
+
+  it('allows the same slug in different locales', () => {
+    const { records, rejections } = deriveArticles([
+      article('boj-decision', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/en.md'),
+      article('boj-decision', 'ja-JP', '2026-11-21T08:00:00.000Z', 'articles/ja.md'),
+    ]);
+    expect(records).toHaveLength(2);
+    expect(rejections).toEqual([]);
+  });
+
+  it('orders records by publishedAt descending, then locale, then slug', () => {
+    const { records } = deriveArticles([
+      article('b', 'en-US', '2026-11-20T00:00:00.000Z', 's1'),
+      article('z', 'ja-JP', '2026-11-21T00:00:00.000Z', 's2'),
+      article('y', 'en-US', '2026-11-21T00:00:00.000Z', 's3'),
+      article('a', 'en-US', '2026-11-21T00:00:00.000Z', 's4'),
+    ]);
+    expect(records.map((r) => `${r.publishedAt.slice(0, 10)} ${r.locale} ${r.slug}`)).toEqual([
+      '2026-11-21 en-US a',
+      '2026-11-21 en-US y',
+      '2026-11-21 ja-JP z',
+      '2026-11-20 en-US b',
+    ]);
+  });
+
+  it('reports the latest publishedAt as the freshness fact, and none for no articles', () => {
+    const { facts } = deriveArticles([
+      article('old', 'en-US', '2026-10-01T00:00:00.000Z', 's1'),
+      article('new', 'ko-KR', '2026-11-21T23:59:59.999Z', 's2'),
+    ]);
+    expect(facts).toEqual({ latestPublishedAt: '2026-11-21T23:59:59.999Z' });
+    expect(deriveArticles([]).facts).toEqual({});
+  });
+});

@@ -1,0 +1,78 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { ArticleDraft } from '../../../src/ingest/articles/article-draft.js';
+import { resolveRights } from '../../../src/ingest/articles/rights-resolution.js';
+import { parseSourceRegistry } from '../../../src/ingest/articles/source-registry.js';
+
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/articles');
+const read = (relative: string) => readFile(path.join(FIXTURES, relative), 'utf8');
+
+function draft(fields: Partial<ArticleDraft>): ArticleDraft {
+  return { source: 'articles/x.md', location: 'front matter', categories: [], slugCandidates: [], html: '<p>x</p>', ...fields };
+}
+
+describe('source registry', () => {
+  it('declares each licensed source with locale, rights, attribution, defaults and feed', async () => {
+    const { registry, rejections } = parseSourceRegistry(await read('valid/articles/sources.yaml'), 'articles/sources.yaml');
+    expect(rejections).toEqual([]);
+    expect([...registry.byId.keys()]).toEqual(['harbor-wire', 'hanbit-economy', 'sakura-markets', 'pdsnap-desk']);
+    expect(registry.byId.get('hanbit-economy')).toMatchObject({
+      locale: 'ko-KR',
+      rights: { license: 'CC BY 4.0', reuse: 'free' },
+      defaults: { category: 'economy' },
+      feed: { path: 'feeds/hanbit-atom.xml' },
+    });
+  });
+
+  it('rejects a registry that is not valid YAML, naming the line', async () => {
+    const { registry, rejections } = parseSourceRegistry(await read('registry/broken-sources.yaml'), 'articles/sources.yaml');
+    expect(registry.byId.size).toBe(0);
+    expect(rejections).toHaveLength(1);
+    expect(rejections[0]).toMatchObject({ source: 'articles/sources.yaml', location: expect.stringMatching(/^line \d+$/) });
+    expect(rejections[0]!.reason).toMatch(/^invalid YAML/);
+  });
+
+  it('refuses a feed path that leaves articles/ and a non-http attribution link', async () => {
+    const { registry, rejections } = parseSourceRegistry(await read('registry/feed-outside-folder.yaml'), 'articles/sources.yaml');
+    expect(registry.byId.size).toBe(0);
+    expect(rejections[0]!.location).toBe('sources[0] (sneaky), line 2');
+    expect(rejections[0]!.reason).toMatch(/attribution\.url/);
+    expect(rejections[0]!.reason).toMatch(/feed\.path: must be a path inside articles\//);
+  });
+});
+
+describe('rights resolution', () => {
+  it('names an unavailable registry when a source id cannot be looked up', async () => {
+    const { registry } = parseSourceRegistry(await read('registry/broken-sources.yaml'), 'articles/sources.yaml');
+    const resolution = resolveRights(draft({ sourceId: 'harbor-wire' }), registry);
+    expect(resolution).toEqual({ ok: false, reason: 'unknown source "harbor-wire": articles/sources.yaml is missing or invalid' });
+  });
+
+  it('lets a complete written block replace the registry block as a whole', async () => {
+    const { registry } = parseSourceRegistry(await read('valid/articles/sources.yaml'), 'articles/sources.yaml');
+    const resolution = resolveRights(
+      draft({ sourceId: 'harbor-wire', attribution: { source: 'Guest Column', text: 'By a guest columnist' } }),
+      registry,
+    );
+    expect(resolution).toMatchObject({
+      ok: true,
+      rights: { holder: 'Harbor Wire Media LLC' },
+      attribution: { source: 'Guest Column', text: 'By a guest columnist' },
+    });
+    expect(resolution.ok && resolution.attribution.url).toBeUndefined();
+  });
+
+  it('never completes a partial written block from the registry', async () => {
+    const { registry } = parseSourceRegistry(await read('valid/articles/sources.yaml'), 'articles/sources.yaml');
+    const resolution = resolveRights(draft({ sourceId: 'harbor-wire', rights: { license: 'CC BY 4.0' } }), registry);
+    expect(resolution.ok).toBe(false);
+    expect(!resolution.ok && resolution.reason).toMatch(/incomplete rights: rights\.holder.*rights\.reuse/);
+  });
+
+  it('rejects an article with neither a source nor written rights', () => {
+    const resolution = resolveRights(draft({}), { byId: new Map(), available: true });
+    expect(resolution.ok).toBe(false);
+  });
+});
