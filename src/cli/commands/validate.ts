@@ -1,0 +1,169 @@
+import { readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Command } from 'commander';
+import { z } from 'zod';
+import type { DatasetName } from '../../model/dataset.js';
+import { BundleIntegrityError, BundleStore, datasetOfSnapshotId, SnapshotNotFoundError } from '../../publish/store.js';
+import { unavailableDataset, validateBundle } from '../../validate/bundle-checks.js';
+import { formatDuration, parseDuration } from '../../validate/duration.js';
+import { assembleReport, type DatasetValidation, formatReport, type ValidationReport } from '../../validate/report.js';
+import { loadConfig } from '../config.js';
+import { ExitCode, ExitWith, UsageError } from '../errors.js';
+import { DatasetsOption, DEFAULT_STORE, DirOption, NowOption, parseOptions } from '../options.js';
+import { printJson, printLine } from '../output.js';
+
+export const DEFAULT_WARN_WITHIN = '24h';
+
+/** A duration option (`24h`, `7d`, `90m`, `1d12h`) in milliseconds. */
+export const DurationOption = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return parseDuration(value ?? fallback);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+
+export const ValidateOptions = z.object({
+  store: DirOption(DEFAULT_STORE),
+  now: NowOption,
+  warnWithin: DurationOption(DEFAULT_WARN_WITHIN),
+  json: z.boolean().default(false),
+  output: z.string().optional(),
+  config: z.string().optional(),
+  snapshot: z.string().optional(),
+  datasets: DatasetsOption,
+});
+export type ValidateOptions = z.infer<typeof ValidateOptions>;
+
+/** The options validate and gate share, declared once. */
+export function withValidateOptions(command: Command): Command {
+  return command
+    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--now <iso>', 'the instant to judge freshness at (default: the clock)')
+    .option('--warn-within <dur>', `warn when a rule fails within this long (default ${DEFAULT_WARN_WITHIN})`)
+    .option('--json', 'print the JSON report to stdout instead of the table')
+    .option('--output <file>', 'also write the JSON report to this file')
+    .option('--config <file>', 'freshness limit overrides (default: pdsnap.config.yaml when present)')
+    .option('--snapshot <id>', 'check this snapshot instead of the current ones')
+    .option('--datasets <list>', 'comma-separated: articles,calendar,smart-money (default: all)');
+}
+
+export function validateCommand(): Command {
+  return withValidateOptions(
+    new Command('validate').description(
+      'check the current snapshots: freshness, digests, JSON Schemas and content rules (exit 0 pass, 1 warn, 2 fail, 3 error)',
+    ),
+  ).action(async (raw: Record<string, unknown>) => {
+    const options = parseOptions(ValidateOptions, raw);
+    const report = await validateStore('validate', options, raw.datasets !== undefined, null);
+    await emitReport(report, options);
+  });
+}
+
+/**
+ * Checks the store's current bundles (or the one --snapshot) and returns the report. A dataset
+ * that cannot be read fails on its own; the others are still checked. A store that is missing or
+ * unreadable, a bad config or an unknown --snapshot is a UsageError (exit 3), never a pass.
+ */
+export async function validateStore(
+  command: ValidationReport['command'],
+  options: ValidateOptions,
+  datasetsGiven: boolean,
+  minRemainingMs: number | null,
+): Promise<ValidationReport> {
+  const config = await loadConfig(options.config);
+  const store = new BundleStore(options.store);
+  if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+  try {
+    await readdir(options.store);
+  } catch (error) {
+    throw new UsageError(`store ${options.store} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+
+  let datasets: DatasetName[] = options.datasets;
+  if (options.snapshot !== undefined) {
+    let dataset: DatasetName;
+    try {
+      dataset = datasetOfSnapshotId(options.snapshot);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    if (datasetsGiven && !datasets.includes(dataset)) {
+      throw new UsageError(`--snapshot ${options.snapshot} belongs to ${dataset}, which --datasets leaves out`);
+    }
+    datasets = [dataset];
+  }
+
+  const checkOptions = { limits: config.limits, warnWithinMs: options.warnWithin, minRemainingMs };
+  const results: DatasetValidation[] = [];
+  for (const dataset of datasets) {
+    results.push(await validateDataset(store, dataset, options.snapshot ?? null, options.now, checkOptions));
+  }
+  return assembleReport({
+    command,
+    now: options.now.toISOString(),
+    store: options.store,
+    config: config.path,
+    limits: config.limits,
+    warnWithin: formatDuration(options.warnWithin),
+    minRemaining: minRemainingMs === null ? null : formatDuration(minRemainingMs),
+    datasets: results,
+  });
+}
+
+async function validateDataset(
+  store: BundleStore,
+  dataset: DatasetName,
+  requested: string | null,
+  now: Date,
+  options: Parameters<typeof validateBundle>[2],
+): Promise<DatasetValidation> {
+  let snapshotId = requested;
+  if (snapshotId === null) {
+    try {
+      snapshotId = (await store.currentPointer(dataset))?.snapshotId ?? null;
+    } catch (error) {
+      if (isSystemError(error)) throw error;
+      return unavailableDataset(dataset, null, 'integrity', `current/${dataset}.json is unreadable: ${(error as Error).message}`, options);
+    }
+    if (snapshotId === null) return unavailableDataset(dataset, null, 'snapshot', `no current snapshot in ${store.root}`, options);
+  }
+  try {
+    return validateBundle(await store.readBundle(snapshotId), now, options);
+  } catch (error) {
+    if (error instanceof BundleIntegrityError) return unavailableDataset(dataset, snapshotId, 'integrity', error.message, options);
+    if (error instanceof SnapshotNotFoundError) {
+      if (requested !== null) throw new UsageError(error.message);
+      return unavailableDataset(dataset, snapshotId, 'integrity', `current points at ${snapshotId}, which is not in the store`, options);
+    }
+    throw error;
+  }
+}
+
+/** An I/O failure (permissions, disk) is a runtime error of the run, not a verdict on the data. */
+function isSystemError(error: unknown): boolean {
+  return typeof (error as NodeJS.ErrnoException | undefined)?.code === 'string';
+}
+
+const EXIT_FOR_STATUS = { pass: ExitCode.ok, warn: ExitCode.warn, fail: ExitCode.fail } as const;
+
+/** Prints the report (table or JSON), writes --output, and ends with 0 pass, 1 warn or 2 fail. */
+export async function emitReport(report: ValidationReport, options: Pick<ValidateOptions, 'json' | 'output'>): Promise<void> {
+  if (options.output !== undefined) {
+    const file = path.resolve(options.output);
+    try {
+      await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+    } catch (error) {
+      throw new UsageError(`--output ${options.output} cannot be written: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
+  if (options.json) printJson(report);
+  else printLine(formatReport(report));
+  const code = EXIT_FOR_STATUS[report.status];
+  if (code !== ExitCode.ok) throw new ExitWith(code);
+}

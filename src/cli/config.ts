@@ -1,0 +1,48 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import YAML from 'yaml';
+import { applyLimitOverrides, type FreshnessLimits, PdsnapConfig } from '../validate/limits.js';
+import { UsageError } from './errors.js';
+
+export const DEFAULT_CONFIG_FILE = 'pdsnap.config.yaml';
+
+export interface LoadedConfig {
+  /** Absolute path of the file read; null when none was given and the default file is absent. */
+  path: string | null;
+  /** The service defaults with the file's overrides applied. */
+  limits: FreshnessLimits;
+}
+
+/**
+ * Reads `--config FILE`, or `pdsnap.config.yaml` in the working directory when it exists. YAML or
+ * JSON (by extension; YAML otherwise). A file that was named but cannot be read, does not parse, or
+ * holds an unknown key or a bad value is the user's mistake: UsageError, exit 3. It is never
+ * skipped, because silently falling back to other limits is what a gate must not do.
+ */
+export async function loadConfig(file?: string, cwd: string = process.cwd()): Promise<LoadedConfig> {
+  const explicit = file !== undefined;
+  const full = path.resolve(cwd, file ?? DEFAULT_CONFIG_FILE);
+  const shown = path.relative(cwd, full) || full;
+  let text: string;
+  try {
+    text = await readFile(full, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!explicit && code === 'ENOENT') return { path: null, limits: applyLimitOverrides(undefined) };
+    throw new UsageError(`config ${shown} cannot be read: ${code ?? (error as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = full.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
+  } catch (error) {
+    throw new UsageError(`config ${shown} does not parse: ${(error as Error).message.split('\n')[0]}`);
+  }
+  // An empty file parses to null: no overrides.
+  const parsed = PdsnapConfig.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
+    throw new UsageError(`config ${shown} is invalid at ${where}: ${issue.message}`);
+  }
+  return { path: full, limits: applyLimitOverrides(parsed.data.freshness) };
+}

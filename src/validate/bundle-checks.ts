@@ -1,0 +1,133 @@
+import type { DatasetName } from '../model/dataset.js';
+import type { RuleResult } from '../model/freshness.js';
+import type { Manifest } from '../model/manifest.js';
+import { evaluateContentRules, type Resources } from './content-rules.js';
+import { formatDuration } from './duration.js';
+import { evaluateFreshness, freshUntil } from './freshness.js';
+import type { FreshnessLimits } from './limits.js';
+import type { DatasetValidation } from './report.js';
+import { worstStatus } from './report.js';
+import { checkResourceSchema, describeSchemaProblem, MAX_SCHEMA_PROBLEMS } from './schema-check.js';
+
+/**
+ * Turns what was read from the store into report rules. Pure: the caller reads the bundle (and so
+ * verifies its digests); this module only judges it.
+ */
+
+export interface BundleCheckOptions {
+  limits: FreshnessLimits;
+  warnWithinMs: number;
+  /** gate only: every snapshot must stay fresh at least this long after now. */
+  minRemainingMs: number | null;
+}
+
+/** A verified bundle: manifest and digests already checked by BundleStore.readBundle. */
+export interface VerifiedBundle {
+  manifest: Manifest;
+  resources: Resources;
+}
+
+export function validateBundle(bundle: VerifiedBundle, now: Date, options: BundleCheckOptions): DatasetValidation {
+  const { manifest, resources } = bundle;
+  const dataset = manifest.dataset;
+  const until = freshUntil(dataset, manifest.facts, options.limits);
+  const rules: RuleResult[] = [
+    {
+      rule: 'integrity',
+      observed: `manifest and ${manifest.resources.length} resource(s) verified`,
+      limit: 'sha256, bytes, records as in manifest',
+      status: 'pass',
+      failsAt: null,
+      message: `${dataset}: ${manifest.snapshotId} matches its manifest`,
+    },
+    ...evaluateFreshness(dataset, manifest.facts, now, { limits: options.limits, warnWithinMs: options.warnWithinMs }),
+    schemaRule(dataset, resources),
+    ...evaluateContentRules(dataset, resources, { id: manifest.snapshotId, generatedAt: manifest.generatedAt }),
+  ];
+  if (options.minRemainingMs !== null) rules.push(minRemainingRule(dataset, until, now, options.minRemainingMs));
+  return {
+    dataset,
+    snapshotId: manifest.snapshotId,
+    generatedAt: manifest.generatedAt,
+    freshUntil: until.toISOString(),
+    allowStale: manifest.allowStale,
+    status: worstStatus(rules.map((r) => r.status)),
+    rules,
+  };
+}
+
+/**
+ * A dataset that could not be checked: no current snapshot, or a bundle that failed verification.
+ * It fails, and under gate its min-remaining rule fails too, so that the JSON names it.
+ */
+export function unavailableDataset(
+  dataset: DatasetName,
+  snapshotId: string | null,
+  rule: 'snapshot' | 'integrity',
+  reason: string,
+  options: Pick<BundleCheckOptions, 'minRemainingMs'>,
+): DatasetValidation {
+  const rules: RuleResult[] = [
+    {
+      rule,
+      observed: rule === 'snapshot' ? 'none' : 'failed',
+      limit: rule === 'snapshot' ? 'a current snapshot' : 'sha256, bytes, records as in manifest',
+      status: 'fail',
+      failsAt: null,
+      message: `${dataset}: ${reason}`,
+    },
+  ];
+  if (options.minRemainingMs !== null) {
+    rules.push({
+      rule: 'gate.min-remaining',
+      observed: 'no verified snapshot',
+      limit: `at least ${formatDuration(options.minRemainingMs)} remaining`,
+      status: 'fail',
+      failsAt: null,
+      message: `${dataset}: nothing verified to deploy`,
+    });
+  }
+  return { dataset, snapshotId, generatedAt: null, freshUntil: null, allowStale: false, status: 'fail', rules };
+}
+
+export function schemaRule(dataset: DatasetName, resources: Resources): RuleResult {
+  const problems = Object.entries(resources).flatMap(([name, records]) => checkResourceSchema(dataset, name, records));
+  const records = Object.values(resources).reduce((n, r) => n + r.length, 0);
+  if (problems.length === 0) {
+    return {
+      rule: 'schema',
+      observed: `${records} record(s) valid`,
+      limit: 'generated JSON Schema',
+      status: 'pass',
+      failsAt: null,
+      message: `${dataset}: every record matches its JSON Schema`,
+    };
+  }
+  const listed = problems.slice(0, 5).map(describeSchemaProblem).join('; ');
+  const count = problems.length >= MAX_SCHEMA_PROBLEMS ? `${problems.length}+` : String(problems.length);
+  return {
+    rule: 'schema',
+    observed: `${count} problem(s)`,
+    limit: 'generated JSON Schema',
+    status: 'fail',
+    failsAt: null,
+    message: `${dataset}: ${count} schema problem(s): ${listed}${problems.length > 5 ? '; ...' : ''}`,
+  };
+}
+
+/** gate: the snapshot must stay fresh until at least now + minRemaining (freshUntil >= now + DUR passes). */
+export function minRemainingRule(dataset: DatasetName, until: Date, now: Date, minRemainingMs: number): RuleResult {
+  const remaining = until.getTime() - now.getTime();
+  const ok = remaining >= minRemainingMs;
+  const observed = remaining < 0 ? `stale for ${formatDuration(-remaining)}` : `${formatDuration(remaining)} remaining`;
+  return {
+    rule: 'gate.min-remaining',
+    observed,
+    limit: `at least ${formatDuration(minRemainingMs)} remaining`,
+    status: ok ? 'pass' : 'fail',
+    failsAt: new Date(until.getTime() - minRemainingMs).toISOString(),
+    message: ok
+      ? `${dataset}: fresh until ${until.toISOString()}, ${observed}`
+      : `${dataset}: fresh until ${until.toISOString()} (${observed}); a deploy needs at least ${formatDuration(minRemainingMs)}`,
+  };
+}

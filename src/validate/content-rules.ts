@@ -1,0 +1,231 @@
+import { ARTICLE_SLUG_MAX } from '../model/article.js';
+import type { DatasetName } from '../model/dataset.js';
+import type { RuleResult } from '../model/freshness.js';
+import { SLUG_PATTERN } from '../model/primitives.js';
+import { INVESTOR_SLUG_MAX } from '../model/smart-money.js';
+
+/**
+ * Content rules on a loaded bundle's records (CONTRACT sections 3 and 9, service description
+ * section 8). Pure: records in, findings out.
+ */
+
+export type Resources = Record<string, unknown[]>;
+
+export interface ContentFinding {
+  resource: string;
+  /** Record index in the resource array. */
+  index: number;
+  /** Path inside the record, e.g. `positions[3].issuerName`. */
+  field: string;
+  reason: string;
+}
+
+/** Findings listed in a rule's message; the count always covers all of them. */
+const LISTED_FINDINGS = 5;
+
+// ---------------------------------------------------------------------------------------------
+// Security identifiers
+
+const IDENTIFIER_KEYS = new Set(['cusip', 'figi', 'ticker', 'symbol', 'isin']);
+
+// A token counts when it stands on its own in text (spaces, brackets, quotes, tags, sentence
+// punctuation around it). Inside a URL path, a query string or a hyphenated word it is part of
+// something else, and flagging it would stop deploys for article links that merely hold numbers.
+const BEFORE = `(?<=^|[\\s(),;:"'\\[\\]<>])`;
+const AFTER = `(?=$|[\\s(),;:"'\\[\\]<>.!?])`;
+const CUSIP_TOKEN = new RegExp(`${BEFORE}[0-9A-Z]{8}[0-9]${AFTER}`, 'g');
+const FIGI_TOKEN = new RegExp(`${BEFORE}BBG[0-9A-Z]{9}${AFTER}`, 'g');
+const ISIN_TOKEN = new RegExp(`${BEFORE}[A-Z]{2}[0-9A-Z]{9}[0-9]${AFTER}`, 'g');
+
+function charValue(c: string): number {
+  const code = c.charCodeAt(0);
+  return code >= 48 && code <= 57 ? code - 48 : code - 55; // '0'..'9' -> 0..9, 'A'..'Z' -> 10..35
+}
+
+/** CUSIP check digit (the "modulus 10 double add double" of the CUSIP standard). */
+export function isValidCusip(token: string): boolean {
+  if (!/^[0-9A-Z]{8}[0-9]$/.test(token)) return false;
+  let sum = 0;
+  for (let i = 0; i < 8; i++) {
+    let v = charValue(token[i]!);
+    if (i % 2 === 1) v *= 2;
+    sum += Math.floor(v / 10) + (v % 10);
+  }
+  return (10 - (sum % 10)) % 10 === Number(token[8]);
+}
+
+/** ISIN check digit: letters become two digits, then the Luhn check over all of it. */
+export function isValidIsin(token: string): boolean {
+  if (!/^[A-Z]{2}[0-9A-Z]{9}[0-9]$/.test(token)) return false;
+  const digits = [...token].map((c) => String(charValue(c))).join('');
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let v = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) v *= 2;
+    sum += v > 9 ? v - 9 : v;
+  }
+  return sum % 10 === 0;
+}
+
+/** CUSIP, FIGI and ISIN tokens in a text; a CUSIP or ISIN only when its check digit is right. */
+export function identifiersInText(text: string): string[] {
+  const found: string[] = [];
+  for (const token of text.match(CUSIP_TOKEN) ?? []) if (isValidCusip(token)) found.push(`CUSIP ${token}`);
+  for (const token of text.match(FIGI_TOKEN) ?? []) found.push(`FIGI ${token}`);
+  for (const token of text.match(ISIN_TOKEN) ?? []) if (isValidIsin(token)) found.push(`ISIN ${token}`);
+  return found;
+}
+
+/** Every published string value and key is searched: an identifier hidden in an issuer name is still published. */
+export function findSecurityIdentifiers(resources: Resources): ContentFinding[] {
+  const findings: ContentFinding[] = [];
+  const visit = (value: unknown, resource: string, index: number, field: string): void => {
+    if (typeof value === 'string') {
+      for (const what of identifiersInText(value)) findings.push({ resource, index, field, reason: `${what} in the text` });
+    } else if (Array.isArray(value)) {
+      value.forEach((item, i) => visit(item, resource, index, `${field}[${i}]`));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        const path = field ? `${field}.${key}` : key;
+        if (IDENTIFIER_KEYS.has(key.toLowerCase())) findings.push({ resource, index, field: path, reason: `a field named "${key}"` });
+        visit(inner, resource, index, path);
+      }
+    }
+  };
+  for (const [resource, records] of Object.entries(resources)) records.forEach((record, index) => visit(record, resource, index, ''));
+  return findings;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Consensus page size
+
+export const CONSENSUS_PAGE_ROWS = 10;
+export const MAX_CONSENSUS_PAGE_BYTES = 512 * 1024;
+/** The longest values the envelope can carry (service description: cursor 1..2048; a UUID request id). */
+export const WORST_CASE_CURSOR_LENGTH = 2048;
+export const WORST_CASE_REQUEST_ID_LENGTH = 36;
+
+export interface SnapshotRef {
+  id: string;
+  generatedAt: string;
+}
+
+export interface ConsensusPageSize {
+  bytes: number;
+  /** Index of the first row of the largest page in consensus.json (0-based). */
+  firstRow: number;
+  rows: number;
+}
+
+/**
+ * The largest encoded Profile A consensus page: every window of 10 consecutive rows (a cursor may
+ * start a page at any row) wrapped in the list envelope with the longest cursor and request id.
+ * Bytes are UTF-8 bytes of JSON.stringify, what the server sends.
+ */
+export function largestConsensusPage(rows: unknown[], snapshot: SnapshotRef): ConsensusPageSize {
+  const envelope = {
+    data: [],
+    page: { limit: CONSENSUS_PAGE_ROWS, nextCursor: 'c'.repeat(WORST_CASE_CURSOR_LENGTH) },
+    snapshot: { id: snapshot.id, generatedAt: snapshot.generatedAt },
+    requestId: 'r'.repeat(WORST_CASE_REQUEST_ID_LENGTH),
+  };
+  const overhead = Buffer.byteLength(JSON.stringify(envelope));
+  const sizes = rows.map((row) => Buffer.byteLength(JSON.stringify(row)));
+  const window = Math.min(CONSENSUS_PAGE_ROWS, sizes.length);
+  const pageBytes = (rowBytes: number, n: number) => overhead + rowBytes + Math.max(0, n - 1); // commas between rows
+  let sum = sizes.slice(0, window).reduce((a, b) => a + b, 0);
+  let best: ConsensusPageSize = { bytes: pageBytes(sum, window), firstRow: 0, rows: window };
+  for (let start = 1; start + window <= sizes.length; start++) {
+    sum += sizes[start + window - 1]! - sizes[start - 1]!;
+    const bytes = pageBytes(sum, window);
+    if (bytes > best.bytes) best = { bytes, firstRow: start, rows: window };
+  }
+  return best;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Slugs
+
+interface SlugSite {
+  resource: string;
+  /** Where the slugs of each record are. */
+  slugsOf: (record: Record<string, unknown>) => Array<[field: string, value: unknown]>;
+  maxLength: number;
+}
+
+const SLUG_SITES: Partial<Record<DatasetName, SlugSite[]>> = {
+  articles: [{ resource: 'articles.json', slugsOf: (r) => [['slug', r.slug]], maxLength: ARTICLE_SLUG_MAX }],
+  'smart-money': [
+    { resource: 'investors.json', slugsOf: (r) => [['slug', r.slug]], maxLength: INVESTOR_SLUG_MAX },
+    { resource: 'trades.json', slugsOf: (r) => [['investorSlug', r.investorSlug]], maxLength: INVESTOR_SLUG_MAX },
+    {
+      resource: 'consensus.json',
+      slugsOf: (r) => (Array.isArray(r.topHolders) ? r.topHolders.map((s, i): [string, unknown] => [`topHolders[${i}]`, s]) : []),
+      maxLength: INVESTOR_SLUG_MAX,
+    },
+  ],
+};
+
+export function hasSlugRule(dataset: DatasetName): boolean {
+  return SLUG_SITES[dataset] !== undefined;
+}
+
+/** Article slugs (at most 200) and investor slugs (at most 160) must match ^[a-z0-9]+(?:-[a-z0-9]+)*$. */
+export function findSlugProblems(dataset: DatasetName, resources: Resources): ContentFinding[] {
+  const findings: ContentFinding[] = [];
+  for (const site of SLUG_SITES[dataset] ?? []) {
+    (resources[site.resource] ?? []).forEach((record, index) => {
+      if (record === null || typeof record !== 'object') return;
+      for (const [field, value] of site.slugsOf(record as Record<string, unknown>)) {
+        if (typeof value !== 'string') findings.push({ resource: site.resource, index, field, reason: 'slug is not a string' });
+        else if (value.length > site.maxLength) {
+          findings.push({ resource: site.resource, index, field, reason: `slug has ${value.length} characters; at most ${site.maxLength}` });
+        } else if (!SLUG_PATTERN.test(value)) {
+          findings.push({ resource: site.resource, index, field, reason: `slug "${value}" does not match ${SLUG_PATTERN.source}` });
+        }
+      }
+    });
+  }
+  return findings;
+}
+
+// ---------------------------------------------------------------------------------------------
+// As report rules
+
+export function describeFinding(finding: ContentFinding): string {
+  return `${finding.resource} record ${finding.index}${finding.field ? ` field ${finding.field}` : ''}: ${finding.reason}`;
+}
+
+function findingsRule(dataset: DatasetName, rule: string, limit: string, what: string, findings: ContentFinding[]): RuleResult {
+  if (findings.length === 0) {
+    return { rule, observed: 'none', limit, status: 'pass', failsAt: null, message: `${dataset}: no ${what}` };
+  }
+  const listed = findings.slice(0, LISTED_FINDINGS).map(describeFinding).join('; ');
+  const more = findings.length > LISTED_FINDINGS ? `; and ${findings.length - LISTED_FINDINGS} more` : '';
+  return { rule, observed: `${findings.length} found`, limit, status: 'fail', failsAt: null, message: `${dataset}: ${findings.length} ${what}: ${listed}${more}` };
+}
+
+/** content.identifiers, content.consensus-page-size (smart-money) and content.slugs (articles, smart-money). */
+export function evaluateContentRules(dataset: DatasetName, resources: Resources, snapshot: SnapshotRef): RuleResult[] {
+  const results = [
+    findingsRule(dataset, 'content.identifiers', 'none (CUSIP, FIGI, ISIN, id fields)', 'security identifier(s) in published records', findSecurityIdentifiers(resources)),
+  ];
+  if (dataset === 'smart-money') {
+    const page = largestConsensusPage(resources['consensus.json'] ?? [], snapshot);
+    const ok = page.bytes <= MAX_CONSENSUS_PAGE_BYTES;
+    const rows = page.rows === 0 ? 'no rows' : `rows ${page.firstRow + 1}-${page.firstRow + page.rows}`;
+    results.push({
+      rule: 'content.consensus-page-size',
+      observed: `${page.bytes} bytes (${rows})`,
+      limit: `at most ${MAX_CONSENSUS_PAGE_BYTES} bytes (512 KiB) a page`,
+      status: ok ? 'pass' : 'fail',
+      failsAt: null,
+      message: `smart-money: the largest consensus page (${rows}, with a ${WORST_CASE_CURSOR_LENGTH}-char cursor) encodes to ${page.bytes} bytes${ok ? '' : `, over ${MAX_CONSENSUS_PAGE_BYTES}`}`,
+    });
+  }
+  if (hasSlugRule(dataset)) {
+    const max = dataset === 'articles' ? ARTICLE_SLUG_MAX : INVESTOR_SLUG_MAX;
+    results.push(findingsRule(dataset, 'content.slugs', `a-z0-9 words joined by -, at most ${max} chars`, 'bad slug(s)', findSlugProblems(dataset, resources)));
+  }
+  return results;
+}

@@ -1,0 +1,36 @@
+const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 } as const;
+const DURATION = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
+
+export const DAY_MS = UNIT_MS.d;
+
+/**
+ * Parses a duration written like `24h`, `7d`, `90m`, `30s` or `1d12h` (units in that order, each at
+ * most once) into milliseconds. Anything else is refused, naming the value, so a typo such as `24` or
+ * `2w` never silently becomes zero.
+ */
+export function parseDuration(text: string): number {
+  const match = DURATION.exec(text.trim());
+  if (!match || text.trim() === '') {
+    throw new Error(`"${text}" is not a duration; write it like 24h, 7d, 90m, 30s or 1d12h`);
+  }
+  const [, d, h, m, s] = match;
+  return Number(d ?? 0) * UNIT_MS.d + Number(h ?? 0) * UNIT_MS.h + Number(m ?? 0) * UNIT_MS.m + Number(s ?? 0) * UNIT_MS.s;
+}
+
+/**
+ * Writes milliseconds back in the same notation, exact to the millisecond and without zero units
+ * (`7d`, `7d 1ms`, `2d 3h 15m`), so that a value one millisecond past a limit reads differently.
+ */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return String(ms);
+  const sign = ms < 0 ? '-' : '';
+  let rest = Math.abs(Math.trunc(ms));
+  const parts: string[] = [];
+  for (const [unit, size] of Object.entries(UNIT_MS)) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (n > 0) parts.push(`${n}${unit}`);
+  }
+  if (rest > 0) parts.push(`${rest}ms`);
+  return parts.length === 0 ? '0s' : `${sign}${parts.join(' ')}`;
+}

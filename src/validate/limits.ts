@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { DatasetName } from '../model/dataset.js';
+
+const Days = z.number().int().positive();
+
+/**
+ * The freshness limits of each dataset, in whole days (CONTRACT section 6). The service promises
+ * DEFAULT_LIMITS; a config file may override them, and every report line says when it did.
+ */
+export const FreshnessLimits = z
+  .object({
+    articles: z
+      .object({
+        /** Snapshot generation at most this old. */
+        maxGenerationAgeDays: Days,
+        /** Newest article's publishedAt at most this old. */
+        maxLatestArticleAgeDays: Days,
+      })
+      .strict(),
+    calendar: z
+      .object({
+        /** Every event's verifiedAt at most this old. */
+        maxVerificationAgeDays: Days,
+        /** coverageThrough (end of that day) at least this far past snapshot generation. */
+        minCoverageDays: z.number().int().min(0),
+      })
+      .strict(),
+    'smart-money': z
+      .object({
+        maxGenerationAgeDays: Days,
+        /** Every filing's quarter end at most this old. */
+        maxQuarterAgeDays: Days,
+      })
+      .strict(),
+  })
+  .strict();
+export type FreshnessLimits = z.infer<typeof FreshnessLimits>;
+
+export const DEFAULT_LIMITS: FreshnessLimits = Object.freeze({
+  articles: Object.freeze({ maxGenerationAgeDays: 7, maxLatestArticleAgeDays: 7 }),
+  calendar: Object.freeze({ maxVerificationAgeDays: 100, minCoverageDays: 30 }),
+  'smart-money': Object.freeze({ maxGenerationAgeDays: 14, maxQuarterAgeDays: 180 }),
+});
+
+/** The `freshness:` section of a config file: any subset of the limits; unknown keys are refused. */
+export const FreshnessLimitsOverride = z
+  .object({
+    articles: FreshnessLimits.shape.articles.partial().optional(),
+    calendar: FreshnessLimits.shape.calendar.partial().optional(),
+    'smart-money': FreshnessLimits.shape['smart-money'].partial().optional(),
+  })
+  .strict();
+export type FreshnessLimitsOverride = z.infer<typeof FreshnessLimitsOverride>;
+
+/** A whole pdsnap config file (pdsnap.config.yaml). Unknown keys are refused so a typo is never ignored. */
+export const PdsnapConfig = z.object({ freshness: FreshnessLimitsOverride.optional() }).strict();
+export type PdsnapConfig = z.infer<typeof PdsnapConfig>;
+
+export function applyLimitOverrides(override: FreshnessLimitsOverride | undefined, base: FreshnessLimits = DEFAULT_LIMITS): FreshnessLimits {
+  return {
+    articles: { ...base.articles, ...override?.articles },
+    calendar: { ...base.calendar, ...override?.calendar },
+    'smart-money': { ...base['smart-money'], ...override?.['smart-money'] },
+  };
+}
+
+/** The limit named `key` of a dataset, and the service default it replaces when they differ. */
+export function limitWithDefault<D extends DatasetName>(
+  limits: FreshnessLimits,
+  dataset: D,
+  key: keyof FreshnessLimits[D],
+): { days: number; serviceDefault: number } {
+  const days = limits[dataset][key] as number;
+  const serviceDefault = DEFAULT_LIMITS[dataset][key] as number;
+  return { days, serviceDefault };
+}

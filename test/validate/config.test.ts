@@ -1,0 +1,51 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/cli/config.js';
+import { UsageError } from '../../src/cli/errors.js';
+import { DEFAULT_LIMITS } from '../../src/validate/limits.js';
+
+describe('loadConfig', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'pdsnap-config-'));
+  });
+
+  it('uses the service defaults when no file is named and pdsnap.config.yaml is absent', async () => {
+    expect(await loadConfig(undefined, dir)).toEqual({ path: null, limits: DEFAULT_LIMITS });
+  });
+
+  it('reads pdsnap.config.yaml from the working directory and overrides only what it names', async () => {
+    await writeFile(path.join(dir, 'pdsnap.config.yaml'), 'freshness:\n  articles:\n    maxGenerationAgeDays: 10\n');
+    const config = await loadConfig(undefined, dir);
+    expect(config.path).toBe(path.join(dir, 'pdsnap.config.yaml'));
+    expect(config.limits.articles).toEqual({ maxGenerationAgeDays: 10, maxLatestArticleAgeDays: 7 });
+    expect(config.limits.calendar).toEqual(DEFAULT_LIMITS.calendar);
+  });
+
+  it('reads a JSON config named with --config', async () => {
+    await writeFile(path.join(dir, 'limits.json'), JSON.stringify({ freshness: { 'smart-money': { maxQuarterAgeDays: 200 } } }));
+    const config = await loadConfig('limits.json', dir);
+    expect(config.limits['smart-money']).toEqual({ maxGenerationAgeDays: 14, maxQuarterAgeDays: 200 });
+  });
+
+  it.each([
+    ['an unknown limit name', 'freshness:\n  articles:\n    maxAgeDays: 10\n', /freshness\.articles.*maxAgeDays/],
+    ['an unknown dataset', 'freshness:\n  news:\n    maxGenerationAgeDays: 10\n', /news/],
+    ['an unknown top-level key', 'limits: {}\n', /limits/],
+    ['a negative limit', 'freshness:\n  calendar:\n    maxVerificationAgeDays: -1\n', /freshness\.calendar\.maxVerificationAgeDays/],
+    ['a limit that is not a number', 'freshness:\n  calendar:\n    minCoverageDays: thirty\n', /minCoverageDays/],
+    ['YAML that does not parse', 'freshness: [\n', /does not parse/],
+  ])('refuses a config with %s as a UsageError naming the file', async (_what, text, reason) => {
+    await writeFile(path.join(dir, 'bad.yaml'), text);
+    const failure = loadConfig('bad.yaml', dir);
+    await expect(failure).rejects.toBeInstanceOf(UsageError);
+    await expect(failure).rejects.toThrow(/config bad\.yaml/);
+    await expect(failure).rejects.toThrow(reason);
+  });
+
+  it('refuses a named config file that does not exist instead of falling back to the defaults', async () => {
+    await expect(loadConfig('missing.yaml', dir)).rejects.toThrow(/config missing\.yaml cannot be read: ENOENT/);
+  });
+});

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import {
+  evaluateContentRules,
+  findSecurityIdentifiers,
+  findSlugProblems,
+  identifiersInText,
+  isValidCusip,
+  isValidIsin,
+  largestConsensusPage,
+  MAX_CONSENSUS_PAGE_BYTES,
+} from '../../src/validate/content-rules.js';
+import { article } from '../helpers/records.js';
+import { consensusRow, investor, trade } from './records.js';
+
+const SNAPSHOT = { id: 'smart-money-20261122T000000Z-3f2a9c1b7d4e', generatedAt: '2026-11-22T00:00:00.000Z' };
+
+describe('security identifiers', () => {
+  it.each(['037833100', '594918104', '88160R101', '02079K305'])('knows %s as a CUSIP by its check digit', (cusip) => {
+    expect(isValidCusip(cusip)).toBe(true);
+  });
+  it.each(['037833101', '123456788', 'BERKSHIRE', 'ABCDEFGH'])('does not take %s for a CUSIP', (token) => {
+    expect(isValidCusip(token)).toBe(false);
+  });
+  it('checks ISIN check digits', () => {
+    expect(isValidIsin('US0378331005')).toBe(true);
+    expect(isValidIsin('US0378331006')).toBe(false);
+  });
+
+  it('finds a CUSIP hidden in an issuer name, naming the record and the field', () => {
+    const holder = investor('example-capital');
+    holder.positions[1]!.issuerName = 'MICROSOFT CORP 594918104';
+    const findings = findSecurityIdentifiers({ 'investors.json': [investor('other-fund'), holder] });
+    expect(findings).toEqual([
+      { resource: 'investors.json', index: 1, field: 'positions[1].issuerName', reason: 'CUSIP 594918104 in the text' },
+    ]);
+  });
+
+  it('finds FIGIs and ISINs in text, in brackets or HTML', () => {
+    expect(identifiersInText('Apple (BBG000B9XRY4) rose')).toEqual(['FIGI BBG000B9XRY4']);
+    expect(identifiersInText('<td>US0378331005</td>')).toEqual(['ISIN US0378331005']);
+    expect(identifiersInText('CUSIP: 037833100.')).toEqual(['CUSIP 037833100']);
+  });
+
+  it('ignores ordinary words, numbers with a wrong check digit and numbers inside links', () => {
+    expect(identifiersInText('BERKSHIRE HATHAWAY INC DEL CL B')).toEqual([]);
+    expect(identifiersInText('Shares rose to 123456788 units')).toEqual([]);
+    expect(identifiersInText('https://example.com/story/037833100')).toEqual([]);
+  });
+
+  it.each(['cusip', 'FIGI', 'ticker', 'symbol', 'isin'])('refuses a field named %s anywhere in a record', (key) => {
+    const row = { ...consensusRow(1), extra: { [key]: 'x' } };
+    const findings = findSecurityIdentifiers({ 'consensus.json': [row] });
+    expect(findings).toEqual([{ resource: 'consensus.json', index: 0, field: `extra.${key}`, reason: `a field named "${key}"` }]);
+  });
+
+  it('passes clean records and fails the rule with the places found', () => {
+    const clean = evaluateContentRules('articles', { 'articles.json': [article('clean-story')] }, SNAPSHOT);
+    expect(clean.find((r) => r.rule === 'content.identifiers')?.status).toBe('pass');
+    const leaky = article('leaky-story');
+    leaky.content = '<p>Apple Inc. (CUSIP 037833100) reported.</p>';
+    const rule = evaluateContentRules('articles', { 'articles.json': [leaky] }, SNAPSHOT).find((r) => r.rule === 'content.identifiers');
+    expect(rule).toMatchObject({ status: 'fail', observed: '1 found' });
+    expect(rule?.message).toContain('articles.json record 0 field content: CUSIP 037833100 in the text');
+  });
+});
+
+describe('consensus page size', () => {
+  /** The bytes a server would send for one page, with the longest cursor and request id. */
+  function encodedPage(rows: unknown[]): number {
+    return Buffer.byteLength(
+      JSON.stringify({
+        data: rows,
+        page: { limit: 10, nextCursor: 'c'.repeat(2048) },
+        snapshot: SNAPSHOT,
+        requestId: 'r'.repeat(36),
+      }),
+    );
+  }
+
+  it('measures a 10-row page exactly as the envelope encodes', () => {
+    const rows = Array.from({ length: 10 }, (_, i) => consensusRow(i + 1));
+    expect(largestConsensusPage(rows, SNAPSHOT)).toEqual({ bytes: encodedPage(rows), firstRow: 0, rows: 10 });
+  });
+
+  it('finds the largest of every 10-row window, wherever a cursor starts a page', () => {
+    const rows = Array.from({ length: 25 }, (_, i) => consensusRow(i + 1, i >= 12 && i < 22 ? ['a-much-longer-investor-slug-for-this-holder'] : ['short']));
+    const largest = largestConsensusPage(rows, SNAPSHOT);
+    expect(largest.firstRow).toBe(12);
+    expect(largest.bytes).toBe(encodedPage(rows.slice(12, 22)));
+  });
+
+  it('fails a page of 10 rows whose holder lists push it past 512 KiB, and passes one just under', () => {
+    const slugs = (n: number) => Array.from({ length: n }, (_, i) => `investor-${String(i).padStart(6, '0')}-capital-management`);
+    const huge = Array.from({ length: 10 }, (_, i) => consensusRow(i + 1, slugs(1_500)));
+    expect(encodedPage(huge)).toBeGreaterThan(MAX_CONSENSUS_PAGE_BYTES);
+    const over = evaluateContentRules('smart-money', { 'consensus.json': huge }, SNAPSHOT).find((r) => r.rule === 'content.consensus-page-size');
+    expect(over?.status).toBe('fail');
+    const fits = Array.from({ length: 10 }, (_, i) => consensusRow(i + 1, slugs(1_200)));
+    expect(encodedPage(fits)).toBeLessThanOrEqual(MAX_CONSENSUS_PAGE_BYTES);
+    const under = evaluateContentRules('smart-money', { 'consensus.json': fits }, SNAPSHOT).find((r) => r.rule === 'content.consensus-page-size');
+    expect(under?.status).toBe('pass');
+    expect(under?.observed).toBe(`${encodedPage(fits)} bytes (rows 1-10)`);
+  });
+});
+
+describe('slugs', () => {
+  it('accepts lowercase hyphenated slugs up to their length limits', () => {
+    expect(findSlugProblems('articles', { 'articles.json': [article('a'.repeat(200))] })).toEqual([]);
+    expect(findSlugProblems('smart-money', { 'investors.json': [investor('b'.repeat(160))] })).toEqual([]);
+  });
+
+  it.each([
+    ['articles', 'articles.json', { ...article('x'), slug: 'a'.repeat(201) }, 'slug', /201 characters; at most 200/],
+    ['articles', 'articles.json', { ...article('x'), slug: 'Fed-Holds' }, 'slug', /does not match/],
+    ['smart-money', 'investors.json', investor('c'.repeat(161)), 'slug', /161 characters; at most 160/],
+    ['smart-money', 'trades.json', trade('bad--slug'), 'investorSlug', /does not match/],
+    ['smart-money', 'consensus.json', consensusRow(1, ['ok', '-leading']), 'topHolders[1]', /does not match/],
+  ] as const)('%s: flags %s field with a bad slug', (dataset, resource, record, field, reason) => {
+    const findings = findSlugProblems(dataset, { [resource]: [record] });
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({ resource, index: 0, field });
+    expect(findings[0]?.reason).toMatch(reason);
+  });
+
+  it('has no slug rule for the calendar, which has no slugs', () => {
+    expect(evaluateContentRules('calendar', { 'events.json': [] }, SNAPSHOT).map((r) => r.rule)).toEqual(['content.identifiers']);
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { checkResourceSchema, describeSchemaProblem } from '../../src/validate/schema-check.js';
+import { article, calendarEvent } from '../helpers/records.js';
+import { consensusRow, investor, trade } from './records.js';
+
+describe('checkResourceSchema', () => {
+  it('accepts records that match the generated JSON Schemas', () => {
+    expect(checkResourceSchema('articles', 'articles.json', [article('one'), article('two')])).toEqual([]);
+    expect(checkResourceSchema('calendar', 'events.json', [calendarEvent('evt-0123456789abcdef', '2026-12-01T13:30:00.000Z')])).toEqual([]);
+    expect(checkResourceSchema('smart-money', 'investors.json', [investor('example-capital')])).toEqual([]);
+    expect(checkResourceSchema('smart-money', 'consensus.json', [consensusRow(1)])).toEqual([]);
+    expect(checkResourceSchema('smart-money', 'trades.json', [trade('example-capital')])).toEqual([]);
+  });
+
+  it('names the record index and the field of each problem', () => {
+    const bad = { ...article('two'), publishedAt: '2026-11-21' };
+    const problems = checkResourceSchema('articles', 'articles.json', [article('one'), bad]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ resource: 'articles.json', index: 1, field: '/publishedAt' });
+    expect(describeSchemaProblem(problems[0]!)).toMatch(/^articles\.json record 1 field \/publishedAt: /);
+  });
+
+  it('reports an unlisted field by name, and a missing one', () => {
+    const withCusip = { ...consensusRow(1), cusip: '037833100' };
+    const { totalShares: _dropped, ...withoutShares } = consensusRow(2);
+    const problems = checkResourceSchema('smart-money', 'consensus.json', [withCusip, withoutShares]);
+    expect(problems.map((p) => [p.index, p.message])).toEqual(
+      expect.arrayContaining([
+        [0, expect.stringContaining('"cusip"')],
+        [1, expect.stringContaining('totalShares')],
+      ]),
+    );
+  });
+
+  it('reports a resource that is not an array, and an unknown resource, without throwing', () => {
+    expect(checkResourceSchema('articles', 'articles.json', { slug: 'x' })[0]).toMatchObject({ index: null });
+    expect(checkResourceSchema('articles', 'nope.json', [])[0]?.message).toMatch(/no resource nope\.json/);
+  });
+});
