@@ -7,10 +7,10 @@ import type { FreshnessFacts } from '../model/freshness.js';
 import { CurrentPointer, Manifest, MANIFEST_FORMAT, type ResourceEntry } from '../model/manifest.js';
 import type { SourceFile } from '../model/report.js';
 import { sha256Hex } from '../ingest/source-files.js';
+import { checkRecord } from '../validate/schema-check.js';
 import { replaceFileAtomically, syncDir, writeDurable } from './atomic-file.js';
 import { canonicalJson } from './canonical-json.js';
 import { faultPoint } from './fault-point.js';
-import { recordCheckFor } from './record-check.js';
 import { writeCanonicalArray } from './resource-writer.js';
 import {
   BundleIntegrityError,
@@ -201,7 +201,9 @@ export class BundleStore {
       const entries: ResourceEntry[] = [];
       for (const name of expected) {
         const records = resources[name] as Iterable<unknown>;
-        entries.push(await writeCanonicalArray(path.join(directory, name), name, records, recordCheckFor(dataset, name)));
+        entries.push(
+          await writeCanonicalArray(path.join(directory, name), name, records, (record) => checkRecord(dataset, name, record)),
+        );
       }
       return { dataset, directory, resources: entries };
     } catch (error) {
@@ -237,8 +239,11 @@ export class BundleStore {
       const target = this.bundleDir(snapshotId);
       let published = false;
       if (await pathExists(target)) {
-        await this.readBundle(snapshotId); // refuses a corrupt existing bundle instead of pointing at it
-        await this.discard(staged);
+        try {
+          await this.readBundle(snapshotId); // refuses a corrupt existing bundle instead of pointing at it
+        } finally {
+          await this.discard(staged);
+        }
       } else {
         // Key-sorted and indented: deterministic bytes that a person can still read with cat.
         const manifestText = `${JSON.stringify(JSON.parse(canonicalJson(manifest)), null, 2)}\n`;

@@ -57,3 +57,9 @@ export function describeSchemaProblem(problem: SchemaProblem): string {
   const where = problem.index === null ? problem.resource : `${problem.resource} record ${problem.index}`;
   return `${where}${problem.field ? ` field ${problem.field}` : ''}: ${problem.message}`;
 }
+
+/** Checks one record as the publisher streams it: its first problem as text, or null when valid. */
+export function checkRecord(dataset: DatasetName, resource: string, record: unknown): string | null {
+  const [problem] = checkResourceSchema(dataset, resource, [record]);
+  return problem ? `${problem.field || '/'} ${problem.message}` : null;
+}
