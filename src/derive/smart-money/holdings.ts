@@ -1,0 +1,92 @@
+import type { FilingMeta, HoldingRow } from '../../model/filing.js';
+import { compareText } from './order.js';
+
+/**
+ * Which filings make up one investor's holdings for one report period (CONTRACT section 3).
+ *
+ * - The base is the latest RESTATEMENT amendment, else the latest original 13F-HR: a restatement
+ *   replaces everything filed before it.
+ * - Every NEW HOLDINGS amendment filed after the base adds its rows.
+ * - A 13F-NT / 13F-NT/A is a notice (another manager reports the holdings): it contributes no rows,
+ *   it is never a sale, and a period holding only notices has no usable holdings.
+ */
+export interface EffectiveFilings {
+  base: FilingMeta;
+  /** NEW HOLDINGS amendments filed after the base, in filing order. */
+  additions: FilingMeta[];
+  /** Holdings filings of the period that were not used, with the reason (for build notes). */
+  unused: UnusedFiling[];
+}
+
+export interface UnusedFiling {
+  filing: FilingMeta;
+  reason: string;
+}
+
+/** Filing order: filing date, then accession number (EDGAR numbers grow within a filer agent's year). */
+function compareFilingOrder(a: FilingMeta, b: FilingMeta): number {
+  return compareText(a.filedAt, b.filedAt) || compareText(a.accessionNumber, b.accessionNumber);
+}
+
+function isNotice(filing: FilingMeta): boolean {
+  return filing.submissionType === '13F-NT' || filing.submissionType === '13F-NT/A';
+}
+
+function latest(filings: FilingMeta[]): FilingMeta | undefined {
+  return [...filings].sort(compareFilingOrder).at(-1);
+}
+
+/**
+ * The effective filings of one investor (CIK) for one report period, or null when the period has
+ * no holdings report (only notices, or only amendments without an original).
+ * `filings` must all share the same CIK and period.
+ */
+export function effectiveFilings(filings: FilingMeta[]): EffectiveFilings | null {
+  const reports = filings.filter((filing) => !isNotice(filing));
+  const originals = reports.filter((filing) => filing.submissionType === '13F-HR');
+  const amendments = reports.filter((filing) => filing.submissionType === '13F-HR/A');
+  const restatements = amendments.filter((filing) => filing.amendmentType === 'RESTATEMENT');
+  const newHoldings = amendments.filter((filing) => filing.amendmentType === 'NEW HOLDINGS');
+  const unused: UnusedFiling[] = amendments
+    .filter((filing) => filing.amendmentType === null)
+    .map((filing) => ({
+      filing,
+      reason: `13F-HR/A ${filing.accessionNumber} names no amendment type (RESTATEMENT or NEW HOLDINGS), so it can neither replace nor add to the holdings`,
+    }));
+
+  const base = latest(restatements) ?? latest(originals);
+  if (base === undefined) {
+    for (const filing of newHoldings) {
+      unused.push({
+        filing,
+        reason: `NEW HOLDINGS amendment ${filing.accessionNumber} has no original 13F-HR or RESTATEMENT for period ${filing.period} to add to`,
+      });
+    }
+    return null;
+  }
+
+  const additions: FilingMeta[] = [];
+  for (const filing of [...newHoldings].sort(compareFilingOrder)) {
+    if (compareFilingOrder(filing, base) > 0) additions.push(filing);
+    else unused.push({ filing, reason: `NEW HOLDINGS amendment ${filing.accessionNumber} was superseded by the later RESTATEMENT ${base.accessionNumber}` });
+  }
+  for (const filing of [...restatements, ...originals]) {
+    if (filing === base) continue;
+    unused.push({ filing, reason: `${filing.submissionType} ${filing.accessionNumber} was superseded by ${base.submissionType} ${base.accessionNumber}` });
+  }
+  unused.sort((a, b) => compareFilingOrder(a.filing, b.filing));
+  return { base, additions, unused };
+}
+
+/** The holding rows of the effective filings: the base's rows, then each addition's rows. */
+export function effectiveHoldings(
+  effective: EffectiveFilings,
+  rowsOf: (accessionNumber: string) => HoldingRow[],
+): HoldingRow[] {
+  const rows = rowsOf(effective.base.accessionNumber).slice();
+  // A loop rather than push(...rows): the largest filers list tens of thousands of rows.
+  for (const addition of effective.additions) {
+    for (const row of rowsOf(addition.accessionNumber)) rows.push(row);
+  }
+  return rows;
+}

@@ -1,0 +1,67 @@
+import type { HoldingRow } from '../../model/filing.js';
+import type { PositionKind } from '../../model/smart-money.js';
+
+/**
+ * One position of an investor after aggregation, as the derivation works with it. `key` holds the
+ * CUSIP and exists only to match positions across quarters and investors: it must never be copied
+ * into a published record (the record builders pick published fields one by one).
+ */
+export interface AggregatedPosition {
+  /** `${CUSIP}|${put|call|-}|${SH|PRN}`; internal only. */
+  key: string;
+  issuerName: string;
+  titleOfClass: string;
+  kind: PositionKind;
+  /** Shares, or principal amount for kind "principal"; whole number. */
+  shares: number;
+  /** Reported value in whole US dollars. */
+  reportedValue: number;
+}
+
+/** The position key of CONTRACT section 3: (CUSIP, putCall, SH/PRN). Options never share a key with equity. */
+export function positionKey(row: Pick<HoldingRow, 'cusip' | 'putCall' | 'amountType'>): string {
+  return `${row.cusip.trim().toUpperCase()}|${row.putCall ?? '-'}|${row.amountType}`;
+}
+
+export function positionKind(row: Pick<HoldingRow, 'putCall' | 'amountType'>): PositionKind {
+  if (row.putCall !== null) return row.putCall;
+  return row.amountType === 'PRN' ? 'principal' : 'equity';
+}
+
+interface Group {
+  key: string;
+  kind: PositionKind;
+  amount: number;
+  value: number;
+  /** The row whose filed names are shown: largest value, the first one on ties. */
+  shown: HoldingRow;
+}
+
+/**
+ * Aggregates information-table rows per position key (a filer lists one security once per
+ * investment discretion / other manager), summing amounts and values. The names shown are the
+ * filed ones of the group's largest row. Sums are rounded to whole numbers once, after adding,
+ * because a few filers report fractional share amounts. Output is in first-seen order.
+ */
+export function aggregatePositions(rows: readonly HoldingRow[]): AggregatedPosition[] {
+  const groups = new Map<string, Group>();
+  for (const row of rows) {
+    const key = positionKey(row);
+    const group = groups.get(key);
+    if (group === undefined) {
+      groups.set(key, { key, kind: positionKind(row), amount: row.amount, value: row.value, shown: row });
+      continue;
+    }
+    group.amount += row.amount;
+    group.value += row.value;
+    if (row.value > group.shown.value) group.shown = row;
+  }
+  return [...groups.values()].map((group) => ({
+    key: group.key,
+    issuerName: group.shown.issuerName,
+    titleOfClass: group.shown.titleOfClass,
+    kind: group.kind,
+    shares: Math.round(group.amount),
+    reportedValue: Math.round(group.value),
+  }));
+}

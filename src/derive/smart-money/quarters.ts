@@ -1,0 +1,27 @@
+/** Calendar quarter ends (YYYY-MM-DD, UTC calendar dates) as used by Form 13F report periods. */
+
+const QUARTER_END_DAYS: Record<string, string> = { '03': '31', '06': '30', '09': '30', '12': '31' };
+
+export function isQuarterEnd(period: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(period);
+  return match !== null && QUARTER_END_DAYS[match[2]!] === match[3];
+}
+
+/**
+ * The quarter end exactly one quarter before `period` (2026-03-31 -> 2025-12-31), or null when
+ * `period` is not a quarter end, in which case it has no adjacent quarter to compare with.
+ */
+export function previousQuarterEnd(period: string): string | null {
+  if (!isQuarterEnd(period)) return null;
+  const year = Number(period.slice(0, 4));
+  switch (period.slice(5, 7)) {
+    case '03':
+      return `${String(year - 1).padStart(4, '0')}-12-31`;
+    case '06':
+      return `${period.slice(0, 4)}-03-31`;
+    case '09':
+      return `${period.slice(0, 4)}-06-30`;
+    default:
+      return `${period.slice(0, 4)}-09-30`;
+  }
+}

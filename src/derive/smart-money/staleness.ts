@@ -1,0 +1,21 @@
+/**
+ * The 180-day rule of Smart Money (CONTRACT section 6) as applied to one investor's period.
+ * A quarter end is a whole UTC day, so its age is counted from the last instant of that day,
+ * 23:59:59.999Z: a period of 2026-06-30 is still within 180 days at 2026-12-27T23:59:59.999Z
+ * and too old one millisecond later.
+ */
+
+const DAY_MS = 86_400_000;
+
+export function quarterEndInstant(period: string): Date {
+  return new Date(`${period}T23:59:59.999Z`);
+}
+
+/** The last instant at which `period` is still at most `maxAgeDays` old. */
+export function periodFreshUntil(period: string, maxAgeDays: number): Date {
+  return new Date(quarterEndInstant(period).getTime() + maxAgeDays * DAY_MS);
+}
+
+export function isPeriodTooOld(period: string, now: Date, maxAgeDays: number): boolean {
+  return now.getTime() > periodFreshUntil(period, maxAgeDays).getTime();
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { effectiveFilings, effectiveHoldings } from '../../../src/derive/smart-money/holdings.js';
+import { CUSIP, InMemoryFilingCatalog, filing, row } from './catalog.js';
+
+const period = '2026-09-30';
+const cik = '1067983';
+
+describe('effective holdings of one investor and period', () => {
+  it('uses the original 13F-HR when there is no amendment', () => {
+    const original = filing({ cik, period, filedAt: '2026-11-14' }, [row('APPLE INC', CUSIP.apple, 100, 25_000)]);
+    const catalog = new InMemoryFilingCatalog([original]);
+    const effective = effectiveFilings([original.meta])!;
+    expect(effective.base).toBe(original.meta);
+    expect(effectiveHoldings(effective, (a) => catalog.rows(a)).map((r) => r.issuerName)).toEqual(['APPLE INC']);
+  });
+
+  it('a RESTATEMENT replaces the original and every earlier NEW HOLDINGS amendment', () => {
+    const original = filing({ cik, period, filedAt: '2026-11-10' }, [row('APPLE INC', CUSIP.apple, 100, 25_000)]);
+    const added = filing({ cik, period, filedAt: '2026-11-11', submissionType: '13F-HR/A', amendmentType: 'NEW HOLDINGS' }, [
+      row('CHEVRON CORP NEW', CUSIP.chevron, 5, 800),
+    ]);
+    const restated = filing({ cik, period, filedAt: '2026-11-20', submissionType: '13F-HR/A', amendmentType: 'RESTATEMENT' }, [
+      row('APPLE INC', CUSIP.apple, 90, 22_500),
+    ]);
+    const catalog = new InMemoryFilingCatalog([original, added, restated]);
+    const effective = effectiveFilings([original.meta, added.meta, restated.meta])!;
+    expect(effective.base).toBe(restated.meta);
+    expect(effective.additions).toEqual([]);
+    expect(effectiveHoldings(effective, (a) => catalog.rows(a))).toEqual([row('APPLE INC', CUSIP.apple, 90, 22_500)]);
+    expect(effective.unused.map((u) => u.filing)).toEqual([original.meta, added.meta]);
+  });
+
+  it('the latest RESTATEMENT wins, by filing date and then accession number', () => {
+    const original = filing({ cik, period, filedAt: '2026-11-10' });
+    const first = filing({ cik, period, filedAt: '2026-11-20', submissionType: '13F-HR/A', amendmentType: 'RESTATEMENT', accessionNumber: '0001067983-26-000002' });
+    const second = filing({ cik, period, filedAt: '2026-11-20', submissionType: '13F-HR/A', amendmentType: 'RESTATEMENT', accessionNumber: '0001067983-26-000009' });
+    const earlier = filing({ cik, period, filedAt: '2026-11-15', submissionType: '13F-HR/A', amendmentType: 'RESTATEMENT' });
+    expect(effectiveFilings([second.meta, original.meta, earlier.meta, first.meta])!.base).toBe(second.meta);
+  });
+
+  it('a NEW HOLDINGS amendment adds its rows to the base', () => {
+    const original = filing({ cik, period, filedAt: '2026-11-10' }, [row('APPLE INC', CUSIP.apple, 100, 25_000)]);
+    const added = filing({ cik, period, filedAt: '2026-11-12', submissionType: '13F-HR/A', amendmentType: 'NEW HOLDINGS' }, [
+      row('CHEVRON CORP NEW', CUSIP.chevron, 5, 800),
+    ]);
+    const catalog = new InMemoryFilingCatalog([original, added]);
+    const effective = effectiveFilings([added.meta, original.meta])!;
+    expect(effective.base).toBe(original.meta);
+    expect(effective.additions).toEqual([added.meta]);
+    expect(effectiveHoldings(effective, (a) => catalog.rows(a)).map((r) => r.issuerName)).toEqual(['APPLE INC', 'CHEVRON CORP NEW']);
+  });
+
+  it('a 13F-NT contributes nothing: a period with only a notice has no usable holdings', () => {
+    const notice = filing({ cik, period, submissionType: '13F-NT' });
+    const noticeAmendment = filing({ cik, period, submissionType: '13F-NT/A' });
+    expect(effectiveFilings([notice.meta, noticeAmendment.meta])).toBeNull();
+  });
+
+  it('a 13F-NT next to a holdings report does not replace or empty it', () => {
+    const original = filing({ cik, period, filedAt: '2026-11-10' }, [row('APPLE INC', CUSIP.apple, 100, 25_000)]);
+    const notice = filing({ cik, period, filedAt: '2026-11-21', submissionType: '13F-NT' });
+    const effective = effectiveFilings([original.meta, notice.meta])!;
+    expect(effective.base).toBe(original.meta);
+    expect(effective.additions).toEqual([]);
+  });
+
+  it('a NEW HOLDINGS amendment without an original is not usable on its own', () => {
+    const added = filing({ cik, period, submissionType: '13F-HR/A', amendmentType: 'NEW HOLDINGS' });
+    expect(effectiveFilings([added.meta])).toBeNull();
+  });
+
+  it('an amendment that names no amendment type is reported as unused, not guessed at', () => {
+    const original = filing({ cik, period, filedAt: '2026-11-10' });
+    const unknown = filing({ cik, period, filedAt: '2026-11-12', submissionType: '13F-HR/A', amendmentType: null });
+    const effective = effectiveFilings([original.meta, unknown.meta])!;
+    expect(effective.base).toBe(original.meta);
+    expect(effective.unused).toHaveLength(1);
+    expect(effective.unused[0]!.reason).toMatch(/names no amendment type/);
+  });
+});

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { isQuarterEnd, previousQuarterEnd } from '../../../src/derive/smart-money/quarters.js';
+import { isPeriodTooOld, quarterEndInstant } from '../../../src/derive/smart-money/staleness.js';
+
+describe('previousQuarterEnd', () => {
+  it.each([
+    ['2026-03-31', '2025-12-31'],
+    ['2026-06-30', '2026-03-31'],
+    ['2026-09-30', '2026-06-30'],
+    ['2026-12-31', '2026-09-30'],
+  ])('%s -> %s', (period, previous) => {
+    expect(previousQuarterEnd(period)).toBe(previous);
+  });
+
+  it('has no adjacent quarter for a period that is not a quarter end', () => {
+    expect(isQuarterEnd('2026-09-29')).toBe(false);
+    expect(previousQuarterEnd('2026-09-29')).toBeNull();
+    expect(previousQuarterEnd('2026-06-31')).toBeNull();
+  });
+});
+
+describe('quarter age', () => {
+  it('counts a quarter end until 23:59:59.999Z of that day', () => {
+    expect(quarterEndInstant('2026-09-30').toISOString()).toBe('2026-09-30T23:59:59.999Z');
+  });
+
+  it('is at most 180 days old exactly 180 days after that instant, and too old 1 ms later', () => {
+    expect(isPeriodTooOld('2026-09-30', new Date('2027-03-29T23:59:59.999Z'), 180)).toBe(false);
+    expect(isPeriodTooOld('2026-09-30', new Date('2027-03-30T00:00:00.000Z'), 180)).toBe(true);
+  });
+});
