@@ -2,16 +2,29 @@ import type { DatasetName } from './dataset.js';
 import type { FreshnessFacts } from './freshness.js';
 import type { BuildNote, Rejection, SourceFile } from './report.js';
 
-/** What ingest + derive make of one dataset's sources, before validation and publishing. */
-export interface DatasetBuild {
-  dataset: DatasetName;
-  /** Resource file name -> records (a JSON array), in publishing order. */
-  resources: Record<string, unknown[]>;
+/** Where derivation pushes records; the publisher writes them to the bundle as they arrive. */
+export interface RecordSink {
+  add(resource: string, record: unknown): void;
+}
+
+/** What derivation learned while it wrote the records. */
+export interface DerivedFacts {
   /** Facts for the freshness rules, except generatedAt, which the pipeline sets. */
   facts: Omit<FreshnessFacts, 'generatedAt'>;
+  rejections: Rejection[];
+  notes: BuildNote[];
+}
+
+/**
+ * One dataset after ingest: what was read, what was rejected, and a derive step that streams the
+ * records into a sink. Streaming keeps a full-size Smart Money build from holding every record.
+ */
+export interface DatasetBuild {
+  dataset: DatasetName;
   sources: SourceFile[];
   rejections: Rejection[];
   notes: BuildNote[];
+  derive(sink: RecordSink): DerivedFacts;
 }
 
 /** What an ingester returns: records it could read, and everything it could not. */

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { createHash, type Hash } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import type { ResourceEntry } from '../model/manifest.js';
 import { canonicalJson } from './canonical-json.js';
 
@@ -17,50 +17,61 @@ export class InvalidRecordError extends Error {
   }
 }
 
-const FLUSH_BYTES = 1 << 20;
+const FLUSH_CHARS = 1 << 20;
 
 /**
- * Writes records as one canonical JSON array, record by record, hashing as it goes: byte-identical
- * to canonicalJson(records) without ever building the whole string, so a full-size Smart Money
- * resource never has to fit in memory twice.
+ * Writes records as one canonical JSON array, record by record, hashing as it goes. The bytes are
+ * identical to canonicalJson(records), but the whole array never exists in memory, so a full-size
+ * Smart Money resource can be written while it is being derived. Synchronous I/O on purpose:
+ * derivation pushes records from plain loops, and a build has nothing else to do meanwhile.
  */
-export async function writeCanonicalArray(
-  file: string,
-  resource: string,
-  records: Iterable<unknown>,
-  check: RecordCheck,
-): Promise<ResourceEntry> {
-  const hash = createHash('sha256');
-  const handle = await open(file, 'wx');
-  let bytes = 0;
-  let count = 0;
-  let pending: string[] = [];
-  let pendingLength = 0;
-  const flush = async () => {
-    if (pending.length === 0) return;
-    const chunk = Buffer.from(pending.join(''), 'utf8');
-    pending = [];
-    pendingLength = 0;
-    hash.update(chunk);
-    bytes += chunk.length;
-    await handle.write(chunk);
-  };
-  try {
-    pending.push('[');
-    for (const record of records) {
-      const reason = check(record);
-      if (reason) throw new InvalidRecordError(resource, count, reason);
-      const text = (count > 0 ? ',' : '') + canonicalJson(record);
-      pending.push(text);
-      pendingLength += text.length;
-      count += 1;
-      if (pendingLength >= FLUSH_BYTES) await flush();
-    }
-    pending.push(']');
-    await flush();
-    await handle.sync();
-  } finally {
-    await handle.close();
+export class CanonicalArrayWriter {
+  private readonly fd: number;
+  private readonly hash: Hash = createHash('sha256');
+  private pending: string[] = ['['];
+  private pendingChars = 1;
+  private bytes = 0;
+  private count = 0;
+
+  constructor(
+    file: string,
+    private readonly resource: string,
+    private readonly check: RecordCheck,
+  ) {
+    this.fd = openSync(file, 'wx');
   }
-  return { path: resource, bytes, sha256: hash.digest('hex'), records: count };
+
+  write(record: unknown): void {
+    const reason = this.check(record);
+    if (reason) throw new InvalidRecordError(this.resource, this.count, reason);
+    const text = (this.count > 0 ? ',' : '') + canonicalJson(record);
+    this.pending.push(text);
+    this.pendingChars += text.length;
+    this.count += 1;
+    if (this.pendingChars >= FLUSH_CHARS) this.flush();
+  }
+
+  /** Ends the array, forces it to disk and returns its manifest entry. */
+  finish(): ResourceEntry {
+    this.pending.push(']');
+    this.flush();
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    return { path: this.resource, bytes: this.bytes, sha256: this.hash.digest('hex'), records: this.count };
+  }
+
+  /** Closes the file after a failure; the caller removes it. */
+  abandon(): void {
+    closeSync(this.fd);
+  }
+
+  private flush(): void {
+    const chunk = Buffer.from(this.pending.join(''), 'utf8');
+    this.pending = [];
+    this.pendingChars = 0;
+    this.hash.update(chunk);
+    this.bytes += chunk.length;
+    let offset = 0;
+    while (offset < chunk.length) offset += writeSync(this.fd, chunk, offset);
+  }
 }

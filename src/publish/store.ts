@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { DATASET_RESOURCES, DATASETS, type DatasetName } from '../model/dataset.js';
+import type { RecordSink } from '../model/dataset-build.js';
 import type { FreshnessFacts } from '../model/freshness.js';
 import { CurrentPointer, Manifest, MANIFEST_FORMAT, type ResourceEntry } from '../model/manifest.js';
 import type { SourceFile } from '../model/report.js';
@@ -11,7 +12,7 @@ import { checkRecord } from '../validate/schema-check.js';
 import { replaceFileAtomically, syncDir, writeDurable } from './atomic-file.js';
 import { canonicalJson } from './canonical-json.js';
 import { faultPoint } from './fault-point.js';
-import { writeCanonicalArray } from './resource-writer.js';
+import { CanonicalArrayWriter } from './resource-writer.js';
 import {
   BundleIntegrityError,
   datasetOfSnapshotId,
@@ -187,29 +188,48 @@ export class BundleStore {
     );
   }
 
-  /** Writes the resources, record by record and schema-checked, into a private temp folder. */
-  async stage(dataset: DatasetName, resources: Record<string, Iterable<unknown>>): Promise<StagedBundle> {
-    const expected = Object.keys(DATASET_RESOURCES[dataset]).sort();
-    const given = Object.keys(resources).sort();
-    if (expected.join(',') !== given.join(',')) {
-      throw new Error(`dataset ${dataset} needs resources ${expected.join(', ')}; got ${given.join(', ')}`);
-    }
+  /**
+   * Stages a bundle in a private temp folder: `produce` pushes every record into the sink, in any
+   * order across resources; each record is schema-checked and written as it arrives. Returns what
+   * produce returned, so derivation can report facts it only knows at the end.
+   */
+  async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<{ staged: StagedBundle; result: T }> {
+    const names = Object.keys(DATASET_RESOURCES[dataset]).sort();
     await mkdir(this.tmpDir, { recursive: true });
     const directory = path.join(this.tmpDir, `${dataset}.${process.pid}.${randomBytes(6).toString('hex')}`);
     await mkdir(directory);
+    const writers = new Map(
+      names.map((name) => [name, new CanonicalArrayWriter(path.join(directory, name), name, (r) => checkRecord(dataset, name, r))]),
+    );
     try {
-      const entries: ResourceEntry[] = [];
-      for (const name of expected) {
-        const records = resources[name] as Iterable<unknown>;
-        entries.push(
-          await writeCanonicalArray(path.join(directory, name), name, records, (record) => checkRecord(dataset, name, record)),
-        );
-      }
-      return { dataset, directory, resources: entries };
+      const result = await produce({
+        add(resource, record) {
+          const writer = writers.get(resource);
+          if (!writer) throw new Error(`dataset ${dataset} has no resource ${resource}`);
+          writer.write(record);
+        },
+      });
+      const resources = names.map((name) => writers.get(name)!.finish());
+      return { staged: { dataset, directory, resources }, result };
     } catch (error) {
+      for (const writer of writers.values()) {
+        try {
+          writer.abandon();
+        } catch {
+          // already finished or closed
+        }
+      }
       await rm(directory, { recursive: true, force: true });
       throw error;
     }
+  }
+
+  /** stage() for records that are already in arrays. */
+  async stageArrays(dataset: DatasetName, resources: Record<string, Iterable<unknown>>): Promise<StagedBundle> {
+    const { staged } = await this.stage(dataset, (sink) => {
+      for (const [name, records] of Object.entries(resources)) for (const record of records) sink.add(name, record);
+    });
+    return staged;
   }
 
   async discard(staged: StagedBundle): Promise<void> {

@@ -34,7 +34,7 @@ const FRESH_FACTS: Record<DatasetName, FreshnessFacts> = {
 /** Publishes one bundle through the real store, exactly as `build` does. */
 async function publish(root: string, dataset: DatasetName, facts: FreshnessFacts = FRESH_FACTS[dataset]): Promise<string> {
   const store = new BundleStore(root);
-  const staged = await store.stage(dataset, RECORDS[dataset]);
+  const staged = await store.stageArrays(dataset, RECORDS[dataset]);
   const result = await store.commit(
     staged,
     {

@@ -19,7 +19,7 @@ function fields(generatedAt = NOW.toISOString()): ManifestFields {
 }
 
 async function publish(store: BundleStore, records: unknown[], generatedAt?: string) {
-  const staged = await store.stage('articles', { 'articles.json': records });
+  const staged = await store.stageArrays('articles', { 'articles.json': records });
   return store.commit(staged, fields(generatedAt), NOW);
 }
 
@@ -70,7 +70,7 @@ describe('BundleStore', () => {
 
   it('refuses to stage a record that fails its schema, leaving nothing behind', async () => {
     const bad = { ...article('x'), slug: 'Not A Slug' };
-    await expect(store.stage('articles', { 'articles.json': [bad] })).rejects.toThrow(/record 0: \/slug/);
+    await expect(store.stageArrays('articles', { 'articles.json': [bad] })).rejects.toThrow(/record 0: \/slug/);
     expect(await readdir(path.join(root, 'tmp'))).toEqual([]);
     expect(await store.currentPointer('articles')).toBeNull();
   });

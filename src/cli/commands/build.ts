@@ -1,0 +1,92 @@
+import { Command } from 'commander';
+import { z } from 'zod';
+import { loadConfig } from '../config.js';
+import { ExitCode, ExitWith } from '../errors.js';
+import { DatasetsOption, DEFAULT_SOURCES, DEFAULT_STORE, DirOption, NowOption, parseOptions } from '../options.js';
+import { formatTable, printJson, printLine } from '../output.js';
+import { type BuildReport, runBuild } from '../pipeline/build.js';
+import { stderrProgress } from '../progress.js';
+
+const Options = z.object({
+  datasets: DatasetsOption,
+  sources: DirOption(DEFAULT_SOURCES),
+  store: DirOption(DEFAULT_STORE),
+  now: NowOption,
+  config: z.string().optional(),
+  strict: z.boolean().default(false),
+  allowStale: z.boolean().default(false),
+  allFilers: z.boolean().default(false),
+  json: z.boolean().default(false),
+  quiet: z.boolean().default(false),
+});
+
+export function buildCommand(): Command {
+  return new Command('build')
+    .description('ingest, derive, validate and publish snapshots of the datasets')
+    .option('--datasets <list>', 'comma-separated: articles,calendar,smart-money (default: all)')
+    .option('--sources <dir>', `source tree (default ${DEFAULT_SOURCES})`)
+    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--now <iso>', 'the build instant: generatedAt and the freshness clock (default: the clock)')
+    .option('--config <file>', 'freshness limits overrides (default: pdsnap.config.yaml when present)')
+    .option('--strict', 'fail a dataset when any source record is rejected')
+    .option('--allow-stale', 'publish a snapshot that fails freshness; recorded in its manifest')
+    .option('--all-filers', 'publish every 13F filer, not only those in filings/investors.yaml')
+    .option('--json', 'print one JSON object to stdout')
+    .option('--quiet', 'no progress on stderr')
+    .action(async (raw) => {
+      const options = parseOptions(Options, raw);
+      const config = await loadConfig(options.config);
+      const report = await runBuild({
+        sourcesDir: options.sources,
+        storeDir: options.store,
+        now: options.now,
+        datasets: options.datasets,
+        strict: options.strict,
+        allowStale: options.allowStale,
+        allFilers: options.allFilers,
+        limits: config.limits,
+        progress: stderrProgress(options.quiet || options.json),
+      });
+      if (options.json) printJson(report);
+      else printBuildSummary(report);
+      if (!report.ok) throw new ExitWith(ExitCode.fail);
+    });
+}
+
+function printBuildSummary(report: BuildReport): void {
+  printLine(`pdsnap build at ${report.now}`);
+  printLine(`  sources ${report.sources}`);
+  printLine(`  store   ${report.store}`);
+  printLine('');
+  printLine(
+    formatTable(
+      ['dataset', 'outcome', 'snapshot', 'records', 'rejected', 'fresh until'],
+      report.datasets.map((d) => [
+        d.dataset,
+        d.outcome === 'published' && !d.published ? 'current' : d.outcome,
+        d.snapshotId ?? '-',
+        Object.entries(d.records).map(([name, n]) => `${name.replace('.json', '')}=${n}`).join(' ') || '-',
+        String(d.rejected.length),
+        d.freshUntil ?? '-',
+      ]),
+    ),
+  );
+  for (const d of report.datasets) {
+    if (d.reason) printLine(`\n${d.dataset}: FAILED: ${d.reason}`);
+    if (d.rejected.length > 0) {
+      printLine(`\n${d.dataset}: ${d.rejected.length} source record(s) rejected:`);
+      for (const r of d.rejected) printLine(`  ${r.source}  ${r.location}: ${r.reason}`);
+    }
+    if (d.notes.length > 0) {
+      printLine(`\n${d.dataset}: notes:`);
+      for (const n of d.notes) printLine(`  ${n.source}: ${n.message}`);
+    }
+  }
+  const failed = report.datasets.filter((d) => d.outcome === 'failed').length;
+  printLine('');
+  printLine(
+    failed === 0
+      ? `OK: ${report.datasets.length} dataset(s) built`
+      : `FAILED: ${failed} of ${report.datasets.length} dataset(s) not published; what was published before is unchanged`,
+  );
+}

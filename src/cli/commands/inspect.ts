@@ -1,0 +1,40 @@
+import { Command } from 'commander';
+import { z } from 'zod';
+import { BundleIntegrityError, BundleStore, SnapshotNotFoundError } from '../../publish/store.js';
+import { DataError, UsageError } from '../errors.js';
+import { DEFAULT_STORE, DirOption, parseOptions } from '../options.js';
+import { formatTable, printJson, printLine } from '../output.js';
+
+const Options = z.object({ store: DirOption(DEFAULT_STORE), json: z.boolean().default(false) });
+
+export function inspectCommand(): Command {
+  return new Command('inspect')
+    .description('show a snapshot manifest, record counts and sources, after verifying every digest')
+    .argument('<snapshotId>')
+    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--json', 'print JSON to stdout')
+    .action(async (snapshotId: string, raw) => {
+      const options = parseOptions(Options, raw);
+      const store = new BundleStore(options.store);
+      let bundle;
+      try {
+        bundle = await store.readBundle(snapshotId);
+      } catch (error) {
+        if (error instanceof SnapshotNotFoundError) throw new UsageError(error.message);
+        if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; refusing to use it`);
+        throw error;
+      }
+      const { manifest } = bundle;
+      const current = (await store.currentPointer(manifest.dataset))?.snapshotId === snapshotId;
+      if (options.json) return printJson({ verified: true, current, manifest });
+      printLine(`snapshot     ${manifest.snapshotId}${current ? '  (current)' : ''}`);
+      printLine(`dataset      ${manifest.dataset}`);
+      printLine(`generated    ${manifest.generatedAt}`);
+      printLine(`fresh until  ${manifest.freshUntil}${manifest.allowStale ? '  (published with --allow-stale)' : ''}`);
+      printLine(`facts        ${Object.entries(manifest.facts).map(([k, v]) => `${k}=${v}`).join('  ')}`);
+      printLine('');
+      printLine(formatTable(['resource', 'records', 'bytes', 'sha256'], manifest.resources.map((r) => [r.path, String(r.records), String(r.bytes), r.sha256])));
+      printLine('');
+      printLine(`${manifest.sources.length} source file(s); all digests verified`);
+    });
+}

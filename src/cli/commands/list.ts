@@ -1,0 +1,29 @@
+import { Command } from 'commander';
+import { z } from 'zod';
+import { BundleStore } from '../../publish/store.js';
+import { UsageError } from '../errors.js';
+import { DEFAULT_STORE, DirOption, parseOptions } from '../options.js';
+import { formatTable, printJson, printLine } from '../output.js';
+
+const Options = z.object({ store: DirOption(DEFAULT_STORE), json: z.boolean().default(false) });
+
+export function listCommand(): Command {
+  return new Command('list')
+    .description('list the snapshots of each dataset, newest first; * marks the current one')
+    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--json', 'print JSON to stdout')
+    .action(async (raw) => {
+      const options = parseOptions(Options, raw);
+      const store = new BundleStore(options.store);
+      if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+      const snapshots = await store.listSnapshots();
+      if (options.json) return printJson({ store: options.store, snapshots });
+      if (snapshots.length === 0) return printLine(`no snapshots in ${options.store}`);
+      printLine(
+        formatTable(
+          ['', 'dataset', 'snapshot', 'generated', 'fresh until'],
+          snapshots.map((s) => [s.current ? '*' : '', s.dataset, s.snapshotId, s.generatedAt || '(unreadable manifest)', s.freshUntil]),
+        ),
+      );
+    });
+}

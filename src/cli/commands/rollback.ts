@@ -1,0 +1,35 @@
+import { Command } from 'commander';
+import { z } from 'zod';
+import { DatasetName } from '../../model/dataset.js';
+import { BundleIntegrityError, BundleStore, SnapshotNotFoundError } from '../../publish/store.js';
+import { DataError, UsageError } from '../errors.js';
+import { DEFAULT_STORE, DirOption, NowOption, parseOptions } from '../options.js';
+import { printJson, printLine } from '../output.js';
+
+const Options = z.object({ store: DirOption(DEFAULT_STORE), now: NowOption, json: z.boolean().default(false) });
+
+export function rollbackCommand(): Command {
+  return new Command('rollback')
+    .description('point a dataset back at an earlier snapshot (verified before the pointer moves)')
+    .argument('<dataset>')
+    .argument('<snapshotId>')
+    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--now <iso>', 'timestamp recorded as publishedAt of the pointer')
+    .option('--json', 'print JSON to stdout')
+    .action(async (datasetArg: string, snapshotId: string, raw) => {
+      const options = parseOptions(Options, raw);
+      const dataset = DatasetName.safeParse(datasetArg);
+      if (!dataset.success) throw new UsageError(`unknown dataset "${datasetArg}"`);
+      const store = new BundleStore(options.store);
+      let result;
+      try {
+        result = await store.rollback(dataset.data, snapshotId, options.now);
+      } catch (error) {
+        if (error instanceof SnapshotNotFoundError) throw new UsageError(error.message);
+        if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; current not changed`);
+        throw error;
+      }
+      if (options.json) return printJson({ dataset: dataset.data, snapshotId, previousSnapshotId: result.previousSnapshotId });
+      printLine(`${dataset.data}: current is now ${snapshotId} (was ${result.previousSnapshotId ?? 'none'})`);
+    });
+}

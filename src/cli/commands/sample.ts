@@ -1,0 +1,35 @@
+import { Command } from 'commander';
+import path from 'node:path';
+import { z } from 'zod';
+import { isNonEmptyDir, writeSampleSources } from '../../sample/index.js';
+import { UsageError } from '../errors.js';
+import { NowOption, parseOptions } from '../options.js';
+import { printJson, printLine } from '../output.js';
+
+const Options = z.object({
+  out: z.string({ message: 'is required' }).transform((p) => path.resolve(p)),
+  now: NowOption,
+  scale: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').optional(),
+  force: z.boolean().default(false),
+  json: z.boolean().default(false),
+});
+
+export function sampleCommand(): Command {
+  return new Command('sample')
+    .description('write a realistic source tree (articles, calendar, 13F filings) dated relative to --now')
+    .requiredOption('--out <dir>', 'where to write the sources')
+    .option('--now <iso>', 'date the sample relative to this instant (default: the clock)')
+    .option('--scale <filers>', 'also write two full-size Form 13F data sets with this many filers each')
+    .option('--force', 'replace articles/, calendar/ and filings/ in a non-empty --out')
+    .option('--json', 'print JSON to stdout')
+    .action(async (raw) => {
+      const options = parseOptions(Options, raw);
+      if (!options.force && (await isNonEmptyDir(options.out))) {
+        throw new UsageError(`${options.out} is not empty; pass --force to replace its articles/, calendar/ and filings/`);
+      }
+      const result = await writeSampleSources(options.out, { now: options.now, scale: options.scale });
+      if (options.json) return printJson({ out: options.out, now: options.now.toISOString(), ...result });
+      printLine(`wrote sample sources dated ${options.now.toISOString()} to ${options.out}`);
+      if (options.scale) printLine(`with two Form 13F data sets, ${result.datasetRows} information-table rows`);
+    });
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { commands } from './commands/index.js';
+import { DataError, ExitCode, ExitWith, UsageError } from './errors.js';
+
+/** The one place that turns errors into a message and an exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command('pdsnap')
+    .description('Snapshot pipeline and server for the public data API')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .showHelpAfterError('(run with --help for usage)');
+  for (const command of commands()) program.addCommand(command.exitOverride());
+  try {
+    await program.parseAsync(argv);
+    return ExitCode.ok;
+  } catch (error) {
+    return exitCodeFor(error);
+  }
+}
+
+function exitCodeFor(error: unknown): number {
+  if (error instanceof ExitWith) return error.code;
+  if (error instanceof CommanderError) {
+    // --help and --version end through here with exit code 0.
+    return error.exitCode === 0 ? ExitCode.ok : ExitCode.error;
+  }
+  if (error instanceof UsageError) {
+    process.stderr.write(`pdsnap: ${error.message}\n`);
+    return ExitCode.error;
+  }
+  if (error instanceof DataError) {
+    process.stderr.write(`pdsnap: ${error.message}\n`);
+    return ExitCode.fail;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`pdsnap: unexpected error: ${message}\n`);
+  if (process.env.PDSNAP_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  return ExitCode.error;
+}
+
+main(process.argv).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,80 @@
+import { deriveArticles } from '../../derive/articles.js';
+import { deriveCalendar } from '../../derive/calendar.js';
+import { streamSmartMoney } from '../../derive/smart-money/index.js';
+import { ingestArticles } from '../../ingest/articles/index.js';
+import { ingestCalendar } from '../../ingest/calendar/index.js';
+import { ingestFilings } from '../../ingest/filings/index.js';
+import type { DatasetName } from '../../model/dataset.js';
+import type { DatasetBuild } from '../../model/dataset-build.js';
+import type { Progress } from '../../model/progress.js';
+import type { FreshnessLimits } from '../../validate/limits.js';
+
+export interface RecipeContext {
+  sourcesDir: string;
+  now: Date;
+  limits: FreshnessLimits;
+  allFilers: boolean;
+  progress: Progress;
+}
+
+/** How each dataset goes from its sources to records: ingest (reads files), then derive (pure). */
+export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<DatasetBuild>> = {
+  async articles({ sourcesDir }) {
+    const ingested = await ingestArticles(sourcesDir);
+    return {
+      dataset: 'articles',
+      sources: ingested.sources,
+      rejections: ingested.rejections,
+      notes: ingested.notes,
+      derive(sink) {
+        const derived = deriveArticles(ingested.records);
+        for (const record of derived.records) sink.add('articles.json', record);
+        return { facts: derived.facts, rejections: derived.rejections, notes: [] };
+      },
+    };
+  },
+
+  async calendar({ sourcesDir }) {
+    const ingested = await ingestCalendar(sourcesDir);
+    return {
+      dataset: 'calendar',
+      sources: ingested.sources,
+      rejections: ingested.rejections,
+      notes: ingested.notes,
+      derive(sink) {
+        const derived = deriveCalendar(ingested.records);
+        for (const record of derived.records) sink.add('events.json', record);
+        return { facts: derived.facts, rejections: derived.rejections, notes: [] };
+      },
+    };
+  },
+
+  async 'smart-money'({ sourcesDir, now, limits, allFilers, progress }) {
+    const ingested = await ingestFilings(sourcesDir, progress);
+    return {
+      dataset: 'smart-money',
+      sources: ingested.sources,
+      rejections: ingested.rejections,
+      notes: ingested.notes,
+      derive(sink) {
+        const step = progress.step('smart-money: derive holdings, trades and consensus');
+        const derived = streamSmartMoney(
+          {
+            catalog: ingested.catalog,
+            registry: ingested.registry,
+            allFilers,
+            now,
+            maxQuarterAgeDays: limits['smart-money'].maxQuarterAgeDays,
+          },
+          (investor, trades) => {
+            sink.add('investors.json', investor);
+            for (const trade of trades) sink.add('trades.json', trade);
+          },
+        );
+        for (const row of derived.consensus) sink.add('consensus.json', row);
+        step.done(`${derived.consensus.length} consensus rows`);
+        return { facts: derived.facts, rejections: [], notes: derived.notes };
+      },
+    };
+  },
+};

@@ -1,0 +1,137 @@
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../helpers/cli.js';
+
+const NOW = '2026-11-22T12:00:00.000Z';
+const LATER = '2026-11-22T13:00:00.000Z';
+
+async function filesUnder(dir: string): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  const walk = async (d: string) => {
+    for (const entry of await readdir(d, { withFileTypes: true })) {
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) await walk(full);
+      else out.set(path.relative(dir, full), await readFile(full));
+    }
+  };
+  await walk(dir);
+  return out;
+}
+
+async function buildJson(sources: string, store: string, now: string, extra: string[] = []) {
+  const result = await runCli(['build', '--sources', sources, '--store', store, '--now', now, '--json', ...extra]);
+  return { result, report: result.stdout ? JSON.parse(String(result.stdout)) : null };
+}
+
+describe('pdsnap sample + build', () => {
+  let sources: string;
+  beforeAll(async () => {
+    sources = await tempDir('sources');
+    const sample = await runCli(['sample', '--out', sources, '--now', NOW, '--force']);
+    expect(sample.exitCode, String(sample.stderr)).toBe(0);
+  });
+
+  it('publishes all three datasets from the sample with no rejected record', async () => {
+    const store = await tempDir('store');
+    const { result, report } = await buildJson(sources, store, NOW);
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    expect(report.datasets.map((d: { dataset: string; outcome: string }) => [d.dataset, d.outcome])).toEqual([
+      ['articles', 'published'],
+      ['calendar', 'published'],
+      ['smart-money', 'published'],
+    ]);
+    for (const d of report.datasets) {
+      expect(d.rejected, d.dataset).toEqual([]);
+      expect(d.freshUntil > NOW).toBe(true);
+    }
+  });
+
+  it('gives byte-identical bundles and the same snapshot ids for the same sources and --now', async () => {
+    const storeA = await tempDir('store-a');
+    const storeB = await tempDir('store-b');
+    const a = await buildJson(sources, storeA, NOW);
+    const b = await buildJson(sources, storeB, NOW);
+    expect(b.report.datasets.map((d: { snapshotId: string }) => d.snapshotId)).toEqual(
+      a.report.datasets.map((d: { snapshotId: string }) => d.snapshotId),
+    );
+    const filesA = await filesUnder(path.join(storeA, 'bundles'));
+    const filesB = await filesUnder(path.join(storeB, 'bundles'));
+    expect([...filesA.keys()].sort()).toEqual([...filesB.keys()].sort());
+    for (const [name, bytes] of filesA) expect(bytes.equals(filesB.get(name)!), name).toBe(true);
+  });
+
+  it('makes a second build of the same content a no-op', async () => {
+    const store = await tempDir('store');
+    const first = await buildJson(sources, store, NOW);
+    const second = await buildJson(sources, store, NOW);
+    expect(second.result.exitCode).toBe(0);
+    for (const d of second.report.datasets) {
+      expect(d).toMatchObject({ outcome: 'unchanged', published: false, madeCurrent: false });
+    }
+    expect(second.report.datasets.map((d: { snapshotId: string }) => d.snapshotId)).toEqual(
+      first.report.datasets.map((d: { snapshotId: string }) => d.snapshotId),
+    );
+  });
+
+  it('refuses to publish a snapshot that is already stale and leaves current unchanged', async () => {
+    const store = await tempDir('store');
+    const first = await buildJson(sources, store, NOW, ['--datasets', 'articles']);
+    const before = await readFile(path.join(store, 'current/articles.json'), 'utf8');
+    const stale = await buildJson(sources, store, '2026-12-10T00:00:00.000Z', ['--datasets', 'articles']);
+    expect(stale.result.exitCode).toBe(2);
+    expect(stale.report.datasets[0].outcome).toBe('failed');
+    expect(stale.report.datasets[0].reason).toMatch(/stale/);
+    expect(await readFile(path.join(store, 'current/articles.json'), 'utf8')).toBe(before);
+    expect(first.report.datasets[0].snapshotId).toBe(JSON.parse(before).snapshotId);
+  });
+
+  it('reports a rejected source record with file, location and reason, and --strict fails that dataset', async () => {
+    const broken = await tempDir('broken');
+    await runCli(['sample', '--out', broken, '--now', NOW, '--force']);
+    await writeFile(path.join(broken, 'articles', 'zz-broken.md'), '---\ntitle: [unclosed\n---\nBody\n');
+    const store = await tempDir('store');
+    const lenient = await buildJson(broken, store, NOW, ['--datasets', 'articles']);
+    expect(lenient.result.exitCode).toBe(0);
+    expect(lenient.report.datasets[0].rejected).toContainEqual(
+      expect.objectContaining({ source: 'articles/zz-broken.md', reason: expect.any(String), location: expect.any(String) }),
+    );
+    const strictStore = await tempDir('store');
+    const strict = await buildJson(broken, strictStore, NOW, ['--datasets', 'articles', '--strict']);
+    expect(strict.result.exitCode).toBe(2);
+    expect(strict.report.datasets[0].reason).toMatch(/--strict/);
+    await expect(readFile(path.join(strictStore, 'current/articles.json'))).rejects.toThrow();
+  });
+
+  it('prints a readable summary without --json and keeps stderr free of progress when not a TTY', async () => {
+    const store = await tempDir('store');
+    const result = await runCli(['build', '--sources', sources, '--store', store, '--now', NOW]);
+    expect(result.exitCode).toBe(0);
+    expect(String(result.stdout)).toMatch(/^dataset\s+outcome\s+snapshot/m);
+    expect(String(result.stdout)).toMatch(/OK: 3 dataset\(s\) built/);
+    expect(String(result.stderr)).toBe('');
+  });
+
+  it('exits 3 with a message for a bad --now', async () => {
+    const result = await runCli(['build', '--now', 'yesterday']);
+    expect(result.exitCode).toBe(3);
+    expect(String(result.stderr)).toMatch(/--now: "yesterday" is not an ISO 8601 instant/);
+  });
+
+  it('lists, rolls back and garbage-collects through the CLI', async () => {
+    const store = await tempDir('store');
+    const first = await buildJson(sources, store, NOW, ['--datasets', 'articles']);
+    const second = await buildJson(sources, store, LATER, ['--datasets', 'articles']);
+    const firstId = first.report.datasets[0].snapshotId;
+    const secondId = second.report.datasets[0].snapshotId;
+    expect(secondId).not.toBe(firstId);
+    const rollback = await runCli(['rollback', 'articles', firstId, '--store', store]);
+    expect(rollback.exitCode, String(rollback.stderr)).toBe(0);
+    const list = JSON.parse(String((await runCli(['list', '--store', store, '--json'])).stdout));
+    expect(list.snapshots.filter((s: { current: boolean }) => s.current).map((s: { snapshotId: string }) => s.snapshotId)).toEqual([firstId]);
+    const gc = JSON.parse(String((await runCli(['gc', '--keep', '1', '--store', store, '--json'])).stdout));
+    expect(gc.deleted).toEqual([]); // the newest is kept by --keep 1, the current one is protected
+    const human = await runCli(['list', '--store', store]);
+    expect(String(human.stdout)).toMatch(new RegExp(`^\\*\\s+articles\\s+${firstId}`, 'm'));
+  });
+});

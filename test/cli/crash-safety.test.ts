@@ -1,0 +1,92 @@
+import { execa } from 'execa';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+
+const NOW = '2026-11-22T12:00:00.000Z';
+const LATER = '2026-11-22T13:00:00.000Z';
+
+/** Starts a build that stops at a named point inside publishing, then kills it with SIGKILL. */
+async function killBuildAt(point: string, sources: string, store: string): Promise<void> {
+  const child = execa('node', [CLI, 'build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', LATER], {
+    cwd: REPO_ROOT,
+    reject: false,
+    env: { PDSNAP_PAUSE_AT: point },
+  });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes(`paused at ${point}`)) resolve();
+    });
+    child.once('exit', () => reject(new Error(`build exited before reaching ${point}: ${seen}`)));
+  });
+  child.kill('SIGKILL');
+  const result = await child;
+  expect(result.signal).toBe('SIGKILL');
+}
+
+describe('a build killed in the middle of publishing', () => {
+  let sources: string;
+  beforeAll(async () => {
+    sources = await tempDir('sources');
+    expect((await runCli(['sample', '--out', sources, '--now', NOW, '--force'])).exitCode).toBe(0);
+  });
+
+  it.each(['resources-staged', 'manifest-written', 'bundle-renamed'])(
+    'killed at %s leaves current on the previous, verifiable bundle',
+    async (point) => {
+      const store = await tempDir('store');
+      const first = await runCli(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', NOW, '--json']);
+      const firstId = JSON.parse(String(first.stdout)).datasets[0].snapshotId as string;
+
+      await killBuildAt(point, sources, store);
+
+      const pointer = JSON.parse(await readFile(path.join(store, 'current/articles.json'), 'utf8'));
+      expect(pointer.snapshotId).toBe(firstId);
+      const inspect = await runCli(['inspect', firstId, '--store', store, '--json']);
+      expect(inspect.exitCode, String(inspect.stderr)).toBe(0);
+      expect(JSON.parse(String(inspect.stdout))).toMatchObject({ verified: true, current: true });
+
+      // The next build completes and clears what the killed one left in tmp/.
+      const retry = await runCli(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', LATER, '--json']);
+      expect(retry.exitCode, String(retry.stderr)).toBe(0);
+      const retryId = JSON.parse(String(retry.stdout)).datasets[0].snapshotId as string;
+      expect(retryId).not.toBe(firstId);
+      expect(JSON.parse(await readFile(path.join(store, 'current/articles.json'), 'utf8')).snapshotId).toBe(retryId);
+      expect(await readdir(path.join(store, 'tmp'))).toEqual([]);
+    },
+  );
+
+  it('killed after the pointer moved leaves current on the new, complete bundle', async () => {
+    const store = await tempDir('store');
+    await killBuildAt('pointer-written', sources, store);
+    const pointer = JSON.parse(await readFile(path.join(store, 'current/articles.json'), 'utf8'));
+    const inspect = await runCli(['inspect', pointer.snapshotId, '--store', store]);
+    expect(inspect.exitCode, String(inspect.stderr)).toBe(0);
+  });
+});
+
+describe('a published bundle with one flipped byte', () => {
+  it('is refused by inspect, and a rebuild never rewrites it', async () => {
+    const sources = await tempDir('sources');
+    await runCli(['sample', '--out', sources, '--now', NOW, '--force']);
+    const store = await tempDir('store');
+    const build = await runCli(['build', '--datasets', 'calendar', '--sources', sources, '--store', store, '--now', NOW, '--json']);
+    const id = JSON.parse(String(build.stdout)).datasets[0].snapshotId as string;
+    const file = path.join(store, 'bundles/calendar', id, 'events.json');
+    const bytes = await readFile(file);
+    bytes[Math.floor(bytes.length / 2)] ^= 0x20;
+    await writeFile(file, bytes);
+
+    const inspect = await runCli(['inspect', id, '--store', store]);
+    expect(inspect.exitCode).toBe(2);
+    expect(String(inspect.stderr)).toMatch(/events\.json does not match its sha256/);
+
+    const rebuild = await runCli(['build', '--datasets', 'calendar', '--sources', sources, '--store', store, '--now', NOW]);
+    expect(rebuild.exitCode).toBe(2);
+    expect(String(rebuild.stdout)).toMatch(/failed verification.*not rewritten/);
+    expect((await readFile(file)).equals(bytes)).toBe(true);
+  });
+});
