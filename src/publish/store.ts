@@ -342,7 +342,8 @@ export class BundleStore {
     await mkdir(this.root, { recursive: true });
     const release = await lockfile.lock(this.root, {
       lockfilePath: path.join(this.root, 'publish.lock'),
-      stale: 30_000,
+      // A killed publisher cannot release its lock; the next one takes it over once it is this old.
+      stale: 10_000,
       retries: { retries: 60, minTimeout: 100, maxTimeout: 1_000 },
     });
     try {

@@ -1,0 +1,80 @@
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { ParameterProblem } from './api-error.js';
+
+export type JsonSchema = Record<string, unknown>;
+
+interface ObjectSchema {
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+}
+
+// No type coercion: query values are strings, and only the strict integer pre-pass below turns
+// "20" into 20, so "1.5", "1e1", " 2" or "0x10" stay strings and fail as "must be an integer".
+const ajv = new Ajv2020({ allErrors: false, strict: false, coerceTypes: false, useDefaults: true, removeAdditional: false });
+addFormats.default(ajv, { mode: 'full', formats: ['date'] });
+
+const INTEGER_TEXT = /^-?(0|[1-9][0-9]{0,14})$/;
+
+export type PartValidator = (data: unknown) => { value: Record<string, unknown> } | { error: ParameterProblem };
+
+/**
+ * Compiles the declared JSON schema of a querystring or of path parameters into a validator that
+ * rejects, naming the parameter: unknown parameters, repeated ones (`?limit=1&limit=2`),
+ * non-integers where an integer is declared, and every range, length, enum, pattern and format
+ * of the schema. Defaults of the schema are applied to the value it returns.
+ */
+export function compileParameterValidator(schema: JsonSchema): PartValidator {
+  const declared = schema as ObjectSchema;
+  const properties = declared.properties ?? {};
+  const validate = ajv.compile(schema);
+  return (data) => {
+    const value: Record<string, unknown> = {};
+    for (const [name, raw] of Object.entries((data ?? {}) as Record<string, unknown>)) {
+      const property = properties[name];
+      if (!property) return { error: new ParameterProblem(name, `unknown parameter ${name}`) };
+      if (Array.isArray(raw)) return { error: new ParameterProblem(name, `${name} is given more than once`) };
+      value[name] = property.type === 'integer' && typeof raw === 'string' && INTEGER_TEXT.test(raw) ? Number(raw) : raw;
+    }
+    if (validate(value)) return { value };
+    const first = validate.errors?.[0];
+    return { error: problemOf(first, properties) };
+  };
+}
+
+function problemOf(error: ErrorObject | undefined, properties: Record<string, JsonSchema>): ParameterProblem {
+  if (!error) return new ParameterProblem('(unknown)', 'invalid parameters');
+  if (error.keyword === 'required') {
+    const name = String((error.params as { missingProperty: string }).missingProperty);
+    return new ParameterProblem(name, `${name} is required`);
+  }
+  const name = decodeURIComponent(error.instancePath.split('/')[1] ?? '').replace(/~1/g, '/').replace(/~0/g, '~') || '(unknown)';
+  const property = properties[name] ?? {};
+  return new ParameterProblem(name, `${name} ${describeRule(error, property)}`);
+}
+
+function describeRule(error: ErrorObject, property: JsonSchema): string {
+  if (property.format === 'date' && (error.keyword === 'pattern' || error.keyword === 'format')) {
+    return 'must be a calendar date written YYYY-MM-DD';
+  }
+  switch (error.keyword) {
+    case 'type':
+      return property.type === 'integer' ? 'must be an integer' : `must be a ${String(property.type)}`;
+    case 'minimum':
+    case 'maximum':
+      return property.maximum === undefined
+        ? `must be at least ${String(property.minimum)}`
+        : `must be between ${String(property.minimum)} and ${String(property.maximum)}`;
+    case 'minLength':
+    case 'maxLength':
+      return `must be ${String(property.minLength ?? 0)} to ${String(property.maxLength)} characters long`;
+    case 'enum':
+      return `must be one of ${(property.enum as unknown[]).join(', ')}`;
+    case 'pattern':
+      return `must match ${String(property.pattern)}`;
+    case 'format':
+      return `must be a valid ${String(property.format)}`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}

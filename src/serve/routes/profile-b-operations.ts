@@ -1,0 +1,71 @@
+import type { Region } from '../../model/article.js';
+import { futureWindow, publicationRange } from '../calendar-window.js';
+import { findProfileBArticle, selectProfileBArticles } from '../indexes/articles-index.js';
+import { selectProfileBCalendar } from '../indexes/calendar-index.js';
+import { listOperation, type Operation, singleOperation } from '../operation.js';
+import { profileBListEnvelope, profileBSingleEnvelope } from '../schemas/envelopes.js';
+import { PARAMETERS } from '../schemas/parameter-schemas.js';
+import { RECORD_SCHEMAS } from '../schemas/record-schemas.js';
+
+/** Profile B's calendar regions are countries: the region's own country only. */
+export const REGION_COUNTRY: Readonly<Record<Region, string>> = { us: 'US', kr: 'KR', jp: 'JP' };
+
+/** The three Profile B operations, under /api/v1. */
+export const PROFILE_B_OPERATIONS: readonly Operation[] = [
+  listOperation({
+    profile: 'B',
+    kind: 'list',
+    operationId: 'b.listArticles',
+    path: '/api/v1/articles',
+    dataset: 'articles',
+    summary: 'List articles of a region',
+    querystring: PARAMETERS.bListArticles,
+    response: profileBListEnvelope(RECORD_SCHEMAS.ProfileBArticleListItem),
+    plan: (q) => {
+      const range = publicationRange(q.from as string | undefined, q.to as string | undefined);
+      const filters = {
+        region: q.region as Region,
+        category: q.category as string | undefined,
+        q: q.q as string | undefined,
+        from: q.from,
+        to: q.to,
+        sort: q.sort as 'date_desc' | 'date_asc',
+      };
+      return { filters, select: (index) => selectProfileBArticles(index, { ...filters, range }) };
+    },
+  }),
+  singleOperation({
+    profile: 'B',
+    kind: 'single',
+    operationId: 'b.getArticle',
+    path: '/api/v1/articles/:slug',
+    dataset: 'articles',
+    summary: 'Get one article of a region, with its content',
+    querystring: PARAMETERS.bGetArticle,
+    params: PARAMETERS.bGetArticleParams,
+    response: profileBSingleEnvelope(RECORD_SCHEMAS.ProfileBArticleDetail),
+    plan: (p, q) => ({
+      key: { slug: p.slug, region: q.region },
+      find: (index) => findProfileBArticle(index, q.region as Region, p.slug as string),
+      notFoundMessage: `No article with slug ${p.slug} in region ${String(q.region)}`,
+    }),
+  }),
+  listOperation({
+    profile: 'B',
+    kind: 'list',
+    operationId: 'b.listEconomicCalendar',
+    path: '/api/v1/economic-calendar',
+    dataset: 'calendar',
+    summary: 'List upcoming events of a region',
+    querystring: PARAMETERS.bListEconomicCalendar,
+    response: profileBListEnvelope(RECORD_SCHEMAS.ProfileBCalendarEvent),
+    plan: (q, now) => {
+      const window = futureWindow(now, q.futureDays as number);
+      const country = REGION_COUNTRY[q.region as Region];
+      const minImportance = q.importance as number | undefined;
+      // The window start is part of the filters: the same URL gives another list on another day.
+      const filters = { region: q.region, futureDays: q.futureDays, importance: minImportance, windowStartMs: window.startMs };
+      return { filters, select: (index) => selectProfileBCalendar(index, window, { country, minImportance }) };
+    },
+  }),
+];

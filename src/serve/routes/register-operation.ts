@@ -1,0 +1,88 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../api-error.js';
+import { CursorCodec, queryFingerprint } from '../cursor.js';
+import { etagOf, matchesIfNoneMatch } from '../etag.js';
+import type { ListOperation, Operation, Params, Query, SingleOperation } from '../operation.js';
+import type { RouteConfig } from '../request-hooks.js';
+import { PROFILE_A_ERROR_ENVELOPE, PROFILE_B_ERROR_ENVELOPE } from '../schemas/envelopes.js';
+import type { ServedSnapshot, SnapshotRegistry } from '../snapshots.js';
+
+export interface OperationDeps {
+  snapshots: SnapshotRegistry;
+  cursors: CursorCodec;
+  now: () => Date;
+}
+
+/**
+ * Registers one operation: its declared parameter and response schemas, its scope, and the one
+ * request flow every operation shares (plan, snapshot, position, ETag, page, envelope).
+ */
+export function registerOperation(app: FastifyInstance, op: Operation, deps: OperationDeps): void {
+  const errorSchema = op.profile === 'A' ? PROFILE_A_ERROR_ENVELOPE : PROFILE_B_ERROR_ENVELOPE;
+  const config: RouteConfig = op.scope ? { scope: op.scope } : {};
+  app.get(
+    op.path,
+    {
+      schema: {
+        querystring: op.querystring,
+        ...(op.params ? { params: op.params } : {}),
+        response: { 200: op.response, '4xx': errorSchema, '5xx': errorSchema },
+      },
+      config,
+    },
+    async (request, reply) => (op.kind === 'list' ? answerList(op, deps, request, reply) : answerSingle(op, deps, request, reply)),
+  );
+}
+
+function notModified(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {
+  reply.header('ETag', etag);
+  if (!matchesIfNoneMatch(request.headers['if-none-match'], etag)) return false;
+  reply.code(304);
+  return true;
+}
+
+function answerList(op: ListOperation, deps: OperationDeps, request: FastifyRequest, reply: FastifyReply) {
+  const now = deps.now();
+  const query = request.query as Query;
+  const plan = op.plan(query, now);
+  const snapshot = deps.snapshots.require(op.dataset, now);
+  const limit = query.limit as number;
+  const binding = { snapshotId: snapshot.snapshotId, operationId: op.operationId, queryHash: queryFingerprint(plan.filters) };
+  let offset: number;
+  if (op.profile === 'A') {
+    offset = typeof query.cursor === 'string' ? deps.cursors.decode(query.cursor, binding) : 0;
+  } else {
+    offset = query.offset as number;
+  }
+  if (notModified(request, reply, etagOf([op.operationId, snapshot.snapshotId, plan.filters, limit, offset]))) return reply.send();
+
+  const all = plan.select(snapshot.index);
+  const data = all.slice(offset, offset + limit);
+  if (op.profile === 'B') return { data, pagination: { total: all.length, limit, offset } };
+  const next = offset + limit;
+  return {
+    data,
+    page: { limit, nextCursor: next < all.length ? deps.cursors.encode(binding, next) : null },
+    snapshot: listSnapshotOf(snapshot),
+    requestId: request.id,
+  };
+}
+
+function answerSingle(op: SingleOperation, deps: OperationDeps, request: FastifyRequest, reply: FastifyReply) {
+  const now = deps.now();
+  const plan = op.plan(request.params as Params, request.query as Query);
+  const snapshot = deps.snapshots.require(op.dataset, now);
+  const record = plan.find(snapshot.index);
+  if (record === undefined) throw new ApiError(404, 'not_found', plan.notFoundMessage);
+  if (notModified(request, reply, etagOf([op.operationId, snapshot.snapshotId, plan.key]))) return reply.send();
+  if (op.profile === 'B') return { data: record };
+  return { data: record, snapshot: { id: snapshot.snapshotId, generatedAt: snapshot.generatedAt }, requestId: request.id };
+}
+
+function listSnapshotOf(snapshot: ServedSnapshot) {
+  return {
+    id: snapshot.snapshotId,
+    generatedAt: snapshot.generatedAt,
+    ...(snapshot.coverageThrough !== undefined ? { coverageThrough: snapshot.coverageThrough } : {}),
+  };
+}

@@ -1,0 +1,170 @@
+import type { Article } from '../model/article.js';
+import type { CalendarEvent } from '../model/calendar-event.js';
+import { DATASETS, type DatasetName } from '../model/dataset.js';
+import type { ConsensusRow, InvestorDetail, TradeRow } from '../model/smart-money.js';
+import { BundleIntegrityError, BundleStore, type LoadedBundle, SnapshotNotFoundError } from '../publish/store.js';
+import { ApiError } from './api-error.js';
+import { type ArticlesIndex, indexArticles } from './indexes/articles-index.js';
+import { type CalendarIndex, indexCalendar } from './indexes/calendar-index.js';
+import { indexSmartMoney, type SmartMoneyIndex } from './indexes/smart-money-index.js';
+
+export interface DatasetIndexes {
+  articles: ArticlesIndex;
+  calendar: CalendarIndex;
+  'smart-money': SmartMoneyIndex;
+}
+
+/** One verified, indexed snapshot, immutable for as long as anyone holds it. */
+export interface ServedSnapshot<D extends DatasetName = DatasetName> {
+  dataset: D;
+  snapshotId: string;
+  generatedAt: string;
+  freshUntil: string;
+  freshUntilMs: number;
+  coverageThrough: string | undefined;
+  index: DatasetIndexes[D];
+}
+
+type DatasetState =
+  | { kind: 'ready'; snapshot: ServedSnapshot; pointer: string }
+  | { kind: 'unavailable'; reason: string; pointer: string | null };
+
+export interface SnapshotLog {
+  info(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+const NO_LOG: SnapshotLog = { info: () => {}, error: () => {} };
+
+function buildIndex(bundle: LoadedBundle): DatasetIndexes[DatasetName] {
+  const r = bundle.resources;
+  switch (bundle.manifest.dataset) {
+    case 'articles':
+      return indexArticles(r['articles.json'] as Article[]);
+    case 'calendar':
+      return indexCalendar(r['events.json'] as CalendarEvent[]);
+    case 'smart-money':
+      return indexSmartMoney({
+        investors: r['investors.json'] as InvestorDetail[],
+        consensus: r['consensus.json'] as ConsensusRow[],
+        trades: r['trades.json'] as TradeRow[],
+      });
+  }
+}
+
+/**
+ * The current snapshot of each dataset, as the server serves it. A new `current` pointer is picked
+ * up by polling: the new bundle is read, digest-verified and indexed first, and only then does one
+ * assignment swap it in, so requests in flight keep the snapshot they started with and no request
+ * ever sees a half-loaded one. A dataset whose pointer is missing or names a bundle that fails
+ * verification becomes unavailable (503) while the others keep serving.
+ */
+export class SnapshotRegistry {
+  private readonly states = new Map<DatasetName, DatasetState>();
+  private timer: NodeJS.Timeout | null = null;
+  private inFlight: Promise<void> | null = null;
+  private readonly store: BundleStore;
+
+  constructor(
+    storeDir: string,
+    private readonly log: SnapshotLog = NO_LOG,
+  ) {
+    this.store = new BundleStore(storeDir);
+  }
+
+  /**
+   * Looks at every dataset's pointer and loads what changed. Concurrent calls share one pass. A
+   * pointer that stays the same is not re-read, even after a failure: fixing a dataset means
+   * publishing (or rolling back) again, which changes the pointer.
+   */
+  reload(): Promise<void> {
+    this.inFlight ??= this.reloadAll().finally(() => {
+      this.inFlight = null;
+    });
+    return this.inFlight;
+  }
+
+  startPolling(intervalMs: number): void {
+    if (this.timer || intervalMs <= 0) return;
+    this.timer = setInterval(() => {
+      this.reload().catch((error: unknown) => this.log.error({ err: error }, 'snapshot reload failed'));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.inFlight;
+  }
+
+  /** The snapshot a request of `dataset` is answered from, or 503 snapshot_unavailable. */
+  require<D extends DatasetName>(dataset: D, now: Date): ServedSnapshot<D> {
+    const state = this.states.get(dataset);
+    if (!state || state.kind === 'unavailable') {
+      throw new ApiError(503, 'snapshot_unavailable', `The ${dataset} snapshot is unavailable`);
+    }
+    if (now.getTime() > state.snapshot.freshUntilMs) {
+      throw new ApiError(503, 'snapshot_unavailable', `The ${dataset} snapshot is stale: it was fresh until ${state.snapshot.freshUntil}`);
+    }
+    return state.snapshot as ServedSnapshot<D>;
+  }
+
+  /** Snapshot ids currently served, for logs and tests. */
+  currentIds(): Partial<Record<DatasetName, string>> {
+    const ids: Partial<Record<DatasetName, string>> = {};
+    for (const [dataset, state] of this.states) if (state.kind === 'ready') ids[dataset] = state.snapshot.snapshotId;
+    return ids;
+  }
+
+  private async reloadAll(): Promise<void> {
+    for (const dataset of DATASETS) await this.reloadDataset(dataset);
+  }
+
+  private async reloadDataset(dataset: DatasetName): Promise<void> {
+    let pointer: string | null;
+    try {
+      const current = await this.store.currentPointer(dataset);
+      pointer = current ? `${current.snapshotId}@${current.publishedAt}` : null;
+    } catch (error) {
+      this.markUnavailable(dataset, `current pointer unreadable: ${(error as Error).message}`, 'unreadable');
+      return;
+    }
+    const previous = this.states.get(dataset);
+    if (previous && previous.pointer === pointer) return;
+    if (pointer === null) {
+      this.markUnavailable(dataset, 'no current snapshot', null);
+      return;
+    }
+    try {
+      const bundle = await this.store.readCurrent(dataset);
+      if (!bundle) {
+        this.markUnavailable(dataset, 'no current snapshot', null);
+        return;
+      }
+      const { manifest } = bundle;
+      const snapshot: ServedSnapshot = {
+        dataset,
+        snapshotId: manifest.snapshotId,
+        generatedAt: manifest.generatedAt,
+        freshUntil: manifest.freshUntil,
+        freshUntilMs: Date.parse(manifest.freshUntil),
+        coverageThrough: manifest.facts.coverageThrough,
+        index: buildIndex(bundle),
+      };
+      // The swap: one assignment, after everything above has succeeded.
+      this.states.set(dataset, { kind: 'ready', snapshot, pointer });
+      this.log.info({ dataset, snapshotId: snapshot.snapshotId, freshUntil: snapshot.freshUntil }, 'serving snapshot');
+    } catch (error) {
+      const known = error instanceof BundleIntegrityError || error instanceof SnapshotNotFoundError;
+      this.markUnavailable(dataset, known ? (error as Error).message : `load failed: ${(error as Error).message}`, pointer);
+    }
+  }
+
+  private markUnavailable(dataset: DatasetName, reason: string, pointer: string | null): void {
+    const previous = this.states.get(dataset);
+    if (previous?.kind === 'unavailable' && previous.pointer === pointer && previous.reason === reason) return;
+    this.states.set(dataset, { kind: 'unavailable', reason, pointer });
+    this.log.error({ dataset, reason }, 'dataset unavailable');
+  }
+}

@@ -1,0 +1,162 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ALL_SCOPES, bearer, get, newKey, type RunningServer, startServer, TestClock } from './helpers/harness.js';
+import { articles } from './helpers/records.js';
+import { articleResources, calendarResources, makeStore, publishDataset, smartMoneyResources } from './helpers/test-store.js';
+
+const NOW = new Date('2026-11-22T12:00:00.000Z');
+const DAY = 86_400_000;
+let server: RunningServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+async function setUp(datasets?: Parameters<typeof makeStore>[1]) {
+  const clock = new TestClock(NOW);
+  const made = await makeStore(NOW, datasets);
+  const key = await newKey(made.root, ALL_SCOPES, 'premium');
+  server = await startServer(made.root, clock);
+  const running = server;
+  const call = (url: string) => get(running.base, url, bearer(key));
+  return { ...made, clock, key, call, server: running };
+}
+
+describe('snapshot swaps', () => {
+  it('serves a newly published snapshot after reload and answers invalid_cursor to a cursor of the old one', async () => {
+    const { store, ids, call, server } = await setUp();
+    const page = await call('/v1/articles?limit=5');
+    expect(page.body.snapshot.id).toBe(ids.articles);
+    const cursor = page.body.page.nextCursor as string;
+
+    const later = new Date(NOW.getTime() + 3_600_000);
+    const newId = await publishDataset(store, 'articles', { 'articles.json': articles(later) }, {
+      generatedAt: later,
+      freshUntil: new Date(NOW.getTime() + 7 * DAY),
+    });
+    // Not yet reloaded: the old snapshot still answers, and its cursor still works.
+    expect((await call(`/v1/articles?limit=5&cursor=${cursor}`)).status).toBe(200);
+    await server.app.snapshots.reload();
+
+    const replay = await call(`/v1/articles?limit=5&cursor=${cursor}`);
+    expect(replay.status).toBe(400);
+    expect(replay.body.error).toMatchObject({ code: 'invalid_cursor', message: 'cursor belongs to another snapshot; start again without a cursor' });
+    const fresh = await call('/v1/articles?limit=5');
+    expect(fresh.body.snapshot.id).toBe(newId);
+    expect(newId).not.toBe(ids.articles);
+  });
+
+  it('answers every request while new snapshots are published and swapped in', async () => {
+    const { store, ids, call, server, clock } = await setUp();
+    const seen = new Set<string>();
+    const statuses: number[] = [];
+    let publishing = true;
+    const traffic = (async () => {
+      while (publishing) {
+        clock.advance(60_000); // a new rate-limit window per batch: this test is about swaps, not limits
+        const batch = await Promise.all(Array.from({ length: 10 }, () => call('/v1/articles?limit=2')));
+        for (const answer of batch) {
+          statuses.push(answer.status);
+          seen.add(answer.body.snapshot?.id);
+        }
+      }
+    })();
+    const published = [ids.articles];
+    for (let i = 1; i <= 3; i += 1) {
+      const at = new Date(NOW.getTime() + i * 60_000);
+      published.push(await publishDataset(store, 'articles', articleResources(at), { generatedAt: at, freshUntil: new Date(NOW.getTime() + 7 * DAY) }));
+      await server.app.snapshots.reload();
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    publishing = false;
+    await traffic;
+    expect(statuses.length).toBeGreaterThan(20);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    expect([...seen].every((id) => published.includes(id))).toBe(true);
+    expect(server.app.snapshots.currentIds().articles).toBe(published[3]);
+  });
+});
+
+describe('polling', () => {
+  it('picks up a newly published snapshot by itself, without a restart', async () => {
+    const clock = new TestClock(NOW);
+    const { root, store, ids } = await makeStore(NOW, ['articles']);
+    const key = await newKey(root, ALL_SCOPES, 'premium');
+    server = await startServer(root, clock, undefined, 50);
+    const at = new Date(NOW.getTime() + 60_000);
+    const newId = await publishDataset(store, 'articles', articleResources(at), { generatedAt: at, freshUntil: new Date(NOW.getTime() + 7 * DAY) });
+    expect(newId).not.toBe(ids.articles);
+    let served = '';
+    for (let attempt = 0; attempt < 100 && served !== newId; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      served = (await get(server.base, '/v1/articles?limit=1', bearer(key))).body.snapshot.id;
+    }
+    expect(served).toBe(newId);
+  });
+});
+
+describe('unavailable datasets', () => {
+  it('answers 503 snapshot_unavailable for a stale dataset while the others answer 200', async () => {
+    const { store, clock, call, server } = await setUp();
+    await publishDataset(store, 'articles', articleResources(NOW), { generatedAt: NOW, freshUntil: new Date(NOW.getTime() + DAY) });
+    await server.app.snapshots.reload();
+    expect((await call('/v1/articles')).status).toBe(200);
+    clock.advance(DAY + 1_000);
+    const stale = await call('/v1/articles');
+    expect(stale.status).toBe(503);
+    expect(stale.body.error).toMatchObject({ code: 'snapshot_unavailable', docsUrl: 'https://docs.example.test/api/errors#snapshot_unavailable' });
+    expect(stale.body.error.message).toContain('fresh until 2026-11-23T12:00:00.000Z');
+    expect(stale.headers.get('x-ratelimit-limit')).toBe('300');
+    const staleB = await call('/api/v1/articles');
+    expect(staleB.status).toBe(503);
+    expect(staleB.body.error.code).toBe('snapshot_unavailable');
+    expect((await call('/v1/economic-calendar?from=2026-12-01&to=2026-12-31')).status).toBe(200);
+    expect((await call('/api/v1/economic-calendar')).status).toBe(200);
+    expect((await call('/v1/smart-money/consensus')).status).toBe(200);
+  });
+
+  it('answers 503 for a dataset that was never published while the others answer 200', async () => {
+    const { call } = await setUp(['articles']);
+    for (const url of ['/v1/economic-calendar?from=2026-12-01&to=2026-12-31', '/api/v1/economic-calendar', '/v1/smart-money/investors', '/v1/smart-money/investors/pershing-square']) {
+      const answer = await call(url);
+      expect(answer.status).toBe(503);
+      expect(answer.body.error.code).toBe('snapshot_unavailable');
+    }
+    expect((await call('/v1/articles')).status).toBe(200);
+  });
+
+  it('answers 503 when the current bundle fails verification, and serves again after a rollback', async () => {
+    const { store, ids, call, server } = await setUp();
+    const at = new Date(NOW.getTime() + 60_000);
+    const badId = await publishDataset(store, 'calendar', calendarResources(at), {
+      generatedAt: at,
+      freshUntil: new Date(NOW.getTime() + 7 * DAY),
+      facts: { coverageThrough: '2027-03-31' },
+    });
+    const file = path.join(store.bundleDir(badId), 'events.json');
+    const bytes = await readFile(file, 'utf8');
+    await writeFile(file, bytes.replace('CPI y/y', 'CPI y/Y'));
+    await server.app.snapshots.reload();
+    const corrupt = await call('/v1/economic-calendar?from=2026-12-01&to=2026-12-31');
+    expect(corrupt.status).toBe(503);
+    expect(corrupt.body.error.code).toBe('snapshot_unavailable');
+    expect(JSON.stringify(corrupt.body)).not.toContain('sha256');
+    expect((await call('/v1/articles')).status).toBe(200);
+
+    await store.rollback('calendar', ids.calendar as string, at);
+    await server.app.snapshots.reload();
+    const back = await call('/v1/economic-calendar?from=2026-12-01&to=2026-12-31');
+    expect(back.status).toBe(200);
+    expect(back.body.snapshot.id).toBe(ids.calendar);
+  });
+});
+
+describe('smart money resources', () => {
+  it('serves the smart-money bundle as published through the store', async () => {
+    const { call } = await setUp(['smart-money']);
+    const resources = smartMoneyResources();
+    const trades = await call('/v1/smart-money/trades?limit=100');
+    expect(trades.body.data).toEqual(resources['trades.json']);
+  });
+});
