@@ -1,0 +1,287 @@
+import type { ProgressStep } from '../../model/progress.js';
+import type { AmendmentType, SubmissionType } from '../../model/filing.js';
+import type { DatasetMembers } from './dataset-members.js';
+import { normalizeAccession, normalizeCik, readAmendmentType, readAmountType, readNonNegativeNumber, readPutCall, readSubmissionType } from './filing-fields.js';
+import { readDatasetDate } from './filing-dates.js';
+import type { FilingIntake } from './filing-intake.js';
+import { FilingProblem } from './filing-problem.js';
+import { columnIndex, forEachTsvLine } from './tsv-rows.js';
+
+/**
+ * Reads one SEC Form 13F data set (SUBMISSION, COVERPAGE, SUMMARYPAGE, INFOTABLE .tsv).
+ *
+ * The three small tables are read first into one entry per accession; INFOTABLE (about 3.5 million
+ * rows for a full quarter) is then streamed row by row straight into the catalog's staging area,
+ * so no file and no row object outlives its turn. A bad row marks its whole filing bad (its later
+ * rows are skipped, its staged rows discarded): nothing from a bad filing is half-used.
+ */
+
+const ROWS_PER_PROGRESS = 10_000;
+
+interface PendingFiling {
+  accession: string;
+  submissionRow: string;
+  submissionType: SubmissionType;
+  cik: string;
+  filedAt: string;
+  period: string;
+  cover: { filerName: string; amendmentType: AmendmentType | null } | null;
+  tableEntryTotal: number | null;
+  tableValueTotal: number | null;
+  stagingId: number | null;
+  bad: { source: string; location: string; reason: string; more: number } | null;
+}
+
+export async function ingestForm13fDataset(
+  datasetSource: string,
+  members: DatasetMembers,
+  intake: FilingIntake,
+  step: ProgressStep,
+): Promise<void> {
+  for (const name of ['SUBMISSION.tsv', 'COVERPAGE.tsv', 'INFOTABLE.tsv']) {
+    if (!members.has(name)) {
+      intake.reject(datasetSource, name, `Form 13F data set lacks ${name}; data set not read`);
+      return;
+    }
+  }
+  const pending = new Map<string, PendingFiling>();
+  try {
+    await readDataset();
+  } catch (error) {
+    // A data set that cannot be read to the end (bad header, corrupt ZIP) is rejected as a whole;
+    // it fails before any of its filings is committed, so discarding the staged rows is enough.
+    for (const filing of pending.values()) {
+      if (filing.stagingId !== null && !intake.catalog.has(filing.accession)) intake.catalog.discard(filing.stagingId);
+    }
+    const location = error instanceof FilingProblem ? (error.location ?? 'file') : 'file';
+    intake.reject(datasetSource, location, `data set not read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  async function readDataset(): Promise<void> {
+    /** Accessions already taken by another source: their rows here are skipped (rejected once, at SUBMISSION). */
+    const skipped = new Set<string>();
+
+    await eachRow(intake, members, 'SUBMISSION.tsv', ['ACCESSION_NUMBER', 'FILING_DATE', 'SUBMISSIONTYPE', 'CIK', 'PERIODOFREPORT'], (field, at, source) => {
+      const accession = readAccession(field('ACCESSION_NUMBER'));
+      const taken = pending.get(accession);
+      if (taken) {
+        intake.reject(source, at, `duplicate accession ${accession}: already listed in ${source} (${taken.submissionRow})`);
+        return;
+      }
+      // Every field is checked before the accession is claimed, so a bad row claims nothing.
+      const filing: PendingFiling = {
+        accession,
+        submissionRow: at,
+        submissionType: readSubmissionType(field('SUBMISSIONTYPE'), 'SUBMISSIONTYPE'),
+        cik: normalizeCik(field('CIK')),
+        filedAt: readDatasetDate(field('FILING_DATE'), 'FILING_DATE'),
+        period: readDatasetDate(field('PERIODOFREPORT'), 'PERIODOFREPORT'),
+        cover: null,
+        tableEntryTotal: null,
+        tableValueTotal: null,
+        stagingId: null,
+        bad: null,
+      };
+      if (!intake.claim(accession, source, at)) {
+        skipped.add(accession);
+        return;
+      }
+      pending.set(accession, filing);
+    });
+
+    const known = (accession: string, source: string, at: string): PendingFiling | null => {
+      const filing = pending.get(accession);
+      if (!filing && !skipped.has(accession)) {
+        intake.reject(source, at, `accession ${accession} is not listed in ${members.describe('SUBMISSION.tsv')}`);
+      }
+      return filing ?? null;
+    };
+
+    await eachRow(intake, members, 'COVERPAGE.tsv', ['ACCESSION_NUMBER', 'ISAMENDMENT', 'AMENDMENTTYPE', 'FILINGMANAGER_NAME'], (field, at, source) => {
+      const filing = known(readAccession(field('ACCESSION_NUMBER')), source, at);
+      if (!filing) return;
+      guarded(filing, source, at, () => {
+        const isAmendment = field('ISAMENDMENT').trim().toUpperCase() === 'Y' || filing.submissionType.endsWith('/A');
+        const amendmentType = isAmendment ? readAmendmentType(field('AMENDMENTTYPE')) : null;
+        if (filing.submissionType === '13F-HR/A' && amendmentType === null) {
+          throw new FilingProblem('13F-HR/A without an AMENDMENTTYPE (RESTATEMENT or NEW HOLDINGS)');
+        }
+        const filerName = field('FILINGMANAGER_NAME').trim();
+        if (filerName === '') throw new FilingProblem('FILINGMANAGER_NAME is empty');
+        filing.cover = { filerName, amendmentType };
+      });
+    });
+
+    if (members.has('SUMMARYPAGE.tsv')) {
+      await eachRow(intake, members, 'SUMMARYPAGE.tsv', ['ACCESSION_NUMBER', 'TABLEENTRYTOTAL', 'TABLEVALUETOTAL'], (field, at, source) => {
+        const filing = known(readAccession(field('ACCESSION_NUMBER')), source, at);
+        if (!filing) return;
+        guarded(filing, source, at, () => {
+          const optional = (name: string) => (field(name).trim() === '' ? null : readNonNegativeNumber(field(name), name));
+          filing.tableEntryTotal = optional('TABLEENTRYTOTAL');
+          filing.tableValueTotal = optional('TABLEVALUETOTAL');
+        });
+      });
+    }
+
+    const orphans = new Map<string, { at: string; count: number }>();
+    let sinceProgress = 0;
+    await eachRow(
+      intake,
+      members,
+      'INFOTABLE.tsv',
+      ['ACCESSION_NUMBER', 'NAMEOFISSUER', 'TITLEOFCLASS', 'CUSIP', 'VALUE', 'SSHPRNAMT', 'SSHPRNAMTTYPE', 'PUTCALL'],
+      (field, at, source) => {
+        if (++sinceProgress === ROWS_PER_PROGRESS) {
+          step.advance(sinceProgress);
+          sinceProgress = 0;
+        }
+        const accession = readAccession(field('ACCESSION_NUMBER'));
+        const filing = pending.get(accession);
+        if (!filing) {
+          if (!skipped.has(accession)) {
+            const orphan = orphans.get(accession);
+            if (orphan) orphan.count++;
+            else orphans.set(accession, { at, count: 1 });
+          }
+          return;
+        }
+        guarded(filing, source, at, () => {
+          const issuerName = field('NAMEOFISSUER').trim();
+          if (issuerName === '') throw new FilingProblem('NAMEOFISSUER is empty');
+          const cusip = field('CUSIP').trim().toUpperCase();
+          if (cusip === '') throw new FilingProblem('CUSIP is empty');
+          const row = {
+            issuerName,
+            titleOfClass: field('TITLEOFCLASS').trim(),
+            cusip,
+            putCall: readPutCall(field('PUTCALL')),
+            amountType: readAmountType(field('SSHPRNAMTTYPE')),
+            amount: readNonNegativeNumber(field('SSHPRNAMT'), 'SSHPRNAMT'),
+            reportedValue: readNonNegativeNumber(field('VALUE'), 'VALUE'),
+          };
+          filing.stagingId ??= intake.catalog.stage(accession);
+          intake.catalog.addRow(filing.stagingId, row);
+        });
+      },
+      (fields, at, source, problem) => {
+        // A row with the wrong number of fields still names its filing in the first column.
+        const filing = pending.get(normalizeAccession(fields[0]) ?? '');
+        if (filing) markBad(filing, source, at, problem);
+        else intake.reject(source, at, problem);
+      },
+    );
+    step.advance(sinceProgress);
+
+    for (const [accession, orphan] of orphans) {
+      intake.reject(
+        members.describe('INFOTABLE.tsv'),
+        orphan.at,
+        `${orphan.count} row(s) for accession ${accession}, which is not listed in ${members.describe('SUBMISSION.tsv')}`,
+      );
+    }
+
+    for (const filing of pending.values()) {
+      const stagingId = filing.stagingId ?? intake.catalog.stage(filing.accession);
+      if (!filing.bad && !filing.cover) {
+        markBad(filing, members.describe('COVERPAGE.tsv'), 'file', `no COVERPAGE.tsv row`);
+      }
+      if (filing.bad) {
+        intake.catalog.discard(stagingId);
+        const more = filing.bad.more > 0 ? ` (and ${filing.bad.more} more bad row(s))` : '';
+        intake.reject(filing.bad.source, filing.bad.location, `filing ${filing.accession} rejected: ${filing.bad.reason}${more}`);
+        continue;
+      }
+      intake.complete(
+        stagingId,
+        {
+          accessionNumber: filing.accession,
+          cik: filing.cik,
+          filerName: filing.cover!.filerName,
+          period: filing.period,
+          filedAt: filing.filedAt,
+          submissionType: filing.submissionType,
+          amendmentType: filing.cover!.amendmentType,
+          source: datasetSource,
+        },
+        { tableEntryTotal: filing.tableEntryTotal, tableValueTotal: filing.tableValueTotal },
+        `accession ${filing.accession}`,
+        members.describe('SUMMARYPAGE.tsv'),
+      );
+    }
+
+  }
+
+  /** Runs a row reader; a problem marks the filing bad (first reason kept) instead of stopping the file. */
+  function guarded(filing: PendingFiling, source: string, at: string, read: () => void): void {
+    if (filing.bad) return; // the filing is rejected already; its later rows are skipped
+    try {
+      read();
+    } catch (error) {
+      if (!(error instanceof FilingProblem)) throw error;
+      markBad(filing, source, at, error.message);
+    }
+  }
+
+  function markBad(filing: PendingFiling, source: string, location: string, reason: string): void {
+    if (filing.bad) filing.bad.more++;
+    else filing.bad = { source, location, reason, more: 0 };
+  }
+}
+
+function readAccession(text: string): string {
+  const accession = normalizeAccession(text);
+  if (!accession) throw new FilingProblem(`ACCESSION_NUMBER ${JSON.stringify(text)} is not an accession number`);
+  return accession;
+}
+
+/**
+ * Streams one member, checking each row's field count against the header. Problems the row
+ * reader throws (FilingProblem) become rejections of that row; wrong field counts go to
+ * onWrongWidth when given (INFOTABLE blames the filing), else are rejected as rows.
+ */
+async function eachRow(
+  intake: FilingIntake,
+  members: DatasetMembers,
+  name: string,
+  required: readonly string[],
+  onRow: (field: (column: string) => string, at: string, source: string) => void,
+  onWrongWidth?: (fields: string[], at: string, source: string, problem: string) => void,
+): Promise<void> {
+  const source = members.describe(name);
+  let columns: Map<string, number> | null = null;
+  let width = 0;
+  let current: string[] = [];
+  const field = (column: string): string => current[columns!.get(column)!] ?? '';
+  await forEachTsvLine(await members.open(name), (entry) => {
+    if ('header' in entry) {
+      try {
+        columns = columnIndex(entry.header, required);
+      } catch (error) {
+        throw new FilingProblem(`${source}: ${(error as Error).message}`, 'line 1');
+      }
+      width = entry.header.length;
+      return;
+    }
+    current = entry.fields;
+    const at = `row ${entry.row} (line ${entry.line})`;
+    if (entry.fields.length !== width) {
+      const problem = `expected ${width} fields, got ${entry.fields.length}`;
+      if (onWrongWidth) onWrongWidth(entry.fields, at, source, problem);
+      else rejectRow(at, problem);
+      return;
+    }
+    try {
+      onRow(field, at, source);
+    } catch (error) {
+      if (!(error instanceof FilingProblem)) throw error;
+      rejectRow(at, error.message);
+    }
+  });
+  if (!columns) throw new FilingProblem(`${source} is empty (no header row)`, 'line 1');
+
+  function rejectRow(at: string, reason: string): void {
+    intake.reject(source, at, reason);
+  }
+}
+

@@ -1,0 +1,70 @@
+import { parseDocument } from 'yaml';
+import { z } from 'zod';
+import type { InvestorRegistryEntry } from '../../model/filing.js';
+import type { Rejection } from '../../model/report.js';
+import { Slug } from '../../model/primitives.js';
+import { INVESTOR_SLUG_MAX } from '../../model/smart-money.js';
+
+/**
+ * `filings/investors.yaml`: the tracked investors, either as a top-level list or under
+ * `investors:`. Each entry: cik (digits, leading zeros allowed), slug, name, category (a slug,
+ * e.g. hedge-fund, pension, asset-manager). A bad entry, or one repeating a CIK or slug, is
+ * rejected on its own; a file that is not YAML yields an empty registry (and a rejection), so that
+ * a broken registry publishes nobody rather than every filer.
+ */
+const RegistryEntry = z
+  .object({
+    cik: z.union([z.string(), z.number().int().nonnegative()]).transform((cik) => String(cik).trim()).pipe(z.string().regex(/^\d{1,10}$/, 'expected 1 to 10 digits')),
+    slug: Slug(INVESTOR_SLUG_MAX),
+    name: z.string().trim().min(1),
+    category: Slug(80),
+  })
+  .strict();
+
+export function parseInvestorRegistry(
+  text: string,
+  source: string,
+): { entries: InvestorRegistryEntry[]; rejections: Rejection[] } {
+  const rejections: Rejection[] = [];
+  const document = parseDocument(text);
+  if (document.errors.length > 0) {
+    const error = document.errors[0]!;
+    const line = error.linePos?.[0]?.line;
+    return { entries: [], rejections: [{ source, location: line ? `line ${line}` : 'file', reason: `not valid YAML: ${error.message.split('\n')[0]}` }] };
+  }
+  const root: unknown = document.toJS();
+  const list = Array.isArray(root) ? root : root && typeof root === 'object' ? (root as { investors?: unknown }).investors : undefined;
+  if (!Array.isArray(list)) {
+    return { entries: [], rejections: [{ source, location: 'file', reason: 'expected a list of investors, or an `investors:` list' }] };
+  }
+  const entries: InvestorRegistryEntry[] = [];
+  const byCik = new Map<string, number>();
+  const bySlug = new Map<string, number>();
+  list.forEach((item, index) => {
+    const location = `investors[${index}]`;
+    const parsed = RegistryEntry.safeParse(item);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      rejections.push({ source, location: `${location}${issue.path.length ? '.' + issue.path.join('.') : ''}`, reason: issue.message });
+      return;
+    }
+    const entry = { ...parsed.data, cik: parsed.data.cik.replace(/^0+(?=\d)/, '') };
+    const sameCik = byCik.get(entry.cik);
+    const sameSlug = bySlug.get(entry.slug);
+    if (sameCik !== undefined || sameSlug !== undefined) {
+      rejections.push({
+        source,
+        location,
+        reason:
+          sameCik !== undefined
+            ? `cik ${entry.cik} is already listed at investors[${sameCik}]`
+            : `slug ${entry.slug} is already listed at investors[${sameSlug}]`,
+      });
+      return;
+    }
+    byCik.set(entry.cik, index);
+    bySlug.set(entry.slug, index);
+    entries.push(entry);
+  });
+  return { entries, rejections };
+}

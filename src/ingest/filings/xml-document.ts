@@ -1,0 +1,58 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { FilingProblem } from './filing-problem.js';
+
+/**
+ * Parses an EDGAR XML document into plain objects keyed by local element names.
+ *
+ * - `removeNSPrefix`: EDGAR files use the default namespace or a prefix (`ns1:`, `n1:`, `com:`);
+ *   the element's local name is what identifies it.
+ * - No value conversion: numbers stay text so CUSIPs and CIKs keep their leading zeros; the
+ *   field readers (filing-fields.ts) check and convert them.
+ * - Blank lines or a byte-order mark before `<?xml` (common in real filings) are dropped, as the
+ *   declaration must otherwise be the first thing in the document.
+ */
+const parser = new XMLParser({
+  removeNSPrefix: true,
+  ignoreAttributes: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  isArray: (name) => name === 'infoTable',
+});
+
+export type XmlNode = { [name: string]: XmlValue };
+export type XmlValue = string | XmlNode | XmlValue[];
+
+export function parseXmlDocument(text: string): XmlNode {
+  const trimmed = text.replace(/^\uFEFF/, '').trimStart();
+  const valid = XMLValidator.validate(trimmed);
+  if (valid !== true) {
+    throw new FilingProblem(`XML does not parse: ${valid.err.msg}`, `line ${valid.err.line}, column ${valid.err.col}`);
+  }
+  return parser.parse(trimmed) as XmlNode;
+}
+
+/** The child element at a path of local names, or undefined. */
+export function child(node: XmlValue | undefined, ...path: string[]): XmlValue | undefined {
+  let current: XmlValue | undefined = node;
+  for (const name of path) {
+    if (current === undefined || typeof current === 'string' || Array.isArray(current)) return undefined;
+    current = current[name];
+  }
+  return current;
+}
+
+/** Text content at a path; an empty element (parsed as "") gives "". */
+export function text(node: XmlValue | undefined, ...path: string[]): string | undefined {
+  const found = child(node, ...path);
+  if (found === undefined) return undefined;
+  if (typeof found === 'string') return found;
+  if (Array.isArray(found)) return typeof found[0] === 'string' ? found[0] : undefined;
+  // An element holding only attributes or nothing parses as an object without children.
+  return Object.keys(found).length === 0 ? '' : undefined;
+}
+
+/** The name of the document element (after the XML declaration). */
+export function rootName(document: XmlNode): string | undefined {
+  return Object.keys(document).find((name) => name !== '?xml');
+}

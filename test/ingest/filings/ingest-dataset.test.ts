@@ -1,0 +1,142 @@
+import { createWriteStream } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { finished } from 'node:stream/promises';
+import yazl from 'yazl';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ingestFilings } from '../../../src/ingest/filings/index.js';
+import { SILENT_PROGRESS } from '../../../src/model/progress.js';
+
+const DATASET = path.resolve('test/fixtures/filings/dataset-2026q3');
+const GOOD = path.resolve('test/fixtures/filings/edgar-good');
+const roots: string[] = [];
+
+async function sourcesWith(setup: (root: string) => Promise<void>): Promise<string> {
+  const root = await mkdtemp(path.join(tmpdir(), 'pdsnap-filings-'));
+  roots.push(root);
+  await setup(root);
+  return root;
+}
+
+/** The SEC's ZIP nests the TSVs in a folder; the reader matches members by base name. */
+async function zipDataset(zipPath: string): Promise<void> {
+  const zip = new yazl.ZipFile();
+  for (const name of (await readdir(DATASET)).sort()) {
+    zip.addBuffer(await readFile(path.join(DATASET, name)), `2026q3_form13f/${name}`, { mtime: new Date('2026-12-01T00:00:00Z') });
+  }
+  zip.end();
+  const out = createWriteStream(zipPath);
+  zip.outputStream.pipe(out);
+  await finished(out);
+}
+
+afterAll(async () => {
+  for (const root of roots) await rm(root, { recursive: true, force: true });
+});
+
+describe.each([
+  ['an extracted folder', (root: string) => cp(DATASET, path.join(root, 'filings/datasets/2026q3_form13f'), { recursive: true }), 'filings/datasets/2026q3_form13f/INFOTABLE.tsv'],
+  [
+    'a zip',
+    async (root: string) => {
+      await mkdir(path.join(root, 'filings/datasets'), { recursive: true });
+      await zipDataset(path.join(root, 'filings/datasets/2026q3_form13f.zip'));
+    },
+    'filings/datasets/2026q3_form13f.zip!2026q3_form13f/INFOTABLE.tsv',
+  ],
+])('a Form 13F data set as %s', async (_label, setup, infotable) => {
+  const result = await ingestFilings(await sourcesWith(setup), SILENT_PROGRESS);
+  const accepted = [...result.catalog.filings()];
+  const byAccession = new Map(accepted.map((meta) => [meta.accessionNumber, meta]));
+
+  it('accepts the valid filings, including a notice and an amendment of an earlier period', () => {
+    expect(accepted.map((meta) => meta.accessionNumber)).toEqual([
+      '0001601000-26-000101',
+      '0001603000-26-000103',
+      '0001605000-26-000105',
+      '0001606000-26-000106',
+    ]);
+    expect(byAccession.get('0001601000-26-000101')).toMatchObject({
+      cik: '1601000',
+      filerName: 'MERIDIAN RIDGE ADVISORS LLC',
+      period: '2026-09-30',
+      filedAt: '2026-11-12',
+      submissionType: '13F-HR',
+      valueUnit: 'dollars',
+    });
+    expect(byAccession.get('0001603000-26-000103')).toMatchObject({ submissionType: '13F-NT' });
+    expect(byAccession.get('0001605000-26-000105')).toMatchObject({ period: '2026-06-30', submissionType: '13F-HR/A', amendmentType: 'RESTATEMENT' });
+  });
+
+  it('keeps rows of a filing that are interleaved with another filing, and stray quotes in names', () => {
+    expect(result.catalog.rows('0001601000-26-000101').map((row) => [row.issuerName, row.putCall, row.value])).toEqual([
+      ['APPLE INC', null, 45600000],
+      ['APPLE INC', 'call', 11400000],
+      ['NVIDIA CORPORATION', null, 36300000],
+      ['SOUTHERN "NEW" ENGLAND TEL CO', null, 11400000],
+    ]);
+  });
+
+  it('rejects the whole filing of a row with the wrong number of fields, and keeps the others', () => {
+    expect(byAccession.has('0001602000-26-000102')).toBe(false);
+    expect(result.rejections).toContainEqual({
+      source: infotable,
+      location: 'row 4 (line 5)',
+      reason: 'filing 0001602000-26-000102 rejected: expected 15 fields, got 14',
+    });
+  });
+
+  it('rejects the whole filing of a non-numeric value', () => {
+    expect(byAccession.has('0001604000-26-000104')).toBe(false);
+    expect(result.rejections).toContainEqual({
+      source: infotable,
+      location: 'row 7 (line 8)',
+      reason: 'filing 0001604000-26-000104 rejected: VALUE "12.5O" is not a non-negative number',
+    });
+  });
+
+  it('rejects a filing whose SUMMARYPAGE entry total does not match its INFOTABLE rows', () => {
+    expect(byAccession.has('0001527817-26-000058')).toBe(false);
+    expect(result.rejections).toContainEqual({
+      source: infotable.replace('INFOTABLE', 'SUMMARYPAGE'),
+      location: 'accession 0001527817-26-000058',
+      reason: 'filing 0001527817-26-000058 rejected: cover page tableEntryTotal is 3 but the information table has 1 rows',
+    });
+  });
+
+  it('rejects an accession listed twice, naming the first', () => {
+    const duplicate = result.rejections.find((r) => r.reason.startsWith('duplicate accession 0001601000-26-000101'));
+    expect(duplicate?.location).toBe('row 8 (line 9)');
+    expect(duplicate?.reason).toMatch(/already listed in .*SUBMISSION\.tsv \(row 1 \(line 2\)\)$/);
+  });
+
+  it('rejects information-table rows of an accession the data set does not list', () => {
+    expect(result.rejections).toContainEqual({
+      source: infotable,
+      location: 'row 14 (line 15)',
+      reason: expect.stringMatching(/^1 row\(s\) for accession 0001699999-26-000199, which is not listed in /),
+    });
+    expect(result.rejections).toHaveLength(5);
+  });
+});
+
+describe('a data set next to EDGAR filings', async () => {
+  const root = await sourcesWith(async (dir) => {
+    await cp(GOOD, dir, { recursive: true });
+    await cp(DATASET, path.join(dir, 'filings/datasets/2026q3_form13f'), { recursive: true });
+  });
+  const result = await ingestFilings(root, SILENT_PROGRESS);
+
+  it('rejects the data set copy of an accession already read from EDGAR, naming the EDGAR file', () => {
+    expect(result.catalog.meta('0001527817-26-000058')!.source).toBe('filings/edgar/1527817/0001527817-26-000058.txt');
+    expect(result.rejections).toContainEqual({
+      source: 'filings/datasets/2026q3_form13f/SUBMISSION.tsv',
+      location: 'row 7 (line 8)',
+      reason:
+        'duplicate accession 0001527817-26-000058: already listed in filings/edgar/1527817/0001527817-26-000058.txt (SEC-HEADER/ACCESSION NUMBER)',
+    });
+    // Its INFOTABLE rows are not reported again as unlisted.
+    expect(result.rejections.filter((r) => r.reason.includes('0001527817-26-000058'))).toHaveLength(1);
+  });
+});

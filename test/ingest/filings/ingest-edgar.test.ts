@@ -1,0 +1,149 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ingestFilings } from '../../../src/ingest/filings/index.js';
+import { SILENT_PROGRESS } from '../../../src/model/progress.js';
+
+const GOOD = path.resolve('test/fixtures/filings/edgar-good');
+const BAD = path.resolve('test/fixtures/filings/edgar-bad');
+
+describe('ingestFilings on EDGAR folders and full submissions', async () => {
+  const result = await ingestFilings(GOOD, SILENT_PROGRESS);
+  const byAccession = new Map([...result.catalog.filings()].map((meta) => [meta.accessionNumber, meta]));
+
+  it('accepts every well-formed filing: folders, full submissions, amendments and a notice', () => {
+    expect(result.rejections.filter((r) => r.source.includes('/edgar/'))).toEqual([]);
+    expect([...byAccession.keys()].sort()).toEqual([
+      '0001523000-26-000412',
+      '0001523000-26-000433',
+      '0001527817-26-000058',
+      '0001527817-26-000071',
+      '0001534000-24-000019',
+      '0001541000-22-000003',
+      '0001541000-22-000007',
+      '0001657123-26-000003',
+    ]);
+  });
+
+  it('takes the accession from the folder name and the filing date from the signature date', () => {
+    expect(byAccession.get('0001523000-26-000412')).toMatchObject({
+      cik: '1523000',
+      filerName: 'HARBORVIEW CAPITAL MANAGEMENT LLC',
+      period: '2026-09-30',
+      filedAt: '2026-11-12',
+      submissionType: '13F-HR',
+      source: 'filings/edgar/1523000/0001523000-26-000412',
+      valueUnit: 'dollars',
+    });
+  });
+
+  it('takes accession, dates and filer from the SGML header of a full submission', () => {
+    expect(byAccession.get('0001527817-26-000058')).toMatchObject({
+      cik: '1527817',
+      filerName: 'GRANITE PEAK PARTNERS LP',
+      period: '2026-09-30',
+      filedAt: '2026-11-13',
+      source: 'filings/edgar/1527817/0001527817-26-000058.txt',
+    });
+    expect(result.catalog.rows('0001527817-26-000058').map((row) => row.value)).toEqual([36300000, 10500000, 9360000]);
+  });
+
+  it('records RESTATEMENT and NEW HOLDINGS amendments with their type', () => {
+    expect(byAccession.get('0001523000-26-000433')).toMatchObject({ submissionType: '13F-HR/A', amendmentType: 'RESTATEMENT' });
+    expect(byAccession.get('0001527817-26-000071')).toMatchObject({ submissionType: '13F-HR/A', amendmentType: 'NEW HOLDINGS' });
+    expect(result.catalog.rows('0001527817-26-000071')).toHaveLength(1);
+  });
+
+  it('accepts a 13F-NT as a notice with no rows', () => {
+    expect(byAccession.get('0001657123-26-000003')).toMatchObject({ submissionType: '13F-NT', amendmentType: null });
+    expect(result.catalog.rows('0001657123-26-000003')).toEqual([]);
+  });
+
+  it('keeps option rows and PRN rows of the same issuer as separate rows', () => {
+    const rows = result.catalog.rows('0001523000-26-000412');
+    expect(rows.map((row) => [row.cusip, row.putCall, row.amountType])).toEqual([
+      ['512347105', null, 'SH'],
+      ['512347105', 'call', 'SH'],
+      ['512347105', 'put', 'SH'],
+      ['512347AB1', null, 'PRN'],
+      ['622988103', null, 'SH'],
+    ]);
+  });
+
+  it('reads a 2024 filing reported in thousands as thousands, and notes the override', () => {
+    const meta = byAccession.get('0001534000-24-000019')!;
+    expect(meta.valueUnit).toBe('thousands');
+    expect(result.catalog.rows('0001534000-24-000019')[0]!.value).toBe(19_259_000);
+    expect(result.notes).toContainEqual({
+      source: 'filings/edgar/1534000/0001534000-24-000019',
+      message: `filing 0001534000-24-000019 value unit: ${meta.valueUnitReason}`,
+    });
+  });
+
+  it('reads a late filing of a 2021 period reported in dollars as dollars, and notes the override', () => {
+    const meta = byAccession.get('0001541000-22-000007')!;
+    expect(meta.valueUnit).toBe('dollars');
+    expect(meta.valueUnitReason).toMatch(/date rule: thousands/);
+    expect(result.catalog.rows('0001541000-22-000007')[0]!.value).toBe(7_101_600);
+  });
+
+  it('reads a 2022 filing in thousands, as the date rule says, without a per-filing note', () => {
+    expect(byAccession.get('0001541000-22-000003')!.valueUnit).toBe('thousands');
+    expect(result.catalog.rows('0001541000-22-000003')[0]!.value).toBe(5_527_000);
+    expect(result.notes.filter((note) => note.message.includes('0001541000-22-000003'))).toEqual([]);
+    expect(result.notes.at(-1)!.message).toBe(
+      'value units: 5 filing(s) read as dollars, 2 as thousands of dollars; 2 overrode the filing-date rule (noted above)',
+    );
+  });
+
+  it('returns the registry and lists every file read as a source', () => {
+    expect(result.registry?.map((entry) => entry.slug)).toContain('harborview-capital');
+    expect(result.sources.map((source) => source.path)).toContain('filings/edgar/1527817/0001527817-26-000058.txt');
+    expect(result.sources.map((source) => source.path)).toContain('filings/investors.yaml');
+    expect(result.sources.every((source) => /^[0-9a-f]{64}$/.test(source.sha256))).toBe(true);
+  });
+});
+
+describe('ingestFilings rejections', async () => {
+  const result = await ingestFilings(BAD, SILENT_PROGRESS);
+  const reasonFor = (needle: string) => result.rejections.find((r) => r.source.includes(needle) || r.reason.includes(needle));
+
+  it('adds nothing from a bad filing and builds on', () => {
+    expect([...result.catalog.filings()]).toEqual([]);
+    expect(result.registry).toBeNull();
+    expect(result.rejections).toHaveLength(5);
+  });
+
+  it('rejects a cover page whose tableEntryTotal does not match the table', () => {
+    expect(reasonFor('1545000')).toEqual({
+      source: 'filings/edgar/1545000/0001545000-26-000011',
+      location: 'primary_doc.xml formData/summaryPage',
+      reason: 'filing 0001545000-26-000011 rejected: cover page tableEntryTotal is 3 but the information table has 2 rows',
+    });
+  });
+
+  it('rejects a non-numeric value, naming the information table file and row', () => {
+    expect(reasonFor('1546000')).toEqual({
+      source: 'filings/edgar/1546000/0001546000-26-000012/infotable.xml',
+      location: 'informationTable/infoTable[2]',
+      reason: 'value "31,2OO,000" is not a non-negative number',
+    });
+  });
+
+  it('rejects a submission that is not a 13F with a clear reason', () => {
+    expect(reasonFor('1547000')).toMatchObject({
+      source: 'filings/edgar/1547000/0001547000-26-000020.txt',
+      reason: expect.stringMatching(/^not a Form 13F holdings report or notice: CONFORMED SUBMISSION TYPE is "10-K"/),
+    });
+  });
+
+  it('rejects an information table that does not parse', () => {
+    expect(reasonFor('1548000')).toMatchObject({
+      source: 'filings/edgar/1548000/0001548000-26-000021/infotable.xml',
+      reason: expect.stringMatching(/^XML does not parse/),
+    });
+  });
+
+  it('rejects an sshPrnamtType that is not SH or PRN', () => {
+    expect(reasonFor('1549000')!.reason).toBe('sshPrnamtType "SHS" is not SH or PRN');
+  });
+});

@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseInvestorRegistry } from '../../../src/ingest/filings/investor-registry.js';
+
+describe('investors.yaml registry', () => {
+  const text = readFileSync('test/fixtures/filings/edgar-good/filings/investors.yaml', 'utf8');
+  const { entries, rejections } = parseInvestorRegistry(text, 'filings/investors.yaml');
+
+  it('keeps valid entries with CIKs normalized to no leading zeros', () => {
+    expect(entries.map((entry) => [entry.cik, entry.slug, entry.category])).toEqual([
+      ['1523000', 'harborview-capital', 'hedge-fund'],
+      ['1527817', 'granite-peak-partners', 'hedge-fund'],
+      ['1541000', 'tamarack-hill-endowment', 'endowment'],
+      ['1657123', 'vantage-hollow', 'asset-manager'],
+    ]);
+  });
+
+  it('rejects an entry with a bad slug and one repeating a CIK, naming each entry', () => {
+    expect(rejections).toHaveLength(2);
+    expect(rejections[0]).toMatchObject({ source: 'filings/investors.yaml', location: 'investors[3].slug' });
+    expect(rejections[1]).toEqual({
+      source: 'filings/investors.yaml',
+      location: 'investors[4]',
+      reason: 'cik 1523000 is already listed at investors[0]',
+    });
+  });
+
+  it('gives an empty registry and a rejection for a file that is not YAML', () => {
+    const broken = parseInvestorRegistry('investors:\n  - cik: "1"\n   slug: [unclosed', 'filings/investors.yaml');
+    expect(broken.entries).toEqual([]);
+    expect(broken.rejections[0]!.reason).toMatch(/^not valid YAML/);
+  });
+});
