@@ -1,0 +1,25 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { benchServer, formatServer } from './server.js';
+import { benchSmartMoney, formatSmartMoney } from './smart-money.js';
+
+/**
+ * npm run bench [-- smart-money|server] — benchmarks, not tests: they print figures for
+ * docs/performance.md and fail only when the Smart Money build breaks its 1 GiB memory budget.
+ * BENCH_FILERS overrides the number of filers per quarter (default 9000, the size of a real quarter).
+ */
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = path.join(repoRoot, 'dist/src/cli/main.js');
+const which = process.argv[2] ?? 'all';
+const filers = Number(process.env.BENCH_FILERS ?? 9000);
+
+let failed = false;
+if (which === 'all' || which === 'smart-money') {
+  const result = await benchSmartMoney(cli, repoRoot, filers);
+  process.stdout.write(`${formatSmartMoney(result)}\n\n`);
+  failed ||= !result.withinBudget;
+}
+if (which === 'all' || which === 'server') {
+  process.stdout.write(`${formatServer(await benchServer(cli, repoRoot))}\n`);
+}
+process.exitCode = failed ? 1 : 0;
