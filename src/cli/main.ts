@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { commands } from './commands/index.js';
+import { commandsFor } from './commands/index.js';
 import { DataError, ExitCode, ExitWith, UsageError } from './errors.js';
 
 /** The one place that turns errors into a message and an exit code. */
@@ -10,7 +10,7 @@ export async function main(argv: string[]): Promise<number> {
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .showHelpAfterError('(run with --help for usage)');
-  for (const command of commands()) program.addCommand(command.exitOverride());
+  for (const command of await commandsFor(argv)) program.addCommand(command.exitOverride());
   try {
     await program.parseAsync(argv);
     return ExitCode.ok;

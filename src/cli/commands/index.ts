@@ -1,17 +1,26 @@
 import type { Command } from 'commander';
-import { buildCommand } from './build.js';
-import { gateCommand } from './gate.js';
-import { gcCommand } from './gc.js';
-import { inspectCommand } from './inspect.js';
-import { keysCommand } from './keys.js';
-import { listCommand } from './list.js';
-import { rollbackCommand } from './rollback.js';
-import { sampleCommand } from './sample.js';
-import { serveCommand } from './serve.js';
-import { usageCommand } from './usage.js';
-import { validateCommand } from './validate.js';
 
-/** Every subcommand, in the order `pdsnap --help` lists them. */
-export function commands(): Command[] {
-  return [buildCommand(), validateCommand(), gateCommand(), listCommand(), inspectCommand(), rollbackCommand(), gcCommand(), sampleCommand(), serveCommand(), keysCommand(), usageCommand()];
+/**
+ * Every subcommand, in the order `pdsnap --help` lists them, each loaded only when asked for:
+ * `pdsnap list` need not load the HTTP server, the Markdown renderer or the XML parser.
+ */
+export const COMMANDS: Record<string, () => Promise<Command>> = {
+  build: async () => (await import('./build.js')).buildCommand(),
+  validate: async () => (await import('./validate.js')).validateCommand(),
+  gate: async () => (await import('./gate.js')).gateCommand(),
+  list: async () => (await import('./list.js')).listCommand(),
+  inspect: async () => (await import('./inspect.js')).inspectCommand(),
+  rollback: async () => (await import('./rollback.js')).rollbackCommand(),
+  gc: async () => (await import('./gc.js')).gcCommand(),
+  sample: async () => (await import('./sample.js')).sampleCommand(),
+  serve: async () => (await import('./serve.js')).serveCommand(),
+  keys: async () => (await import('./keys.js')).keysCommand(),
+  usage: async () => (await import('./usage.js')).usageCommand(),
+};
+
+/** The command named on the command line, or all of them (for --help and for unknown names). */
+export async function commandsFor(argv: string[]): Promise<Command[]> {
+  const name = argv[2];
+  const load = name !== undefined && Object.hasOwn(COMMANDS, name) ? [COMMANDS[name]!] : Object.values(COMMANDS);
+  return Promise.all(load.map((factory) => factory()));
 }
