@@ -36,6 +36,8 @@ export class ParameterProblem extends Error {
   constructor(
     readonly parameter: string,
     message: string,
+    /** What is wrong: its value, or that it is repeated or unknown. */
+    readonly kind: 'value' | 'repeated' | 'unknown' = 'value',
   ) {
     super(message);
   }

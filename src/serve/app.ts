@@ -19,6 +19,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Id of the authenticated key (never the key itself), for the request log. */
     keyId: string | null;
+    /** UTC month the request was counted in, once admitted. */
+    admittedMonth: string | null;
   }
 }
 
@@ -91,6 +93,7 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
 
   app.decorate('snapshots', snapshots);
   app.decorateRequest('keyId', null);
+  app.decorateRequest('admittedMonth', null);
   app.setValidatorCompiler(({ schema }) => compileParameterValidator(schema as JsonSchema));
   installRequestHooks(app, access);
   installErrorHandling(app, options.docsUrl);
@@ -98,7 +101,7 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
   for (const op of ALL_OPERATIONS) registerOperation(app, op, { snapshots, cursors, now });
 
   const document = openApiDocument(ALL_OPERATIONS, options.docsUrl);
-  const documentTag = etagOf(['openapi', document]);
+  const documentTag = etagOf(['openapi', document], false);
   const publicRoute: RouteConfig = { public: true };
   app.get('/v1/openapi.json', { config: publicRoute }, async (request, reply) => {
     reply.header('ETag', documentTag);

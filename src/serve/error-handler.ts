@@ -14,7 +14,7 @@ export function toApiError(error: unknown, profile: Profile): ApiError | null {
   if (error instanceof ApiError) return error;
   if (error instanceof ParameterProblem) {
     if (profile === 'A') return new ApiError(400, 'invalid_request', error.message);
-    if (error.parameter === 'region') return new ApiError(400, 'invalid_region', REGION_MESSAGE);
+    if (error.parameter === 'region' && error.kind === 'value') return new ApiError(400, 'invalid_region', REGION_MESSAGE);
     return new ApiError(400, 'invalid_params', error.message);
   }
   if (error instanceof CursorProblem) {

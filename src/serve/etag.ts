@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 
 /**
- * A strong ETag from what determines a response's content: the snapshot (immutable), the
- * operation and the normalized parameters. Profile A bodies also carry the request id, which names
- * the request, not the representation, so it is left out on purpose: two requests with the same
- * ETag get the same data, page and snapshot.
+ * An ETag from what determines a response's content: the snapshot (immutable), the operation and
+ * the normalized parameters. Profile A bodies also carry the request id, so their bytes differ on
+ * every request: their tag is weak (RFC 9110 8.8.1), same data, page and snapshot. Profile B bodies
+ * are byte-identical for the same tag, so theirs is strong.
  */
-export function etagOf(parts: readonly unknown[]): string {
-  return `"${createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 32)}"`;
+export function etagOf(parts: readonly unknown[], weak: boolean): string {
+  const tag = `"${createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 32)}"`;
+  return weak ? `W/${tag}` : tag;
 }
 
 /** If-None-Match (RFC 9110 13.1.2): `*`, or a list of tags compared weakly (W/ ignored). */
@@ -18,5 +19,5 @@ export function matchesIfNoneMatch(header: string | string[] | undefined, etag: 
   return value
     .split(',')
     .map((tag) => tag.trim().replace(/^W\//, ''))
-    .includes(etag);
+    .includes(etag.replace(/^W\//, ''));
 }

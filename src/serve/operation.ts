@@ -27,7 +27,7 @@ interface OperationBase<D extends DatasetName> {
   /** Fastify route path, e.g. /v1/articles/:slug. */
   path: string;
   dataset: D;
-  /** Profile A's required scope. */
+  /** The scope a key needs (both profiles; Profile B answers 403 insufficient_scope in its envelope). */
   scope?: Scope;
   summary: string;
   description?: string;

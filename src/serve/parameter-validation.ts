@@ -31,9 +31,10 @@ export function compileParameterValidator(schema: JsonSchema): PartValidator {
   return (data) => {
     const value: Record<string, unknown> = {};
     for (const [name, raw] of Object.entries((data ?? {}) as Record<string, unknown>)) {
-      const property = properties[name];
-      if (!property) return { error: new ParameterProblem(name, `unknown parameter ${name}`) };
-      if (Array.isArray(raw)) return { error: new ParameterProblem(name, `${name} is given more than once`) };
+      // Own properties only: `__proto__` or `constructor` must be unknown parameters, not inherited ones.
+      const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
+      if (!property) return { error: new ParameterProblem(name, `unknown parameter ${name}`, 'unknown') };
+      if (Array.isArray(raw)) return { error: new ParameterProblem(name, `${name} is given more than once`, 'repeated') };
       value[name] = property.type === 'integer' && typeof raw === 'string' && INTEGER_TEXT.test(raw) ? Number(raw) : raw;
     }
     if (validate(value)) return { value };

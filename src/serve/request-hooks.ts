@@ -42,6 +42,14 @@ export function installRequestHooks(app: FastifyInstance, access: Access): void 
     const admission = access.admit(profile, outcome.key.id, outcome.key.tier);
     reply.headers(admission.headers);
     if (!admission.allowed) throw new ApiError(admission.status, admission.code, admission.message);
+    request.admittedMonth = admission.month;
+  });
+
+  // A 5xx is the server's fault: the client is not billed for it.
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode >= 500 && request.keyId !== null && request.admittedMonth !== null) {
+      access.release(request.keyId, request.admittedMonth);
+    }
   });
 
   // One structured line per request: never the key, never the Authorization header.

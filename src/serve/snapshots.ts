@@ -123,8 +123,9 @@ export class SnapshotRegistry {
 
   private async reloadDataset(dataset: DatasetName): Promise<void> {
     let pointer: string | null;
+    let current;
     try {
-      const current = await this.store.currentPointer(dataset);
+      current = await this.store.currentPointer(dataset);
       pointer = current ? `${current.snapshotId}@${current.publishedAt}` : null;
     } catch (error) {
       this.markUnavailable(dataset, `current pointer unreadable: ${(error as Error).message}`, 'unreadable');
@@ -132,16 +133,13 @@ export class SnapshotRegistry {
     }
     const previous = this.states.get(dataset);
     if (previous && previous.pointer === pointer) return;
-    if (pointer === null) {
+    if (pointer === null || !current) {
       this.markUnavailable(dataset, 'no current snapshot', null);
       return;
     }
     try {
-      const bundle = await this.store.readCurrent(dataset);
-      if (!bundle) {
-        this.markUnavailable(dataset, 'no current snapshot', null);
-        return;
-      }
+      // The bundle the pointer read above names: reading the pointer again could pair another id with it.
+      const bundle = await this.store.readBundle(current.snapshotId);
       const { manifest } = bundle;
       const snapshot: ServedSnapshot = {
         dataset,
@@ -156,8 +154,10 @@ export class SnapshotRegistry {
       this.states.set(dataset, { kind: 'ready', snapshot, pointer });
       this.log.info({ dataset, snapshotId: snapshot.snapshotId, freshUntil: snapshot.freshUntil }, 'serving snapshot');
     } catch (error) {
+      // A bundle that fails verification stays refused until the pointer moves; any other failure
+      // (EMFILE, EIO, a slow disk) is forgotten, so the next poll tries the same pointer again.
       const known = error instanceof BundleIntegrityError || error instanceof SnapshotNotFoundError;
-      this.markUnavailable(dataset, known ? (error as Error).message : `load failed: ${(error as Error).message}`, pointer);
+      this.markUnavailable(dataset, known ? (error as Error).message : `load failed: ${(error as Error).message}`, known ? pointer : null);
     }
   }
 

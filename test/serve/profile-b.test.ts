@@ -8,12 +8,13 @@ const clock = new TestClock(NOW);
 let server: RunningServer;
 let key: string;
 let memberKey: string;
+let smartMoneyOnly: string;
 
 beforeAll(async () => {
   const { root } = await makeStore(NOW);
   key = await newKey(root, ALL_SCOPES, 'premium');
-  // Profile B publishes no scopes: a key with any scope reads every Profile B operation.
-  memberKey = await newKey(root, ['calendar:read'], 'member');
+  memberKey = await newKey(root, ['articles:read', 'calendar:read'], 'member');
+  smartMoneyOnly = await newKey(root, ['smart-money:read'], 'member');
   server = await startServer(root, clock);
 });
 afterAll(() => server.close());
@@ -141,6 +142,19 @@ describe('Profile B errors and headers', () => {
       expect(status).toBe(400);
       expect(body).toEqual({ error: { code: 'invalid_region', message: 'region must be us, kr or jp' } });
     }
+  });
+
+  it('refuses a key without the dataset scope with 403 insufficient_scope in the Profile B envelope', async () => {
+    const refused = await B('/api/v1/articles', { 'x-api-key': smartMoneyOnly });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ error: { code: 'insufficient_scope', message: expect.stringContaining('articles:read') } });
+    expect((await B('/api/v1/economic-calendar', { 'x-api-key': smartMoneyOnly })).status).toBe(403);
+  });
+
+  it('answers a repeated region with invalid_params naming it, not invalid_region', async () => {
+    const { status, body } = await B('/api/v1/articles?region=us&region=kr');
+    expect(status).toBe(400);
+    expect(body).toEqual({ error: { code: 'invalid_params', message: 'region is given more than once' } });
   });
 
   it('accepts Bearer or X-API-Key; missing is 401 unauthorized, wrong is 401 invalid_key', async () => {

@@ -36,19 +36,26 @@ export type AuthOutcome =
     };
 
 export type Admission =
-  | { allowed: true; headers: Record<string, string> }
+  | { allowed: true; headers: Record<string, string>; /** UTC month (YYYY-MM) it was counted in. */ month: string }
   | { allowed: false; status: 429; code: LimitCode; message: string; headers: Record<string, string> };
 
 export interface Access {
   /**
    * Profile A: Bearer only; missing/invalid/revoked → 401 invalid_api_key; lacking `requiredScope`
    * → 403 insufficient_scope. Profile B: Bearer or X-API-Key; missing → 401 unauthorized, wrong or
-   * revoked → 401 invalid_key. Profile B publishes no scopes, so `requiredScope` is checked on A only.
-   * Counts nothing: call `admit` after a success.
+   * revoked → 401 invalid_key. Scopes are a grant, so they hold on B too: a key without the
+   * dataset's scope gets 403 insufficient_scope in B's envelope (B's table lists no 403, but
+   * ignoring the grant would let a key read data it was never given). Counts nothing: call `admit`.
    */
   authenticate(profile: Profile, headers: RequestHeaders, requiredScope?: Scope): AuthOutcome;
   /** Hard cap, then per-minute window; an admitted request is counted. Headers go on the response whatever its final status. */
   admit(profile: Profile, keyId: string, tier: TierName): Admission;
+  /**
+   * Takes an admitted request back out of its month's billable count: for answers that are the
+   * server's fault (5xx), which a client should not pay for. The per-minute window keeps it, so
+   * retries of a failing request are still rate limited.
+   */
+  release(keyId: string, month: string): void;
   /** Headers for a response to a request without a usable key: the member tier's limits, nothing consumed. */
   headersForUnauthenticated(profile: Profile): Record<string, string>;
   close(): void;
@@ -94,7 +101,7 @@ export function createAccess(options: AccessOptions): Access {
       if (!record) return fail(401, invalid, 'Invalid API key');
       // Only the holder of the full secret gets this far, so saying "revoked" tells an attacker nothing.
       if (record.revokedAt !== null) return fail(401, invalid, 'API key has been revoked');
-      if (profile === 'A' && requiredScope !== undefined && !record.scopes.includes(requiredScope)) {
+      if (requiredScope !== undefined && !record.scopes.includes(requiredScope)) {
         return fail(403, 'insufficient_scope', `API key lacks the scope ${requiredScope}`, record);
       }
       return { ok: true, key: { id: record.id, name: record.name, tier: record.tier, scopes: [...record.scopes] } };
@@ -108,7 +115,7 @@ export function createAccess(options: AccessOptions): Access {
         const decision = decideAdmission(tier, usage.counts(keyId, month, windowStart), at);
         if (decision.allowed) {
           usage.recordAdmitted(keyId, tier, month, windowStart);
-          return { allowed: true, headers: limitHeaders(profile, tier, decision.counts, at) };
+          return { allowed: true, headers: limitHeaders(profile, tier, decision.counts, at), month };
         }
         usage.recordRejected(keyId, tier, month);
         return {
@@ -119,6 +126,10 @@ export function createAccess(options: AccessOptions): Access {
           headers: limitHeaders(profile, tier, decision.counts, at, decision.retryAfterSeconds),
         };
       });
+    },
+
+    release(keyId, month) {
+      usage.releaseAdmitted(keyId, month);
     },
 
     headersForUnauthenticated,

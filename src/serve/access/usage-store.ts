@@ -41,6 +41,9 @@ export class UsageStore {
         `INSERT INTO monthly_usage (key_id, month, tier, requests, rejected) VALUES (?, ?, ?, 0, 1)
          ON CONFLICT (key_id, month) DO UPDATE SET rejected = rejected + 1, tier = excluded.tier`,
       ),
+      releaseFromMonth: db.prepare<[string, string]>(
+        'UPDATE monthly_usage SET requests = requests - 1 WHERE key_id = ? AND month = ? AND requests > 0',
+      ),
       addToWindow: db.prepare<[string, number], { requests: number }>(
         `INSERT INTO window_usage (key_id, window_start, requests) VALUES (?, ?, 1)
          ON CONFLICT (key_id, window_start) DO UPDATE SET requests = requests + 1 RETURNING requests`,
@@ -80,6 +83,10 @@ export class UsageStore {
     const inWindow = this.statements.addToWindow.get(keyId, windowStart);
     // The first request of a window is the moment to drop the key's older windows, so the table stays small.
     if (inWindow?.requests === 1) this.statements.pruneWindows.run(keyId, windowStart - WINDOW_SECONDS);
+  }
+
+  releaseAdmitted(keyId: string, month: string): void {
+    this.statements.releaseFromMonth.run(keyId, month);
   }
 
   recordRejected(keyId: string, tier: TierName, month: string): void {

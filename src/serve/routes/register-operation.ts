@@ -54,7 +54,7 @@ function answerList(op: ListOperation, deps: OperationDeps, request: FastifyRequ
   } else {
     offset = query.offset as number;
   }
-  if (notModified(request, reply, etagOf([op.operationId, snapshot.snapshotId, plan.filters, limit, offset]))) return reply.send();
+  if (notModified(request, reply, etagOf([op.operationId, snapshot.snapshotId, plan.filters, limit, offset], op.profile === 'A'))) return reply.send();
 
   const all = plan.select(snapshot.index);
   const data = all.slice(offset, offset + limit);
@@ -74,7 +74,7 @@ function answerSingle(op: SingleOperation, deps: OperationDeps, request: Fastify
   const snapshot = deps.snapshots.require(op.dataset, now);
   const record = plan.find(snapshot.index);
   if (record === undefined) throw new ApiError(404, 'not_found', plan.notFoundMessage);
-  if (notModified(request, reply, etagOf([op.operationId, snapshot.snapshotId, plan.key]))) return reply.send();
+  if (notModified(request, reply, etagOf([op.operationId, snapshot.snapshotId, plan.key], op.profile === 'A'))) return reply.send();
   if (op.profile === 'B') return { data: record };
   return { data: record, snapshot: { id: snapshot.snapshotId, generatedAt: snapshot.generatedAt }, requestId: request.id };
 }

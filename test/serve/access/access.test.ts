@@ -86,6 +86,23 @@ describe('authenticate', () => {
     expect(outcome.headers['X-RateLimit-Limit']).toBe('60');
   });
 
+  it('holds scopes on Profile B too: a key without the scope gets 403 insufficient_scope', async () => {
+    const { secret } = await createKey(keysFile, { name: 'ci', scopes: ['smart-money:read'], tier: 'member' }, clock);
+    expect(access.authenticate('B', { 'x-api-key': secret }, 'articles:read')).toMatchObject({ ok: false, status: 403, code: 'insufficient_scope' });
+    expect(access.authenticate('B', { 'x-api-key': secret }).ok).toBe(true);
+  });
+
+  it('releases a server-error request from the month it was counted in, but not from its window', () => {
+    clock = new Date('2026-11-22T10:15:00Z');
+    const first = access.admit('A', 'key_aaaaaaaaaaaa', 'member');
+    if (!first.allowed) throw new Error('unreachable');
+    expect(first.month).toBe('2026-11');
+    access.release('key_aaaaaaaaaaaa', first.month);
+    const second = access.admit('A', 'key_aaaaaaaaaaaa', 'member');
+    expect(second.headers['X-Quota-Remaining']).toBe('9999');
+    expect(second.headers['X-RateLimit-Remaining']).toBe('58');
+  });
+
   it('puts member-tier headers on a 401, with nothing consumed', () => {
     const outcome = access.authenticate('B', {});
     if (outcome.ok) throw new Error('unreachable');
@@ -211,6 +228,7 @@ describe('headers on success', () => {
     const admission = access.admit('A', 'key_ffffffffffff', 'member');
     expect(admission).toEqual({
       allowed: true,
+      month: '2026-11',
       headers: {
         'X-RateLimit-Limit': '60',
         'X-RateLimit-Remaining': '59',
