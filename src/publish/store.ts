@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -7,9 +8,10 @@ import type { RecordSink } from '../model/dataset-build.js';
 import type { FreshnessFacts } from '../model/freshness.js';
 import { CurrentPointer, Manifest, MANIFEST_FORMAT, type ResourceEntry } from '../model/manifest.js';
 import type { SourceFile } from '../model/report.js';
-import { sha256Hex } from '../ingest/source-files.js';
+import { fileProvenance, sha256Hex } from '../ingest/source-files.js';
 import { checkRecord } from '../validate/schema-check.js';
 import { replaceFileAtomically, syncDir, writeDurable } from './atomic-file.js';
+import { compareText } from '../model/text-order.js';
 import { canonicalJson } from './canonical-json.js';
 import { faultPoint } from './fault-point.js';
 import { CanonicalArrayWriter } from './resource-writer.js';
@@ -17,6 +19,7 @@ import {
   BundleIntegrityError,
   datasetOfSnapshotId,
   type ManifestBody,
+  isSnapshotId,
   SnapshotNotFoundError,
   snapshotIdFor,
 } from './snapshot-id.js';
@@ -60,6 +63,8 @@ export interface PublishResult {
   /** True when current/<dataset>.json now points at this snapshot and did not before. */
   madeCurrent: boolean;
   previousSnapshotId: string | null;
+  /** Set when current was left on a snapshot generated later than this one. */
+  keptNewerCurrent: { snapshotId: string; generatedAt: string } | null;
 }
 
 export interface GcResult {
@@ -113,6 +118,45 @@ export class BundleStore {
 
   /** Reads a bundle and verifies its manifest, its id, and every resource's size, digest and count. */
   async readBundle(snapshotId: string): Promise<LoadedBundle> {
+    const { manifest, directory } = await this.readManifest(snapshotId);
+    const resources: Record<string, unknown[]> = {};
+    for (const entry of manifest.resources) {
+      let bytes: Buffer;
+      try {
+        bytes = await readFile(path.join(directory, entry.path));
+      } catch {
+        throw new BundleIntegrityError(snapshotId, `${entry.path} is missing`);
+      }
+      checkResource(snapshotId, entry, bytes.length, sha256Hex(bytes));
+      const records = safeJson(bytes.toString('utf8'));
+      if (!Array.isArray(records) || records.length !== entry.records) {
+        throw new BundleIntegrityError(snapshotId, `${entry.path} does not hold ${entry.records} records`);
+      }
+      resources[entry.path] = records;
+    }
+    return { manifest, resources, directory };
+  }
+
+  /**
+   * Verifies a bundle's manifest and every resource's size and digest, streaming the bytes instead
+   * of parsing them: what a publisher needs to trust an existing bundle, at any size, in seconds.
+   */
+  async verifyBundle(snapshotId: string): Promise<Manifest> {
+    const { manifest, directory } = await this.readManifest(snapshotId);
+    for (const entry of manifest.resources) {
+      let digest;
+      try {
+        digest = await fileProvenance(directory, path.join(directory, entry.path));
+      } catch {
+        throw new BundleIntegrityError(snapshotId, `${entry.path} is missing`);
+      }
+      checkResource(snapshotId, entry, digest.bytes, digest.sha256);
+    }
+    return manifest;
+  }
+
+  /** The manifest of a bundle, checked against its schema, its id and its dataset's resources. */
+  private async readManifest(snapshotId: string): Promise<{ manifest: Manifest; directory: string }> {
     const directory = this.bundleDir(snapshotId);
     let manifestText: string;
     try {
@@ -139,25 +183,7 @@ export class BundleStore {
     if (expected.join(',') !== listed.join(',')) {
       throw new BundleIntegrityError(snapshotId, `manifest lists ${listed.join(', ')}; expected ${expected.join(', ')}`);
     }
-    const resources: Record<string, unknown[]> = {};
-    for (const entry of manifest.resources) {
-      let bytes: Buffer;
-      try {
-        bytes = await readFile(path.join(directory, entry.path));
-      } catch {
-        throw new BundleIntegrityError(snapshotId, `${entry.path} is missing`);
-      }
-      if (bytes.length !== entry.bytes) {
-        throw new BundleIntegrityError(snapshotId, `${entry.path} has ${bytes.length} bytes; manifest says ${entry.bytes}`);
-      }
-      if (sha256Hex(bytes) !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
-      const records = safeJson(bytes.toString('utf8'));
-      if (!Array.isArray(records) || records.length !== entry.records) {
-        throw new BundleIntegrityError(snapshotId, `${entry.path} does not hold ${entry.records} records`);
-      }
-      resources[entry.path] = records;
-    }
-    return { manifest, resources, directory };
+    return { manifest, directory };
   }
 
   async readCurrent(dataset: DatasetName): Promise<LoadedBundle | null> {
@@ -171,6 +197,8 @@ export class BundleStore {
     for (const dataset of DATASETS) {
       const current = (await this.currentPointer(dataset))?.snapshotId;
       for (const snapshotId of await listDir(path.join(this.bundlesDir, dataset))) {
+        // Only folders named like this dataset's snapshots are bundles; anything else is left alone.
+        if (!isSnapshotId(snapshotId) || datasetOfSnapshotId(snapshotId) !== dataset) continue;
         const manifest = Manifest.safeParse(
           safeJson(await readFile(path.join(this.bundlesDir, dataset, snapshotId, 'manifest.json'), 'utf8').catch(() => '')),
         );
@@ -184,7 +212,7 @@ export class BundleStore {
       }
     }
     return entries.sort(
-      (a, b) => a.dataset.localeCompare(b.dataset) || b.generatedAt.localeCompare(a.generatedAt) || b.snapshotId.localeCompare(a.snapshotId),
+      (a, b) => compareText(a.dataset, b.dataset) || compareText(b.generatedAt, a.generatedAt) || compareText(b.snapshotId, a.snapshotId),
     );
   }
 
@@ -196,7 +224,7 @@ export class BundleStore {
   async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<{ staged: StagedBundle; result: T }> {
     const names = Object.keys(DATASET_RESOURCES[dataset]).sort();
     await mkdir(this.tmpDir, { recursive: true });
-    const directory = path.join(this.tmpDir, `${dataset}.${process.pid}.${randomBytes(6).toString('hex')}`);
+    const directory = path.join(this.tmpDir, stagingName(dataset));
     await mkdir(directory);
     const writers = new Map(
       names.map((name) => [name, new CanonicalArrayWriter(path.join(directory, name), name, (r) => checkRecord(dataset, name, r))]),
@@ -248,7 +276,7 @@ export class BundleStore {
       facts: fields.facts,
       freshUntil: fields.freshUntil,
       allowStale: fields.allowStale,
-      sources: [...fields.sources].sort((a, b) => a.path.localeCompare(b.path)),
+      sources: [...fields.sources].sort((a, b) => compareText(a.path, b.path)),
       resources: staged.resources,
     };
     const snapshotId = snapshotIdFor(body);
@@ -260,7 +288,7 @@ export class BundleStore {
       let published = false;
       if (await pathExists(target)) {
         try {
-          await this.readBundle(snapshotId); // refuses a corrupt existing bundle instead of pointing at it
+          await this.verifyBundle(snapshotId); // refuses a corrupt existing bundle instead of pointing at it
         } finally {
           await this.discard(staged);
         }
@@ -277,11 +305,24 @@ export class BundleStore {
         await faultPoint('bundle-renamed');
       }
       const previous = (await this.currentPointer(staged.dataset))?.snapshotId ?? null;
-      const madeCurrent = previous !== snapshotId;
+      // Builds can overlap (a slow scheduled job, a manual rebuild): the one generated last stays
+      // current, whichever commits last. Only rollback moves current back in time.
+      const newerCurrent = previous !== null && previous !== snapshotId ? await this.newerThan(previous, fields.generatedAt) : null;
+      const madeCurrent = previous !== snapshotId && newerCurrent === null;
       if (madeCurrent) await this.writePointer(staged.dataset, snapshotId, publishedAt);
       await faultPoint('pointer-written');
-      return { snapshotId, published, madeCurrent, previousSnapshotId: previous };
+      return { snapshotId, published, madeCurrent, previousSnapshotId: previous, keptNewerCurrent: newerCurrent };
     });
+  }
+
+  /** The current snapshot's generatedAt when it is later than `generatedAt`, else null. */
+  private async newerThan(currentId: string, generatedAt: string): Promise<{ snapshotId: string; generatedAt: string } | null> {
+    try {
+      const { manifest } = await this.readManifest(currentId);
+      return manifest.generatedAt > generatedAt ? { snapshotId: currentId, generatedAt: manifest.generatedAt } : null;
+    } catch {
+      return null; // a current bundle that cannot be read is no reason to keep it current
+    }
   }
 
   /** Re-points current/<dataset>.json at an existing, verified bundle. */
@@ -322,7 +363,7 @@ export class BundleStore {
       if (!dryRun) {
         for (const snapshotId of result.deleted) {
           // Rename first so the bundle disappears at once, then delete at leisure.
-          const trash = path.join(this.tmpDir, `gc.${process.pid}.${randomBytes(6).toString('hex')}`);
+          const trash = path.join(this.tmpDir, stagingName('gc'));
           await mkdir(this.tmpDir, { recursive: true });
           await rename(this.bundleDir(snapshotId), trash);
           await rm(trash, { recursive: true, force: true });
@@ -357,11 +398,28 @@ export class BundleStore {
   private async removeAbandonedStaging(keepDirectory: string): Promise<void> {
     for (const name of await listDir(this.tmpDir)) {
       const full = path.join(this.tmpDir, name);
-      const pid = Number(name.split('.')[1]);
-      if (full === keepDirectory || !Number.isInteger(pid) || isAlive(pid)) continue;
+      const [, host, pidText] = name.split('~');
+      const pid = Number(pidText);
+      // Only this host can tell whether a pid is alive: a store shared by several machines keeps
+      // their staging folders until they clean up after themselves.
+      if (full === keepDirectory || host !== thisHost() || !Number.isInteger(pid) || isAlive(pid)) continue;
       await rm(full, { recursive: true, force: true });
     }
   }
+}
+
+/** tmp/ folder names: `<what>~<host>~<pid>~<random>`, so a later publish can tell abandoned ones. */
+function stagingName(what: string): string {
+  return `${what}~${thisHost()}~${process.pid}~${randomBytes(6).toString('hex')}`;
+}
+
+function thisHost(): string {
+  return hostname().replace(/[^A-Za-z0-9.-]/g, '_');
+}
+
+function checkResource(snapshotId: string, entry: ResourceEntry, bytes: number, sha256: string): void {
+  if (bytes !== entry.bytes) throw new BundleIntegrityError(snapshotId, `${entry.path} has ${bytes} bytes; manifest says ${entry.bytes}`);
+  if (sha256 !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
 }
 
 function isAlive(pid: number): boolean {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -56,7 +56,13 @@ describe('BundleStore', () => {
     const first = await publish(store, [article('one')]);
     const manifestBefore = await readFile(path.join(root, 'bundles/articles', first.snapshotId, 'manifest.json'));
     const second = await publish(store, [article('one')]);
-    expect(second).toEqual({ snapshotId: first.snapshotId, published: false, madeCurrent: false, previousSnapshotId: first.snapshotId });
+    expect(second).toEqual({
+      snapshotId: first.snapshotId,
+      published: false,
+      madeCurrent: false,
+      previousSnapshotId: first.snapshotId,
+      keptNewerCurrent: null,
+    });
     expect(await readFile(path.join(root, 'bundles/articles', first.snapshotId, 'manifest.json'))).toEqual(manifestBefore);
     expect(await readdir(path.join(root, 'tmp'))).toEqual([]);
   });
@@ -115,6 +121,32 @@ describe('BundleStore', () => {
     const left = (await store.listSnapshots()).map((s) => s.snapshotId).sort();
     expect(left).toEqual(result.kept.sort());
     expect((await store.readCurrent('articles'))?.manifest.snapshotId).toBe(ids[2]);
+  });
+
+  it('leaves current on a snapshot generated later when an older build commits after it', async () => {
+    const newer = await publish(store, [article('newer')], '2026-11-22T12:00:00.000Z');
+    const older = await publish(store, [article('older')], '2026-11-22T06:00:00.000Z');
+    expect(older).toMatchObject({ published: true, madeCurrent: false, keptNewerCurrent: { snapshotId: newer.snapshotId } });
+    expect((await store.currentPointer('articles'))?.snapshotId).toBe(newer.snapshotId);
+    await store.rollback('articles', older.snapshotId, NOW); // rollback still moves it back on purpose
+    expect((await store.currentPointer('articles'))?.snapshotId).toBe(older.snapshotId);
+  });
+
+  it('sorts manifest sources by code unit, not by the machine locale', async () => {
+    const staged = await store.stageArrays('articles', { 'articles.json': [article('one')] });
+    const sources = ['articles/b.md', 'articles/aab.md', 'articles/Z.md', 'articles/ä.md'].map((p) => ({ path: p, bytes: 1, sha256: 'b'.repeat(64) }));
+    const { snapshotId } = await store.commit(staged, { ...fields(), sources }, NOW);
+    const manifest = (await store.readBundle(snapshotId)).manifest;
+    expect(manifest.sources.map((s) => s.path)).toEqual(['articles/Z.md', 'articles/aab.md', 'articles/b.md', 'articles/ä.md']);
+  });
+
+  it('ignores a stray folder among the bundles instead of failing gc half way', async () => {
+    for (let day = 10; day <= 13; day++) await publish(store, [article(`s-${day}`)], `2026-11-${day}T00:00:00.000Z`);
+    await mkdir(path.join(root, 'bundles/articles/notes-from-ops'), { recursive: true });
+    const result = await store.gc(1, false);
+    expect(result.deleted).toHaveLength(2);
+    expect(result.deleted.concat(result.kept)).not.toContain('notes-from-ops');
+    expect(await readdir(path.join(root, 'bundles/articles'))).toContain('notes-from-ops');
   });
 
   it('gc --dry-run deletes nothing', async () => {
