@@ -79,21 +79,27 @@ export function identifiersInText(text: string): string[] {
 /** Every published string value and key is searched: an identifier hidden in an issuer name is still published. */
 export function findSecurityIdentifiers(resources: Resources): ContentFinding[] {
   const findings: ContentFinding[] = [];
-  const visit = (value: unknown, resource: string, index: number, field: string): void => {
+  for (const [resource, records] of Object.entries(resources)) {
+    records.forEach((record, index) => collectIdentifiers(resource, index, record, findings));
+  }
+  return findings;
+}
+
+function collectIdentifiers(resource: string, index: number, record: unknown, findings: ContentFinding[]): void {
+  const visit = (value: unknown, field: string): void => {
     if (typeof value === 'string') {
       for (const what of identifiersInText(value)) findings.push({ resource, index, field, reason: `${what} in the text` });
     } else if (Array.isArray(value)) {
-      value.forEach((item, i) => visit(item, resource, index, `${field}[${i}]`));
+      value.forEach((item, i) => visit(item, `${field}[${i}]`));
     } else if (value !== null && typeof value === 'object') {
       for (const [key, inner] of Object.entries(value)) {
         const path = field ? `${field}.${key}` : key;
         if (IDENTIFIER_KEYS.has(key.toLowerCase())) findings.push({ resource, index, field: path, reason: `a field named "${key}"` });
-        visit(inner, resource, index, path);
+        visit(inner, path);
       }
     }
   };
-  for (const [resource, records] of Object.entries(resources)) records.forEach((record, index) => visit(record, resource, index, ''));
-  return findings;
+  visit(record, '');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -173,20 +179,25 @@ export function hasSlugRule(dataset: DatasetName): boolean {
 /** Article slugs (at most 200) and investor slugs (at most 160) must match ^[a-z0-9]+(?:-[a-z0-9]+)*$. */
 export function findSlugProblems(dataset: DatasetName, resources: Resources): ContentFinding[] {
   const findings: ContentFinding[] = [];
-  for (const site of SLUG_SITES[dataset] ?? []) {
-    (resources[site.resource] ?? []).forEach((record, index) => {
-      if (record === null || typeof record !== 'object') return;
-      for (const [field, value] of site.slugsOf(record as Record<string, unknown>)) {
-        if (typeof value !== 'string') findings.push({ resource: site.resource, index, field, reason: 'slug is not a string' });
-        else if (value.length > site.maxLength) {
-          findings.push({ resource: site.resource, index, field, reason: `slug has ${value.length} characters; at most ${site.maxLength}` });
-        } else if (!SLUG_PATTERN.test(value)) {
-          findings.push({ resource: site.resource, index, field, reason: `slug "${value}" does not match ${SLUG_PATTERN.source}` });
-        }
-      }
-    });
+  for (const [resource, records] of Object.entries(resources)) {
+    records.forEach((record, index) => collectSlugProblems(dataset, resource, index, record, findings));
   }
   return findings;
+}
+
+function collectSlugProblems(dataset: DatasetName, resource: string, index: number, record: unknown, findings: ContentFinding[]): void {
+  if (record === null || typeof record !== 'object') return;
+  for (const site of SLUG_SITES[dataset] ?? []) {
+    if (site.resource !== resource) continue;
+    for (const [field, value] of site.slugsOf(record as Record<string, unknown>)) {
+      if (typeof value !== 'string') findings.push({ resource, index, field, reason: 'slug is not a string' });
+      else if (value.length > site.maxLength) {
+        findings.push({ resource, index, field, reason: `slug has ${value.length} characters; at most ${site.maxLength}` });
+      } else if (!SLUG_PATTERN.test(value)) {
+        findings.push({ resource, index, field, reason: `slug "${value}" does not match ${SLUG_PATTERN.source}` });
+      }
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -205,27 +216,56 @@ function findingsRule(dataset: DatasetName, rule: string, limit: string, what: s
   return { rule, observed: `${findings.length} found`, limit, status: 'fail', failsAt: null, message: `${dataset}: ${findings.length} ${what}: ${listed}${more}` };
 }
 
-/** content.identifiers, content.consensus-page-size (smart-money) and content.slugs (articles, smart-money). */
+/**
+ * The content rules fed one record at a time, so that `build` can check records while it streams
+ * them into a staged bundle, and `validate` can check a loaded one, with the same code.
+ */
+export class ContentCheck {
+  private readonly identifiers: ContentFinding[] = [];
+  private readonly slugs: ContentFinding[] = [];
+  private readonly consensus: unknown[] = [];
+  private readonly counts = new Map<string, number>();
+
+  constructor(private readonly dataset: DatasetName) {}
+
+  inspect(resource: string, record: unknown): void {
+    const index = this.counts.get(resource) ?? 0;
+    this.counts.set(resource, index + 1);
+    collectIdentifiers(resource, index, record, this.identifiers);
+    collectSlugProblems(this.dataset, resource, index, record, this.slugs);
+    if (resource === 'consensus.json') this.consensus.push(record);
+  }
+
+  /** content.identifiers, content.consensus-page-size (smart-money) and content.slugs (articles, smart-money). */
+  results(snapshot: SnapshotRef): RuleResult[] {
+    const { dataset } = this;
+    const results = [
+      findingsRule(dataset, 'content.identifiers', 'none (CUSIP, FIGI, ISIN, id fields)', 'security identifier(s) in published records', this.identifiers),
+    ];
+    if (dataset === 'smart-money') {
+      const page = largestConsensusPage(this.consensus, snapshot);
+      const ok = page.bytes <= MAX_CONSENSUS_PAGE_BYTES;
+      const rows = page.rows === 0 ? 'no rows' : `rows ${page.firstRow + 1}-${page.firstRow + page.rows}`;
+      results.push({
+        rule: 'content.consensus-page-size',
+        observed: `${page.bytes} bytes (${rows})`,
+        limit: `at most ${MAX_CONSENSUS_PAGE_BYTES} bytes (512 KiB) a page`,
+        status: ok ? 'pass' : 'fail',
+        failsAt: null,
+        message: `smart-money: the largest consensus page (${rows}, with a ${WORST_CASE_CURSOR_LENGTH}-char cursor) encodes to ${page.bytes} bytes${ok ? '' : `, over ${MAX_CONSENSUS_PAGE_BYTES}`}`,
+      });
+    }
+    if (hasSlugRule(dataset)) {
+      const max = dataset === 'articles' ? ARTICLE_SLUG_MAX : INVESTOR_SLUG_MAX;
+      results.push(findingsRule(dataset, 'content.slugs', `a-z0-9 words joined by -, at most ${max} chars`, 'bad slug(s)', this.slugs));
+    }
+    return results;
+  }
+}
+
+/** The content rules over a whole loaded bundle. */
 export function evaluateContentRules(dataset: DatasetName, resources: Resources, snapshot: SnapshotRef): RuleResult[] {
-  const results = [
-    findingsRule(dataset, 'content.identifiers', 'none (CUSIP, FIGI, ISIN, id fields)', 'security identifier(s) in published records', findSecurityIdentifiers(resources)),
-  ];
-  if (dataset === 'smart-money') {
-    const page = largestConsensusPage(resources['consensus.json'] ?? [], snapshot);
-    const ok = page.bytes <= MAX_CONSENSUS_PAGE_BYTES;
-    const rows = page.rows === 0 ? 'no rows' : `rows ${page.firstRow + 1}-${page.firstRow + page.rows}`;
-    results.push({
-      rule: 'content.consensus-page-size',
-      observed: `${page.bytes} bytes (${rows})`,
-      limit: `at most ${MAX_CONSENSUS_PAGE_BYTES} bytes (512 KiB) a page`,
-      status: ok ? 'pass' : 'fail',
-      failsAt: null,
-      message: `smart-money: the largest consensus page (${rows}, with a ${WORST_CASE_CURSOR_LENGTH}-char cursor) encodes to ${page.bytes} bytes${ok ? '' : `, over ${MAX_CONSENSUS_PAGE_BYTES}`}`,
-    });
-  }
-  if (hasSlugRule(dataset)) {
-    const max = dataset === 'articles' ? ARTICLE_SLUG_MAX : INVESTOR_SLUG_MAX;
-    results.push(findingsRule(dataset, 'content.slugs', `a-z0-9 words joined by -, at most ${max} chars`, 'bad slug(s)', findSlugProblems(dataset, resources)));
-  }
-  return results;
+  const check = new ContentCheck(dataset);
+  for (const [resource, records] of Object.entries(resources)) for (const record of records) check.inspect(resource, record);
+  return check.results(snapshot);
 }

@@ -103,6 +103,30 @@ describe('pdsnap sample + build', () => {
     await expect(readFile(path.join(strictStore, 'current/articles.json'))).rejects.toThrow();
   });
 
+  it('refuses to publish a record carrying a security identifier, as validate would', async () => {
+    const tainted = await tempDir('tainted');
+    await runCli(['sample', '--out', tainted, '--now', NOW, '--force']);
+    const dir = path.join(tainted, 'articles', 'en-US');
+    const fedStory = (await readdir(dir)).find((name) => name.includes('fed-holds-rates'));
+    const file = path.join(dir, fedStory!);
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace(/\n\n/, '\n\nShares of Apple (037833100) were little changed.\n\n'));
+    const store = await tempDir('store');
+    const { result, report } = await buildJson(tainted, store, NOW, ['--datasets', 'articles']);
+    expect(result.exitCode).toBe(2);
+    expect(report.datasets[0].reason).toMatch(/content rules failed.*CUSIP 037833100/);
+    await expect(readFile(path.join(store, 'current/articles.json'))).rejects.toThrow();
+  });
+
+  it('reports a fault of the machine as an error of that dataset and still prints the report (exit 3)', async () => {
+    const notADirectory = path.join(await tempDir('file'), 'store');
+    await writeFile(notADirectory, 'this is a file, not a store');
+    const { result, report } = await buildJson(sources, notADirectory, NOW, ['--datasets', 'articles,calendar']);
+    expect(result.exitCode).toBe(3);
+    expect(report.datasets.map((d: { outcome: string }) => d.outcome)).toEqual(['error', 'error']);
+    expect(report.datasets[0].reason).toMatch(/unexpected error/);
+  });
+
   it('prints a readable summary without --json and keeps stderr free of progress when not a TTY', async () => {
     const store = await tempDir('store');
     const result = await runCli(['build', '--sources', sources, '--store', store, '--now', NOW]);

@@ -49,6 +49,7 @@ export function buildCommand(): Command {
       });
       if (options.json) printJson(report);
       else printBuildSummary(report);
+      if (report.datasets.some((d) => d.outcome === 'error')) throw new ExitWith(ExitCode.error);
       if (!report.ok) throw new ExitWith(ExitCode.fail);
     });
 }
@@ -72,21 +73,30 @@ function printBuildSummary(report: BuildReport): void {
     ),
   );
   for (const d of report.datasets) {
-    if (d.reason) printLine(`\n${d.dataset}: FAILED: ${d.reason}`);
+    if (d.reason) printLine(`\n${d.dataset}: ${d.outcome === 'failed' || d.outcome === 'error' ? 'FAILED: ' : ''}${d.reason}`);
     if (d.rejected.length > 0) {
       printLine(`\n${d.dataset}: ${d.rejected.length} source record(s) rejected:`);
-      for (const r of d.rejected) printLine(`  ${r.source}  ${r.location}: ${r.reason}`);
+      printSome(d.rejected.map((r) => `  ${r.source}  ${r.location}: ${r.reason}`), SHOWN_REJECTIONS);
     }
     if (d.notes.length > 0) {
-      printLine(`\n${d.dataset}: notes:`);
-      for (const n of d.notes) printLine(`  ${n.source}: ${n.message}`);
+      printLine(`\n${d.dataset}: ${d.notes.length} note(s):`);
+      printSome(d.notes.map((n) => `  ${n.source}: ${n.message}`), SHOWN_NOTES);
     }
   }
-  const failed = report.datasets.filter((d) => d.outcome === 'failed').length;
+  const failed = report.datasets.filter((d) => d.outcome === 'failed' || d.outcome === 'error').length;
   printLine('');
   printLine(
     failed === 0
       ? `OK: ${report.datasets.length} dataset(s) built`
       : `FAILED: ${failed} of ${report.datasets.length} dataset(s) not published; what was published before is unchanged`,
   );
+}
+
+/** The readable summary stays readable at full scale; --json always lists everything. */
+const SHOWN_REJECTIONS = 50;
+const SHOWN_NOTES = 12;
+
+function printSome(lines: string[], limit: number): void {
+  for (const line of lines.slice(0, limit)) printLine(line);
+  if (lines.length > limit) printLine(`  ... and ${lines.length - limit} more (pdsnap build --json lists them all)`);
 }

@@ -5,6 +5,7 @@ import type { Progress } from '../../model/progress.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import { InvalidRecordError } from '../../publish/resource-writer.js';
 import { BundleIntegrityError, BundleStore, type StagedBundle } from '../../publish/store.js';
+import { ContentCheck } from '../../validate/content-rules.js';
 import { evaluateFreshness, freshUntil } from '../../validate/freshness.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
 import { RECIPES } from './recipes.js';
@@ -21,7 +22,8 @@ export interface BuildOptions {
   progress: Progress;
 }
 
-export type DatasetOutcome = 'published' | 'unchanged' | 'failed';
+/** failed: the data was refused (stale, invalid, empty, --strict); error: the program failed. */
+export type DatasetOutcome = 'published' | 'unchanged' | 'failed' | 'error';
 
 export interface DatasetReport {
   dataset: DatasetName;
@@ -36,7 +38,7 @@ export interface DatasetReport {
   notes: BuildNote[];
   freshUntil: string | null;
   freshness: RuleResult[];
-  /** Why the dataset failed; null otherwise. */
+  /** Why the dataset failed, or why a published snapshot was not made current; null otherwise. */
   reason: string | null;
 }
 
@@ -56,19 +58,25 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
   const store = new BundleStore(options.storeDir);
   const reports: DatasetReport[] = [];
   for (const dataset of options.datasets) {
-    reports.push(await buildDataset(dataset, store, options));
+    try {
+      reports.push(await buildDataset(dataset, store, options));
+    } catch (error) {
+      // A fault of the program or the machine (disk full, lock timeout, a bug): this dataset is not
+      // published, the others still are, and the report still says what happened.
+      reports.push({ ...emptyReport(dataset), outcome: 'error', reason: `unexpected error: ${(error as Error).message}` });
+    }
   }
   return {
     now: options.now.toISOString(),
     sources: options.sourcesDir,
     store: options.storeDir,
-    ok: reports.every((r) => r.outcome !== 'failed'),
+    ok: reports.every((r) => r.outcome === 'published' || r.outcome === 'unchanged'),
     datasets: reports,
   };
 }
 
-async function buildDataset(dataset: DatasetName, store: BundleStore, options: BuildOptions): Promise<DatasetReport> {
-  const report: DatasetReport = {
+function emptyReport(dataset: DatasetName): DatasetReport {
+  return {
     dataset,
     outcome: 'failed',
     snapshotId: null,
@@ -81,6 +89,10 @@ async function buildDataset(dataset: DatasetName, store: BundleStore, options: B
     freshness: [],
     reason: null,
   };
+}
+
+async function buildDataset(dataset: DatasetName, store: BundleStore, options: BuildOptions): Promise<DatasetReport> {
+  const report = emptyReport(dataset);
   const fail = (reason: string): DatasetReport => ({ ...report, outcome: 'failed', reason });
 
   let build: DatasetBuild;
@@ -102,10 +114,20 @@ async function buildDataset(dataset: DatasetName, store: BundleStore, options: B
 
   // Derivation streams its records straight into a private staging folder; nothing is visible to
   // readers until commit, and every check below can still discard it.
+  // The content rules (no security identifiers, slugs, consensus page size) see every record on
+  // its way in, so build never publishes what validate and gate would then refuse.
   let staged: StagedBundle;
   let derived: DerivedFacts;
+  const content = new ContentCheck(dataset);
   try {
-    ({ staged, result: derived } = await store.stage(dataset, (sink) => build.derive(sink)));
+    ({ staged, result: derived } = await store.stage(dataset, (sink) =>
+      build.derive({
+        add(resource, record) {
+          content.inspect(resource, record);
+          sink.add(resource, record);
+        },
+      }),
+    ));
   } catch (error) {
     if (error instanceof InvalidRecordError) return fail(`a derived record failed its schema check, not published: ${error.message}`);
     throw error;
@@ -123,6 +145,11 @@ async function buildDataset(dataset: DatasetName, store: BundleStore, options: B
   if (report.records[primary] === 0) {
     return discardAndFail(`no ${primary.replace('.json', '')} records were produced; an empty snapshot is never published`);
   }
+  const contentFailures = content
+    .results({ id: placeholderSnapshotId(dataset, options.now), generatedAt: options.now.toISOString() })
+    .filter((r) => r.status === 'fail');
+  if (contentFailures.length > 0) return discardAndFail(`content rules failed, not published: ${contentFailures.map((r) => r.message).join('; ')}`);
+
   const facts: FreshnessFacts = { generatedAt: options.now.toISOString(), ...derived.facts };
   report.freshness = evaluateFreshness(dataset, facts, options.now, { limits: options.limits, warnWithinMs: 0 });
   const failing = report.freshness.filter((r) => r.status === 'fail');
@@ -144,13 +171,22 @@ async function buildDataset(dataset: DatasetName, store: BundleStore, options: B
     if (error instanceof BundleIntegrityError) return fail(`${error.message}; it is not rewritten and current is unchanged`);
     throw error;
   }
+  const kept = result.keptNewerCurrent;
   return {
     ...report,
     outcome: result.published || result.madeCurrent ? 'published' : 'unchanged',
     snapshotId: result.snapshotId,
     published: result.published,
     madeCurrent: result.madeCurrent,
+    reason: kept
+      ? `published but not made current: current ${kept.snapshotId} was generated later (${kept.generatedAt}); pdsnap rollback moves current back`
+      : null,
   };
+}
+
+/** An id as long as the real one will be, for measuring a consensus page before the id exists. */
+function placeholderSnapshotId(dataset: DatasetName, now: Date): string {
+  return `${dataset}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z')}-${'0'.repeat(12)}`;
 }
 
 /** The resource whose emptiness means the snapshot has nothing to serve. */
