@@ -31,13 +31,31 @@ export function compareArticles(a: Article, b: Article): number {
 }
 
 /**
- * Slugs are unique per locale (the detail path is /articles/{slug} within a locale): of a
- * duplicate set one article is kept and every other is rejected, naming the one kept.
+ * Ingested articles -> published records, at the build time `now`.
+ *
+ * An article dated after `now` is rejected, not published early (it is published by the first
+ * build after it is due), and so cannot make the data set look fresh. Slugs are unique per locale
+ * (the detail path is /articles/{slug} within a locale): of a duplicate set one article is kept
+ * and every other is rejected, naming the one kept.
  */
-export function deriveArticles(input: Sourced<Article>[]): ArticlesDerivation {
+export function deriveArticles(input: Sourced<Article>[], now: Date): ArticlesDerivation {
   const kept = new Map<string, Sourced<Article>>();
   const rejections: Rejection[] = [];
-  for (const candidate of [...input].sort(preferred)) {
+  const buildTime = now.toISOString();
+  const due: Sourced<Article>[] = [];
+  for (const candidate of input) {
+    // Instants are canonical (UTC, milliseconds), so text order is time order.
+    if (candidate.record.publishedAt > buildTime) {
+      rejections.push({
+        source: candidate.source,
+        location: candidate.location,
+        reason: `publishedAt ${candidate.record.publishedAt} is after the build time ${buildTime}; publish it when it is due`,
+      });
+    } else {
+      due.push(candidate);
+    }
+  }
+  for (const candidate of due.sort(preferred)) {
     const key = `${candidate.record.locale}\n${candidate.record.slug}`;
     const winner = kept.get(key);
     if (winner === undefined) {

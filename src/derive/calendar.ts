@@ -42,11 +42,16 @@ function describe(entry: Sourced<CalendarEvent>): string {
 }
 
 /**
- * Ingested events -> published records: ids, duplicates resolved, stable order
- * (scheduledAt, country, eventName), and the facts the freshness rules read.
+ * Ingested events -> published records at the build time `now`: ids, duplicates resolved, stable
+ * order (scheduledAt, country, eventName), and the facts the freshness rules read.
+ *
+ * An event verified after `now` is rejected: a future verifiedAt (a wrong clock or a typo) would
+ * keep the data set fresh forever and win every duplicate. Events scheduled in the future are the
+ * point of a calendar; only verifiedAt is checked.
  */
-export function deriveCalendar(input: Sourced<CalendarEventInput>[]): CalendarDerivation {
+export function deriveCalendar(input: Sourced<CalendarEventInput>[], now: Date): CalendarDerivation {
   const rejections: Rejection[] = [];
+  const buildTime = now.toISOString();
   const byId = new Map<string, Candidate[]>();
   input.forEach((entry, order) => {
     const candidate = { id: calendarEventId(entry.record), ...entry.record };
@@ -55,6 +60,15 @@ export function deriveCalendar(input: Sourced<CalendarEventInput>[]): CalendarDe
     if (!checked.success) {
       const issues = checked.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`);
       rejections.push({ source: entry.source, location: entry.location, reason: `invalid event: ${issues.join('; ')}` });
+      return;
+    }
+    // Instants are canonical (UTC, milliseconds), so text order is time order.
+    if (checked.data.verifiedAt > buildTime) {
+      rejections.push({
+        source: entry.source,
+        location: entry.location,
+        reason: `verifiedAt ${checked.data.verifiedAt} is after the build time ${buildTime}; check the source clock or date`,
+      });
       return;
     }
     const group = byId.get(checked.data.id) ?? [];

@@ -3,6 +3,9 @@ import { deriveArticles } from '../../src/derive/articles.js';
 import type { Article } from '../../src/model/article.js';
 import type { Sourced } from '../../src/model/dataset-build.js';
 
+/** The build time every test derives at. */
+const NOW = new Date('2026-11-22T12:00:00.000Z');
+
 function article(slug: string, locale: Article['locale'], publishedAt: string, source: string, location = 'front matter'): Sourced<Article> {
   return {
     source,
@@ -27,7 +30,7 @@ describe('deriveArticles', () => {
   it('keeps the newest of a duplicate slug within a locale and rejects the other, naming both sources', () => {
     const older = article('rates-outlook', 'en-US', '2026-11-20T08:00:00.000Z', 'articles/a.md');
     const newer = article('rates-outlook', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/z.md');
-    const { records, rejections } = deriveArticles([older, newer]);
+    const { records, rejections } = deriveArticles([older, newer], NOW);
     expect(records).toEqual([newer.record]);
     expect(rejections).toEqual([
       {
@@ -41,16 +44,16 @@ describe('deriveArticles', () => {
   it('breaks a publishedAt tie by source path, whatever the input order', () => {
     const a = article('same', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/a.md');
     const b = article('same', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/b.md');
-    expect(deriveArticles([b, a]).records[0]).toBe(a.record);
-    expect(deriveArticles([a, b]).records[0]).toBe(a.record);
-    expect(deriveArticles([b, a]).rejections[0]!.source).toBe('articles/b.md');
+    expect(deriveArticles([b, a], NOW).records[0]).toBe(a.record);
+    expect(deriveArticles([a, b], NOW).records[0]).toBe(a.record);
+    expect(deriveArticles([b, a], NOW).rejections[0]!.source).toBe('articles/b.md');
   });
 
   it('allows the same slug in different locales', () => {
     const { records, rejections } = deriveArticles([
       article('boj-decision', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/en.md'),
       article('boj-decision', 'ja-JP', '2026-11-21T08:00:00.000Z', 'articles/ja.md'),
-    ]);
+    ], NOW);
     expect(records).toHaveLength(2);
     expect(rejections).toEqual([]);
   });
@@ -61,7 +64,7 @@ describe('deriveArticles', () => {
       article('z', 'ja-JP', '2026-11-21T00:00:00.000Z', 's2'),
       article('y', 'en-US', '2026-11-21T00:00:00.000Z', 's3'),
       article('a', 'en-US', '2026-11-21T00:00:00.000Z', 's4'),
-    ]);
+    ], NOW);
     expect(records.map((r) => `${r.publishedAt.slice(0, 10)} ${r.locale} ${r.slug}`)).toEqual([
       '2026-11-21 en-US a',
       '2026-11-21 en-US y',
@@ -74,8 +77,44 @@ describe('deriveArticles', () => {
     const { facts } = deriveArticles([
       article('old', 'en-US', '2026-10-01T00:00:00.000Z', 's1'),
       article('new', 'ko-KR', '2026-11-21T23:59:59.999Z', 's2'),
-    ]);
+    ], NOW);
     expect(facts).toEqual({ latestPublishedAt: '2026-11-21T23:59:59.999Z' });
-    expect(deriveArticles([]).facts).toEqual({});
+    expect(deriveArticles([], NOW).facts).toEqual({});
+  });
+
+  it('rejects an article published after the build time instead of publishing it early', () => {
+    const due = article('due', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/due.md');
+    const early = article('embargoed', 'en-US', '2062-01-01T00:00:00.000Z', 'articles/embargoed.md');
+    const { records, rejections, facts } = deriveArticles([early, due], NOW);
+    expect(records).toEqual([due.record]);
+    expect(rejections).toEqual([
+      {
+        source: 'articles/embargoed.md',
+        location: 'front matter',
+        reason: 'publishedAt 2062-01-01T00:00:00.000Z is after the build time 2026-11-22T12:00:00.000Z; publish it when it is due',
+      },
+    ]);
+    // The freshness fact comes from what is published, so a future date cannot keep the data set fresh.
+    expect(facts).toEqual({ latestPublishedAt: '2026-11-21T08:00:00.000Z' });
+  });
+
+  it('publishes an article dated exactly at the build time, and rejects one 1 ms later', () => {
+    const { records, rejections } = deriveArticles(
+      [
+        article('on-time', 'en-US', '2026-11-22T12:00:00.000Z', 'articles/a.md'),
+        article('too-soon', 'en-US', '2026-11-22T12:00:00.001Z', 'articles/b.md'),
+      ],
+      NOW,
+    );
+    expect(records.map((r) => r.slug)).toEqual(['on-time']);
+    expect(rejections.map((r) => r.source)).toEqual(['articles/b.md']);
+  });
+
+  it('does not let a future duplicate displace the article that is due', () => {
+    const due = article('outlook', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/a.md');
+    const future = article('outlook', 'en-US', '2026-12-01T08:00:00.000Z', 'articles/b.md');
+    const { records, rejections } = deriveArticles([due, future], NOW);
+    expect(records).toEqual([due.record]);
+    expect(rejections).toEqual([expect.objectContaining({ source: 'articles/b.md', reason: expect.stringMatching(/is after the build time/) })]);
   });
 });

@@ -19,7 +19,7 @@ export interface RecipeContext {
 
 /** How each dataset goes from its sources to records: ingest (reads files), then derive (pure). */
 export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<DatasetBuild>> = {
-  async articles({ sourcesDir }) {
+  async articles({ sourcesDir, now }) {
     const ingested = await ingestArticles(sourcesDir);
     return {
       dataset: 'articles',
@@ -27,14 +27,14 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
       rejections: ingested.rejections,
       notes: ingested.notes,
       derive(sink) {
-        const derived = deriveArticles(ingested.records);
+        const derived = deriveArticles(ingested.records, now);
         for (const record of derived.records) sink.add('articles.json', record);
         return { facts: derived.facts, rejections: derived.rejections, notes: [] };
       },
     };
   },
 
-  async calendar({ sourcesDir }) {
+  async calendar({ sourcesDir, now }) {
     const ingested = await ingestCalendar(sourcesDir);
     return {
       dataset: 'calendar',
@@ -42,7 +42,7 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
       rejections: ingested.rejections,
       notes: ingested.notes,
       derive(sink) {
-        const derived = deriveCalendar(ingested.records);
+        const derived = deriveCalendar(ingested.records, now);
         for (const record of derived.records) sink.add('events.json', record);
         return { facts: derived.facts, rejections: derived.rejections, notes: [] };
       },

@@ -62,7 +62,6 @@ async function ingestFullSubmission(sourcesRoot: string, file: string, intake: F
     const accession = normalizeAccession(header('ACCESSION NUMBER'));
     if (!accession) throw new FilingProblem(`ACCESSION NUMBER ${JSON.stringify(header('ACCESSION NUMBER'))} is not an accession number`, 'SEC-HEADER');
     const submissionType = atHeader(() => readSubmissionType(header('CONFORMED SUBMISSION TYPE'), 'CONFORMED SUBMISSION TYPE'));
-    if (!intake.claim(accession, source, 'SEC-HEADER/ACCESSION NUMBER')) return loaded.provenance;
     let cover: CoverPage | null = null;
     let table: RawHoldingRow[] | null = null;
     for (const document of submission.documents) {
@@ -88,7 +87,10 @@ async function ingestFullSubmission(sourcesRoot: string, file: string, intake: F
     if (submissionType === '13F-HR/A' && facts.amendmentType === null) {
       throw new FilingProblem('13F-HR/A without an amendmentType (RESTATEMENT or NEW HOLDINGS)', 'coverPage/amendmentInfo');
     }
-    intake.accept(facts, isNotice ? [] : table!, cover, 'summaryPage');
+    intake.accept(facts, isNotice ? [] : table!, cover, {
+      accession: { source, location: 'SEC-HEADER/ACCESSION NUMBER' },
+      totals: { source, location: 'summaryPage' },
+    });
   } catch (error) {
     if (!(error instanceof FilingProblem)) throw error;
     intake.reject(source, error.location ?? 'file', error.message);
@@ -122,7 +124,6 @@ async function ingestFilingFolder(
         message: `folder name is not an accession number (0001234567-26-000123); using ${accession}`,
       });
     }
-    if (!intake.claim(accession, folderSource, 'folder')) return sources;
     if (!cover.signatureDate) {
       throw new FilingProblem('no signatureBlock/signatureDate, the filing date of a folder filing', 'formData/signatureBlock/signatureDate');
     }
@@ -158,7 +159,10 @@ async function ingestFilingFolder(
       amendmentType: cover.amendmentType,
       source: folderSource,
     };
-    intake.accept(facts, rows, cover, 'primary_doc.xml formData/summaryPage');
+    intake.accept(facts, rows, cover, {
+      accession: { source: folderSource, location: 'folder' },
+      totals: { source: folderSource, location: 'primary_doc.xml formData/summaryPage' },
+    });
   } catch (error) {
     if (!(error instanceof FilingProblem)) throw error;
     intake.reject(currentSource, error.location ?? 'file', error.message);

@@ -48,17 +48,18 @@ export async function ingestForm13fDataset(
   try {
     await readDataset();
   } catch (error) {
-    // A data set that cannot be read to the end (bad header, corrupt ZIP) is rejected as a whole;
-    // it fails before any of its filings is committed, so discarding the staged rows is enough.
+    // A data set that cannot be read to the end (bad header, corrupt ZIP) is rejected as a whole.
+    // Its filings are committed only after the last row is read, so none of them holds an
+    // accession yet (a later copy stays free); `pending` keeps only the unsettled ones.
     for (const filing of pending.values()) {
-      if (filing.stagingId !== null && !intake.catalog.has(filing.accession)) intake.catalog.discard(filing.stagingId);
+      if (filing.stagingId !== null) intake.catalog.discard(filing.stagingId);
     }
     const location = error instanceof FilingProblem ? (error.location ?? 'file') : 'file';
     intake.reject(datasetSource, location, `data set not read: ${error instanceof Error ? error.message : String(error)}`);
   }
 
   async function readDataset(): Promise<void> {
-    /** Accessions already taken by another source: their rows here are skipped (rejected once, at SUBMISSION). */
+    /** Accessions committed from an earlier source: their rows here are not read (rejected once, at SUBMISSION). */
     const skipped = new Set<string>();
 
     await eachRow(intake, members, 'SUBMISSION.tsv', ['ACCESSION_NUMBER', 'FILING_DATE', 'SUBMISSIONTYPE', 'CIK', 'PERIODOFREPORT'], (field, at, source) => {
@@ -68,7 +69,13 @@ export async function ingestForm13fDataset(
         intake.reject(source, at, `duplicate accession ${accession}: already listed in ${source} (${taken.submissionRow})`);
         return;
       }
-      // Every field is checked before the accession is claimed, so a bad row claims nothing.
+      // A copy of a filing already accepted from an earlier source is a duplicate: rejected
+      // here, naming that copy, so its (possibly millions of) INFOTABLE rows are not staged.
+      if (intake.committedCopy(accession) !== undefined) {
+        intake.rejectDuplicate(accession, { source, location: at });
+        skipped.add(accession);
+        return;
+      }
       const filing: PendingFiling = {
         accession,
         submissionRow: at,
@@ -82,10 +89,6 @@ export async function ingestForm13fDataset(
         stagingId: null,
         bad: null,
       };
-      if (!intake.claim(accession, source, at)) {
-        skipped.add(accession);
-        return;
-      }
       pending.set(accession, filing);
     });
 
@@ -181,7 +184,8 @@ export async function ingestForm13fDataset(
       );
     }
 
-    for (const filing of pending.values()) {
+    for (const filing of [...pending.values()]) {
+      pending.delete(filing.accession); // settled below: committed or discarded
       const stagingId = filing.stagingId ?? intake.catalog.stage(filing.accession);
       if (!filing.bad && !filing.cover) {
         markBad(filing, members.describe('COVERPAGE.tsv'), 'file', `no COVERPAGE.tsv row`);
@@ -205,8 +209,10 @@ export async function ingestForm13fDataset(
           source: datasetSource,
         },
         { tableEntryTotal: filing.tableEntryTotal, tableValueTotal: filing.tableValueTotal },
-        `accession ${filing.accession}`,
-        members.describe('SUMMARYPAGE.tsv'),
+        {
+          accession: { source: members.describe('SUBMISSION.tsv'), location: filing.submissionRow },
+          totals: { source: members.describe('SUMMARYPAGE.tsv'), location: `accession ${filing.accession}` },
+        },
       );
     }
 

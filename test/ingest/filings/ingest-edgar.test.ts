@@ -73,9 +73,10 @@ describe('ingestFilings on EDGAR folders and full submissions', async () => {
     const meta = byAccession.get('0001534000-24-000019')!;
     expect(meta.valueUnit).toBe('thousands');
     expect(result.catalog.rows('0001534000-24-000019')[0]!.value).toBe(19_259_000);
+    expect(meta.valueUnitReason).toMatch(/date rule: dollars.*read as thousands$/);
     expect(result.notes).toContainEqual({
       source: 'filings/edgar/1534000/0001534000-24-000019',
-      message: `filing 0001534000-24-000019 value unit: ${meta.valueUnitReason}`,
+      message: `value unit: thousands (filing 0001534000-24-000019: ${meta.valueUnitReason})`,
     });
   });
 
@@ -86,13 +87,32 @@ describe('ingestFilings on EDGAR folders and full submissions', async () => {
     expect(result.catalog.rows('0001541000-22-000007')[0]!.value).toBe(7_101_600);
   });
 
-  it('reads a 2022 filing in thousands, as the date rule says, without a per-filing note', () => {
+  it('reads a 2022 filing in thousands, as the date rule says, and notes that decision too', () => {
     expect(byAccession.get('0001541000-22-000003')!.valueUnit).toBe('thousands');
     expect(result.catalog.rows('0001541000-22-000003')[0]!.value).toBe(5_527_000);
-    expect(result.notes.filter((note) => note.message.includes('0001541000-22-000003'))).toEqual([]);
-    expect(result.notes.at(-1)!.message).toBe(
-      'value units: 5 filing(s) read as dollars, 2 as thousands of dollars; 2 overrode the filing-date rule (noted above)',
-    );
+    expect(result.notes.filter((note) => note.message.includes('0001541000-22-000003'))).toEqual([
+      {
+        source: 'filings/edgar/1541000/0001541000-22-000003',
+        message:
+          'value unit: thousands (filing 0001541000-22-000003: filed 2022-11-14, before 2023-01-03: thousands (median implied price of 3 share rows $138 per share agrees))',
+      },
+    ]);
+  });
+
+  it('notes the value unit of every accepted filing with rows, in read order, then the counts', () => {
+    const withRows = [...result.catalog.filings()].filter((meta) => result.catalog.rows(meta.accessionNumber).length > 0);
+    expect(withRows).toHaveLength(7); // all but the 13F-NT notice
+    expect(result.notes).toEqual([
+      ...withRows.map((meta) => ({
+        source: meta.source,
+        message: `value unit: ${meta.valueUnit} (filing ${meta.accessionNumber}: ${meta.valueUnitReason})`,
+      })),
+      {
+        source: 'filings',
+        message: 'value units: 5 filing(s) read as dollars, 2 as thousands of dollars; 2 overrode the filing-date rule (noted above)',
+      },
+    ]);
+    expect(result.notes.map((note) => note.source).slice(0, -1)).toEqual(withRows.map((meta) => meta.source).sort());
   });
 
   it('returns the registry and lists every file read as a source', () => {
