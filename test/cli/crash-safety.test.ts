@@ -77,7 +77,8 @@ describe('a published bundle with one flipped byte', () => {
     const id = JSON.parse(String(build.stdout)).datasets[0].snapshotId as string;
     const file = path.join(store, 'bundles/calendar', id, 'events.json');
     const bytes = await readFile(file);
-    bytes[Math.floor(bytes.length / 2)] ^= 0x20;
+    const middle = Math.floor(bytes.length / 2);
+    bytes[middle] = bytes[middle]! ^ 0x20;
     await writeFile(file, bytes);
 
     const inspect = await runCli(['inspect', id, '--store', store]);

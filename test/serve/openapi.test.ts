@@ -70,7 +70,8 @@ describe('/v1/openapi.json', () => {
     const required = calendar.filter((p: any) => p.required).map((p: any) => p.name);
     expect(required).toEqual(['from', 'to']);
     const limit = doc.paths['/v1/smart-money/consensus'].get.parameters.find((p: any) => p.name === 'limit');
-    const { description: _d, ...served } = PARAMETERS.listSmartMoneyConsensus.properties.limit;
+    const declared = PARAMETERS.listSmartMoneyConsensus.properties as Record<string, Record<string, unknown>>;
+    const { description: _d, ...served } = declared.limit!;
     expect(limit.schema).toEqual(served);
     const slug = doc.paths['/v1/articles/{slug}'].get.parameters[0];
     expect(slug).toMatchObject({ in: 'path', required: true, schema: { maxLength: 200, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' } });

@@ -45,14 +45,14 @@ describe('writeSampleArticles', () => {
     for (const feed of ['articles/feeds/harbor-wire.xml', 'articles/feeds/hanbit-economy.atom', 'articles/feeds/sakura-markets.json', 'articles/json/desk-briefs.json']) {
       expect(sources.has(feed), feed).toBe(true);
     }
-    const { records, rejections } = deriveArticles(result.records);
+    const { records, rejections } = deriveArticles(result.records, NOW);
     expect(rejections).toEqual([]);
     expect(new Set(records.map((r) => r.locale))).toEqual(new Set(LOCALES));
     for (const category of ['markets', 'economy', 'policy', 'technology']) expect(records.some((r) => r.category === category), category).toBe(true);
   });
 
   it('dates the newest article a few hours before now and the oldest a few weeks back', async () => {
-    const { facts, records } = deriveArticles((await ingestArticles(first)).records);
+    const { facts, records } = deriveArticles((await ingestArticles(first)).records, NOW);
     const newestAge = NOW.getTime() - Date.parse(facts.latestPublishedAt!);
     expect(newestAge).toBeGreaterThan(0);
     expect(newestAge).toBeLessThan(6 * HOUR);
@@ -65,8 +65,8 @@ describe('writeSampleArticles', () => {
     const later = await mkdtemp(path.join(tmpdir(), 'pdsnap-sample-c-'));
     try {
       await writeSampleArticles(later, new Date(NOW.getTime() + 30 * 24 * HOUR));
-      const { facts } = deriveArticles((await ingestArticles(later)).records);
-      const { facts: base } = deriveArticles((await ingestArticles(first)).records);
+      const { facts } = deriveArticles((await ingestArticles(later)).records, new Date(NOW.getTime() + 30 * 24 * HOUR));
+      const { facts: base } = deriveArticles((await ingestArticles(first)).records, NOW);
       expect(Date.parse(facts.latestPublishedAt!) - Date.parse(base.latestPublishedAt!)).toBe(30 * 24 * HOUR);
     } finally {
       await rm(later, { recursive: true, force: true });

@@ -46,7 +46,7 @@ describe('sample calendar', () => {
     const ingested = await ingestCalendar(dir);
     expect(ingested.rejections).toEqual([]);
     expect(ingested.notes).toEqual([]);
-    const derived = deriveCalendar(ingested.records);
+    const derived = deriveCalendar(ingested.records, NOW);
     expect(derived.rejections).toEqual([]);
     const { records, facts } = derived;
     expect(records.length).toBeGreaterThan(150);
