@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { DATASET_RESOURCES, DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
 import type { FreshnessFacts } from '../model/freshness.js';
@@ -14,6 +13,7 @@ import { replaceFileAtomically, syncDir, writeDurable } from './atomic-file.js';
 import { compareText } from '../model/text-order.js';
 import { canonicalJson } from './canonical-json.js';
 import { faultPoint } from './fault-point.js';
+import { withFileLock } from './file-lock.js';
 import { CanonicalArrayWriter } from './resource-writer.js';
 import {
   BundleIntegrityError,
@@ -379,19 +379,10 @@ export class BundleStore {
     await replaceFileAtomically(path.join(this.currentDir, `${dataset}.json`), `${canonicalJson(pointer)}\n`);
   }
 
+  /** One writer at a time: publishes, rollbacks and gc of concurrent processes never interleave. */
   private async withLock<T>(work: () => Promise<T>): Promise<T> {
     await mkdir(this.root, { recursive: true });
-    const release = await lockfile.lock(this.root, {
-      lockfilePath: path.join(this.root, 'publish.lock'),
-      // A killed publisher cannot release its lock; the next one takes it over once it is this old.
-      stale: 10_000,
-      retries: { retries: 60, minTimeout: 100, maxTimeout: 1_000 },
-    });
-    try {
-      return await work();
-    } finally {
-      await release();
-    }
+    return withFileLock(this.root, { lockfilePath: path.join(this.root, 'publish.lock'), retries: 60, maxWaitMs: 1_000 }, work);
   }
 
   /** Staging folders of processes that died mid-build; they were never visible to readers. */

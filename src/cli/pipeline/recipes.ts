@@ -5,7 +5,8 @@ import { ingestArticles } from '../../ingest/articles/index.js';
 import { ingestCalendar } from '../../ingest/calendar/index.js';
 import { ingestFilings } from '../../ingest/filings/index.js';
 import type { DatasetName } from '../../model/dataset.js';
-import type { DatasetBuild } from '../../model/dataset-build.js';
+import type { DatasetBuild, DerivedFacts, IngestResult } from '../../model/dataset-build.js';
+import type { Rejection } from '../../model/report.js';
 import type { Progress } from '../../model/progress.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
 
@@ -17,37 +18,36 @@ export interface RecipeContext {
   progress: Progress;
 }
 
+/**
+ * A dataset with one resource: ingest everything (reads files), then derive the records (pure) and
+ * push them into the sink in published order.
+ */
+function singleResourceRecipe<In, Out>(
+  dataset: DatasetName,
+  resource: string,
+  ingest: (sourcesDir: string) => Promise<IngestResult<In>>,
+  derive: (records: In[], now: Date) => { records: Out[]; rejections: Rejection[]; facts: DerivedFacts['facts'] },
+): (ctx: RecipeContext) => Promise<DatasetBuild> {
+  return async ({ sourcesDir, now }) => {
+    const ingested = await ingest(sourcesDir);
+    return {
+      dataset,
+      sources: ingested.sources,
+      rejections: ingested.rejections,
+      notes: ingested.notes,
+      derive(sink) {
+        const derived = derive(ingested.records, now);
+        for (const record of derived.records) sink.add(resource, record);
+        return { facts: derived.facts, rejections: derived.rejections, notes: [] };
+      },
+    };
+  };
+}
+
 /** How each dataset goes from its sources to records: ingest (reads files), then derive (pure). */
 export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<DatasetBuild>> = {
-  async articles({ sourcesDir, now }) {
-    const ingested = await ingestArticles(sourcesDir);
-    return {
-      dataset: 'articles',
-      sources: ingested.sources,
-      rejections: ingested.rejections,
-      notes: ingested.notes,
-      derive(sink) {
-        const derived = deriveArticles(ingested.records, now);
-        for (const record of derived.records) sink.add('articles.json', record);
-        return { facts: derived.facts, rejections: derived.rejections, notes: [] };
-      },
-    };
-  },
-
-  async calendar({ sourcesDir, now }) {
-    const ingested = await ingestCalendar(sourcesDir);
-    return {
-      dataset: 'calendar',
-      sources: ingested.sources,
-      rejections: ingested.rejections,
-      notes: ingested.notes,
-      derive(sink) {
-        const derived = deriveCalendar(ingested.records, now);
-        for (const record of derived.records) sink.add('events.json', record);
-        return { facts: derived.facts, rejections: derived.rejections, notes: [] };
-      },
-    };
-  },
+  articles: singleResourceRecipe('articles', 'articles.json', ingestArticles, deriveArticles),
+  calendar: singleResourceRecipe('calendar', 'events.json', ingestCalendar, deriveCalendar),
 
   async 'smart-money'({ sourcesDir, now, limits, allFilers, progress }) {
     const ingested = await ingestFilings(sourcesDir, progress);

@@ -1,4 +1,4 @@
-import type { AmendmentType, FilingMeta, SubmissionType } from '../../model/filing.js';
+import type { FilingMeta } from '../../model/filing.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import type { CompactFilingCatalog } from './catalog.js';
 import type { RawHoldingRow } from './raw-holding-row.js';
@@ -6,17 +6,7 @@ import { tableTotalsProblem } from './table-totals.js';
 import { decideValueUnit, type ValueUnitDecision } from './value-unit.js';
 
 /** Everything known about a filing except how its values are read. */
-export interface FilingFacts {
-  accessionNumber: string;
-  cik: string;
-  filerName: string;
-  period: string;
-  filedAt: string;
-  submissionType: SubmissionType;
-  amendmentType: AmendmentType | null;
-  /** Relative to the sources root. */
-  source: string;
-}
+export type FilingFacts = Omit<FilingMeta, 'valueUnit' | 'valueUnitReason'>;
 
 export interface SummaryTotals {
   tableEntryTotal: number | null;

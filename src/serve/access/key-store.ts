@@ -1,8 +1,8 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { replaceFileAtomically } from '../../publish/atomic-file.js';
+import { withFileLock } from '../../publish/file-lock.js';
 import { type KeyRecord, type Scope, parseKeyFile, serializeKeyFile } from './key-record.js';
 import { generateKeySecret, keyIdOfSecret, secretMatches } from './key-secret.js';
 import type { TierName } from './limits.js';
@@ -119,15 +119,5 @@ export async function revokeKey(file: string, id: string, now: Date): Promise<{ 
 
 /** Serializes read-modify-write cycles of concurrent `keys` commands on one file. */
 async function withKeyFileLock<T>(file: string, work: () => Promise<T>): Promise<T> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const release = await lockfile.lock(file, {
-    realpath: false,
-    stale: 10_000,
-    retries: { retries: 20, minTimeout: 25, maxTimeout: 250 },
-  });
-  try {
-    return await work();
-  } finally {
-    await release();
-  }
+  return withFileLock(file, { retries: 20, maxWaitMs: 250 }, work);
 }
