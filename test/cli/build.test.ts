@@ -47,6 +47,23 @@ describe('pdsnap sample + build', () => {
     }
   });
 
+  it('publishes no CUSIP, FIGI or identifier field in the smart-money bundle', async () => {
+    const store = await tempDir('store');
+    const { report } = await buildJson(sources, store, NOW, ['--datasets', 'smart-money']);
+    const filed = new Set<string>();
+    for (const [name, bytes] of await filesUnder(path.join(sources, 'filings'))) {
+      if (!/\.(xml|txt)$/.test(name)) continue;
+      for (const match of bytes.toString('utf8').matchAll(/<(?:\w+:)?cusip>\s*([0-9A-Z]{9})\s*</gi)) filed.add(match[1]!);
+    }
+    expect(filed.size).toBeGreaterThan(20);
+    const bundle = await filesUnder(path.join(store, 'bundles/smart-money', report.datasets[0].snapshotId));
+    const text = [...bundle.values()].map((b) => b.toString('utf8')).join('\n');
+    expect([...filed].filter((cusip) => text.includes(cusip))).toEqual([]);
+    expect(text).not.toMatch(/"(cusip|figi|ticker|symbol|isin)"/i);
+    // Numbers such as reported values may have nine digits; a CUSIP-shaped *string* may not.
+    expect(text).not.toMatch(/"[0-9]{3}[0-9A-Z]{5}[0-9]"/);
+  });
+
   it('gives byte-identical bundles and the same snapshot ids for the same sources and --now', async () => {
     const storeA = await tempDir('store-a');
     const storeB = await tempDir('store-b');
