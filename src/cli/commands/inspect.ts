@@ -16,15 +16,15 @@ export function inspectCommand(): Command {
     .action(async (snapshotId: string, raw) => {
       const options = parseOptions(Options, raw);
       const store = new BundleStore(options.store);
-      let bundle;
+      // Streamed digests: proves every byte is what was published, without parsing a 500 MB resource.
+      let manifest;
       try {
-        bundle = await store.readBundle(snapshotId);
+        manifest = await store.verifyBundle(snapshotId);
       } catch (error) {
         if (error instanceof SnapshotNotFoundError) throw new UsageError(error.message);
         if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; refusing to use it`);
         throw error;
       }
-      const { manifest } = bundle;
       const current = (await store.currentPointer(manifest.dataset))?.snapshotId === snapshotId;
       if (options.json) return printJson({ verified: true, current, manifest });
       printLine(`snapshot     ${manifest.snapshotId}${current ? '  (current)' : ''}`);
