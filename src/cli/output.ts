@@ -8,9 +8,4 @@ export function printLine(line = ''): void {
   process.stdout.write(`${line}\n`);
 }
 
-/** Renders rows as an aligned text table. */
-export function formatTable(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
-}
+export { formatTable } from '../model/text-table.js';

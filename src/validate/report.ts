@@ -1,4 +1,4 @@
-import { formatTable } from '../cli/output.js';
+import { formatTable } from '../model/text-table.js';
 import type { DatasetName } from '../model/dataset.js';
 import type { RuleResult, RuleStatus } from '../model/freshness.js';
 import type { FreshnessLimits } from './limits.js';
