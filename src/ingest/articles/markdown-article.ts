@@ -1,41 +1,38 @@
 import path from 'node:path';
-import matter from 'gray-matter';
-import { parse as parseYaml, YAMLError } from 'yaml';
 import type { LoadedSource } from '../source-files.js';
+import { parseYamlText, YamlTextError } from '../yaml-text.js';
 import type { DraftBatch } from './article-draft.js';
 import { textOf } from './field-text.js';
 import { draftFromFields } from './front-matter-fields.js';
+import { splitFrontMatter } from './front-matter.js';
 import { renderMarkdown } from './html-content.js';
 import { splitDatedFileName } from './slug.js';
 
 const LOCATION = 'front matter';
 
-/** A Markdown article: YAML front matter (parsed by `yaml`, YAML 1.2, so dates stay text) + body. */
+/** A Markdown article: YAML front matter (YAML 1.2 only, so dates stay text and nothing is evaluated) + body. */
 export function readMarkdownArticle(file: Pick<LoadedSource, 'relativePath' | 'content'>): DraftBatch {
   const reject = (location: string, reason: string): DraftBatch => ({
     drafts: [],
     rejections: [{ source: file.relativePath, location, reason }],
     notes: [],
   });
-  const text = file.content.toString('utf8').replace(/^\uFEFF/, '');
-  let parsed: matter.GrayMatterFile<string>;
-  try {
-    parsed = matter(text, { engines: { yaml: (s: string) => (parseYaml(s) ?? {}) as object } });
-  } catch (error) {
-    if (error instanceof YAMLError) {
-      // gray-matter hands the engine the text right after the opening `---`, newline included,
-      // so a line of that text is the same line of the file.
-      const line = error.linePos?.[0]?.line;
-      const at = line === undefined ? LOCATION : `${LOCATION}, line ${line}`;
-      const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-      return reject(at, `invalid YAML: ${message}`);
-    }
-    return reject(LOCATION, `unreadable front matter: ${(error as Error).message.split('\n')[0]}`);
+  const split = splitFrontMatter(file.content.toString('utf8'));
+  if (split.kind === 'refused') {
+    return reject(split.line === undefined ? LOCATION : `${LOCATION}, line ${split.line}`, split.reason);
   }
-  if (!parsed.matter || parsed.matter.trim() === '') {
+  if (split.yaml.trim() === '') {
     return reject(LOCATION, 'missing: a Markdown article starts with a --- YAML front matter block');
   }
-  const data: unknown = parsed.data;
+  let data: unknown;
+  try {
+    data = parseYamlText(split.yaml);
+  } catch (error) {
+    if (error instanceof YamlTextError) {
+      return reject(error.line === undefined ? LOCATION : `${LOCATION}, line ${error.line}`, `invalid YAML: ${error.message}`);
+    }
+    throw error;
+  }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     return reject(LOCATION, 'front matter must be a mapping of fields');
   }
@@ -45,7 +42,7 @@ export function readMarkdownArticle(file: Pick<LoadedSource, 'relativePath' | 'c
   const draft = draftFromFields(fields, {
     source: file.relativePath,
     location: LOCATION,
-    html: renderMarkdown(parsed.content),
+    html: renderMarkdown(split.body),
     slugCandidates: [fromName.stem, ...(title === undefined ? [] : [title])],
     ...(fromName.date === undefined ? {} : { fallbackDate: fromName.date }),
   });
