@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite, type SqliteDatabase } from '../../lib/sqlite.js';
 import type { TierName, UsageCounts } from './limits.js';
 import { WINDOW_SECONDS } from './utc-windows.js';
 
@@ -25,7 +25,7 @@ const SCHEMA_VERSION = 1;
 export class UsageStore {
   private readonly statements;
 
-  private constructor(private readonly db: Database.Database) {
+  private constructor(private readonly db: SqliteDatabase) {
     this.statements = {
       month: db.prepare<[string, string], { requests: number }>(
         'SELECT requests FROM monthly_usage WHERE key_id = ? AND month = ?',
@@ -57,18 +57,18 @@ export class UsageStore {
 
   static open(file: string): UsageStore {
     mkdirSync(path.dirname(file), { recursive: true });
-    const db = new Database(file);
-    db.pragma('journal_mode = WAL');
+    const db = openSqlite(file);
+    db.exec('PRAGMA journal_mode = WAL');
     // NORMAL in WAL mode survives a crash of the process; only an OS crash can lose the last commits.
-    db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('PRAGMA busy_timeout = 5000');
     migrate(db);
     return new UsageStore(db);
   }
 
   /** Runs `work` as one write transaction, taken before the reads so that no other process counts in between. */
   inTransaction<T>(work: () => T): T {
-    return this.db.transaction(work).immediate();
+    return this.db.immediateTransaction(work);
   }
 
   counts(keyId: string, month: string, windowStart: number): UsageCounts {
@@ -94,18 +94,19 @@ export class UsageStore {
   }
 
   monthlyUsage(month: string): MonthlyUsageRow[] {
-    return this.statements.monthRows.all(month);
+    // Spread: node:sqlite returns rows with a null prototype.
+    return this.statements.monthRows.all(month).map((row) => ({ ...row }));
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    this.db.close();
   }
 }
 
-function migrate(db: Database.Database): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
+function migrate(db: SqliteDatabase): void {
+  const version = db.prepare<[], { user_version: number }>('PRAGMA user_version').get()?.user_version ?? 0;
   if (version === SCHEMA_VERSION) return;
-  if (version !== 0) throw new Error(`${db.name}: usage database schema ${version} is newer than this pdsnap understands (${SCHEMA_VERSION})`);
+  if (version !== 0) throw new Error(`${db.file}: usage database schema ${version} is newer than this pdsnap understands (${SCHEMA_VERSION})`);
   db.exec(`
     CREATE TABLE IF NOT EXISTS monthly_usage (
       key_id TEXT NOT NULL, month TEXT NOT NULL, tier TEXT NOT NULL,

@@ -1,0 +1,128 @@
+import { createRequire } from 'node:module';
+
+/**
+ * The one way pdsnap opens SQLite, on every Node.js it supports.
+ *
+ * - Node.js with a built-in `node:sqlite` (22.13 and later): that module. It needs no native addon,
+ *   so nothing can abort the process when a statement is garbage-collected.
+ * - Node.js 20: better-sqlite3 12, an optional dependency. Its raw `node::ObjectWrap` destructors
+ *   abort Node.js 24.19+ ("Assertion failed: (env) != nullptr"), and better-sqlite3 13, which fixes
+ *   that, crashes on Node.js 20; so the addon is only ever loaded where `node:sqlite` is missing.
+ *
+ * Callers see the small common surface below and nothing driver-specific.
+ */
+export interface SqliteRunResult {
+  changes: number | bigint;
+}
+
+export interface SqliteStatement<Params extends unknown[] = unknown[], Row = unknown> {
+  run(...params: Params): SqliteRunResult;
+  get(...params: Params): Row | undefined;
+  all(...params: Params): Row[];
+  iterate(...params: Params): IterableIterator<Row>;
+}
+
+export interface SqliteDatabase {
+  /** The file it was opened from, for messages. */
+  readonly file: string;
+  prepare<Params extends unknown[] = unknown[], Row = unknown>(sql: string): SqliteStatement<Params, Row>;
+  exec(sql: string): void;
+  /** Runs `work` in one `BEGIN IMMEDIATE` transaction: the write lock is taken before any read. */
+  immediateTransaction<T>(work: () => T): T;
+  close(): void;
+}
+
+export interface OpenSqliteOptions {
+  /** Open an existing file for reading only; a missing file is an error, never created. */
+  readonly?: boolean;
+}
+
+export type SqliteDriver = 'node:sqlite' | 'better-sqlite3';
+
+interface NativeStatement {
+  run(...params: unknown[]): SqliteRunResult;
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+  iterate(...params: unknown[]): IterableIterator<unknown>;
+}
+interface NativeDatabase {
+  prepare(sql: string): NativeStatement;
+  exec(sql: string): void;
+  close(): void;
+}
+type Opener = (file: string, options: OpenSqliteOptions) => NativeDatabase;
+
+let opener: { driver: SqliteDriver; open: Opener } | undefined;
+
+function loadNodeSqlite(): Opener | undefined {
+  // Node 22 announces node:sqlite as experimental on load; that warning is not news to a user of pdsnap.
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (String(warning).includes('SQLite')) return;
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  let builtin: { DatabaseSync: new (file: string, options?: { readOnly?: boolean }) => NativeDatabase } | undefined;
+  try {
+    builtin = process.getBuiltinModule?.('node:sqlite') as typeof builtin;
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+  if (builtin === undefined) return undefined;
+  const { DatabaseSync } = builtin;
+  return (file, options) => new DatabaseSync(file, { readOnly: options.readonly === true });
+}
+
+function loadBetterSqlite(): Opener {
+  const require = createRequire(import.meta.url);
+  let Database: new (file: string, options?: { readonly?: boolean; fileMustExist?: boolean }) => NativeDatabase;
+  try {
+    Database = require('better-sqlite3') as typeof Database;
+  } catch (error) {
+    throw new Error(
+      `SQLite is not available: this Node.js (${process.version}) has no node:sqlite and the optional ` +
+        `better-sqlite3 package could not be loaded (${(error as Error).message.split('\n')[0]}). ` +
+        'Use Node.js 22.13 or later, or reinstall with npm ci.',
+    );
+  }
+  return (file, options) => new Database(file, { readonly: options.readonly === true, fileMustExist: options.readonly === true });
+}
+
+function resolveOpener(): { driver: SqliteDriver; open: Opener } {
+  if (opener === undefined) {
+    const builtin = loadNodeSqlite();
+    opener = builtin ? { driver: 'node:sqlite', open: builtin } : { driver: 'better-sqlite3', open: loadBetterSqlite() };
+  }
+  return opener;
+}
+
+/** Which driver this process uses (for logs and the test that both drivers behave alike). */
+export function sqliteDriver(): SqliteDriver {
+  return resolveOpener().driver;
+}
+
+export function openSqlite(file: string, options: OpenSqliteOptions = {}): SqliteDatabase {
+  const native = resolveOpener().open(file, options);
+  let open = true;
+  return {
+    file,
+    prepare: <Params extends unknown[], Row>(sql: string) => native.prepare(sql) as unknown as SqliteStatement<Params, Row>,
+    exec: (sql) => native.exec(sql),
+    immediateTransaction<T>(work: () => T): T {
+      native.exec('BEGIN IMMEDIATE');
+      let result: T;
+      try {
+        result = work();
+      } catch (error) {
+        native.exec('ROLLBACK');
+        throw error;
+      }
+      native.exec('COMMIT');
+      return result;
+    },
+    close() {
+      if (!open) return;
+      open = false;
+      native.close();
+    },
+  };
+}

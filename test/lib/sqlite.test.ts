@@ -1,0 +1,57 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openSqlite, sqliteDriver } from '../../src/lib/sqlite.js';
+import { tempDir } from '../helpers/cli.js';
+
+const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+const hasBuiltinSqlite = major > 22 || (major === 22 && minor >= 13);
+
+describe('openSqlite', () => {
+  it('uses node:sqlite wherever Node.js has it, and better-sqlite3 only where it does not', () => {
+    expect(sqliteDriver()).toBe(hasBuiltinSqlite ? 'node:sqlite' : 'better-sqlite3');
+  });
+
+  it('prepares, writes in an immediate transaction, reads back rows, and rolls back a failed transaction', async () => {
+    const dir = await tempDir('sqlite');
+    try {
+      const db = openSqlite(path.join(dir, 'a.sqlite'));
+      db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, n INTEGER NOT NULL)');
+      const insert = db.prepare<[string, number]>('INSERT INTO t (k, n) VALUES (?, ?)');
+      db.immediateTransaction(() => {
+        insert.run('a', 1);
+        insert.run('b', 2);
+      });
+      expect(() =>
+        db.immediateTransaction(() => {
+          insert.run('c', 3);
+          insert.run('a', 9); // primary key clash: the whole transaction goes
+        }),
+      ).toThrow();
+      const rows = db.prepare<[], { k: string; n: number }>('SELECT k, n FROM t ORDER BY k').all();
+      expect(rows.map((row) => ({ ...row }))).toEqual([
+        { k: 'a', n: 1 },
+        { k: 'b', n: 2 },
+      ]);
+      expect([...db.prepare<[number], { k: string }>('SELECT k FROM t WHERE n > ? ORDER BY k').iterate(1)].map((r) => r.k)).toEqual(['b']);
+      expect(db.prepare<[string], { n: number }>('SELECT n FROM t WHERE k = ?').get('zz')).toBeUndefined();
+      db.close();
+      db.close(); // closing twice is harmless
+
+      const readonly = openSqlite(path.join(dir, 'a.sqlite'), { readonly: true });
+      expect(() => readonly.exec("INSERT INTO t (k, n) VALUES ('x', 1)")).toThrow();
+      readonly.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses to open a missing file read-only instead of creating it', async () => {
+    const dir = await tempDir('sqlite');
+    try {
+      expect(() => openSqlite(path.join(dir, 'missing.sqlite'), { readonly: true })).toThrow();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
