@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { commandsFor } from './commands/index.js';
+import { LockError } from '../publish/file-lock.js';
 import { DataError, ExitCode, ExitWith, UsageError } from './errors.js';
 
 /** The one place that turns errors into a message and an exit code. */
@@ -25,7 +26,8 @@ function exitCodeFor(error: unknown): number {
     // --help and --version end through here with exit code 0.
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.error;
   }
-  if (error instanceof UsageError) {
+  // A lock that another process holds, or that is broken, is the machine's state, not a bug: no "unexpected".
+  if (error instanceof UsageError || error instanceof LockError) {
     process.stderr.write(`pdsnap: ${error.message}\n`);
     return ExitCode.error;
   }

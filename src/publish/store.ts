@@ -78,8 +78,19 @@ export interface GcResult {
  * place, pointers are replaced by rename, and writers hold a lock, so a crash at any moment leaves
  * the previous pointer and the bundle it names intact.
  */
+/** A scheduled build and a manual one may overlap: the second waits this long for the first by default. */
+export const DEFAULT_LOCK_WAIT_MS = 60_000;
+
 export class BundleStore {
-  constructor(readonly root: string) {}
+  /** How long a writer waits for another process's publish lock (live holders only; dead ones are taken over). */
+  readonly lockWaitMs: number;
+
+  constructor(
+    readonly root: string,
+    options: { lockWaitMs?: number } = {},
+  ) {
+    this.lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+  }
 
   private get bundlesDir() {
     return path.join(this.root, 'bundles');
@@ -382,7 +393,7 @@ export class BundleStore {
   /** One writer at a time: publishes, rollbacks and gc of concurrent processes never interleave. */
   private async withLock<T>(work: () => Promise<T>): Promise<T> {
     await mkdir(this.root, { recursive: true });
-    return withFileLock(this.root, { lockfilePath: path.join(this.root, 'publish.lock'), retries: 60, maxWaitMs: 1_000 }, work);
+    return withFileLock(path.join(this.root, 'publish.lock'), { waitMs: this.lockWaitMs }, work);
   }
 
   /** Staging folders of processes that died mid-build; they were never visible to readers. */

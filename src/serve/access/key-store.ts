@@ -119,5 +119,5 @@ export async function revokeKey(file: string, id: string, now: Date): Promise<{ 
 
 /** Serializes read-modify-write cycles of concurrent `keys` commands on one file. */
 async function withKeyFileLock<T>(file: string, work: () => Promise<T>): Promise<T> {
-  return withFileLock(file, { retries: 20, maxWaitMs: 250 }, work);
+  return withFileLock(`${file}.lock`, { waitMs: 5_000 }, work);
 }
