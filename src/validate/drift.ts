@@ -1,0 +1,228 @@
+import { z } from 'zod';
+import type { DatasetName } from '../model/dataset.js';
+import type { RuleResult, RuleStatus } from '../model/freshness.js';
+
+/**
+ * Drift checks: is a candidate snapshot whole, compared with the one it would replace? Freshness
+ * says a snapshot is recent; drift says it did not lose a third of its records to a half-finished
+ * download, a moved folder or an empty feed. Pure: two profiles and thresholds in, rule results out
+ * (the same RuleResult shape as freshness, so every report, count and exit code treats them alike).
+ */
+
+/** What drift needs to know of one resource of a snapshot. */
+export interface ResourceProfile {
+  records: number;
+  /** The identity of every record (slug, event id, investor slug, issuer); absent where identity churns by design (trades). */
+  keys?: ReadonlySet<string>;
+}
+
+export interface InvestorFiling {
+  name: string;
+  /** Quarter end of the investor's latest filing. */
+  period: string;
+  filedAt: string;
+}
+
+/** Facts a domain expert watches, per dataset. */
+export type DatasetWatch =
+  | { dataset: 'articles'; newestPublishedAt: string | null }
+  | { dataset: 'calendar'; generatedAt: string; eventsNext30Days: number }
+  | { dataset: 'smart-money'; newestPeriod: string | null; investors: ReadonlyMap<string, InvestorFiling> };
+
+export interface SnapshotProfile {
+  snapshotId: string;
+  resources: Readonly<Record<string, ResourceProfile>>;
+  watch: DatasetWatch;
+}
+
+const Percent = z.number().min(0).max(100_000).nullable();
+
+/** Thresholds of one resource, in percent of the current snapshot; null turns a check off. */
+export const ResourceThresholds = z
+  .object({
+    /** Fewer records than the current snapshot by more than this. */
+    shrinkWarnPercent: Percent,
+    shrinkFailPercent: Percent,
+    /** More records than the current snapshot by more than this (a bad join duplicates rows). */
+    growthWarnPercent: Percent,
+    growthFailPercent: Percent,
+    /** Share of the current snapshot's keys missing from the candidate. */
+    lostKeysWarnPercent: Percent,
+    lostKeysFailPercent: Percent,
+    /** Share of the candidate's keys that the current snapshot did not have. */
+    newKeysWarnPercent: Percent,
+    newKeysFailPercent: Percent,
+  })
+  .strict();
+export type ResourceThresholds = z.infer<typeof ResourceThresholds>;
+
+export const DatasetDriftThresholds = z
+  .object({
+    resources: z.record(z.string(), ResourceThresholds),
+    /** calendar: events scheduled in the 30 days after generation, fewer by more than this. */
+    upcomingEventsWarnPercent: Percent.optional(),
+    upcomingEventsFailPercent: Percent.optional(),
+  })
+  .strict();
+export type DatasetDriftThresholds = z.infer<typeof DatasetDriftThresholds>;
+export type DriftThresholds = Record<DatasetName, DatasetDriftThresholds>;
+
+/**
+ * Defaults chosen for real rebuilds: a daily rebuild ages out a few articles and adds a few; a
+ * quarter-end rebuild brings new filings for most investors, moves some issuers in and out of
+ * consensus and recomputes every trade. A partial download or a moved folder loses a quarter or
+ * more of a resource at once, which these fail.
+ */
+const STEADY: ResourceThresholds = {
+  shrinkWarnPercent: 10,
+  shrinkFailPercent: 25,
+  growthWarnPercent: 50,
+  growthFailPercent: 200,
+  lostKeysWarnPercent: 10,
+  lostKeysFailPercent: 25,
+  newKeysWarnPercent: 50,
+  newKeysFailPercent: null,
+};
+
+export const DEFAULT_DRIFT_THRESHOLDS: DriftThresholds = {
+  articles: { resources: { articles: { ...STEADY, lostKeysWarnPercent: 20, lostKeysFailPercent: 40 } } },
+  calendar: {
+    // Past events roll off as weeks pass: the count may shrink a little every day; lost ids are normal.
+    resources: { events: { ...STEADY, shrinkWarnPercent: 20, shrinkFailPercent: 40, lostKeysWarnPercent: 50, lostKeysFailPercent: null } },
+    upcomingEventsWarnPercent: 20,
+    upcomingEventsFailPercent: 40,
+  },
+  'smart-money': {
+    resources: {
+      investors: STEADY,
+      consensus: { ...STEADY, lostKeysWarnPercent: 20, lostKeysFailPercent: 40 },
+      // Trades are recomputed from two quarters each time: only their volume is comparable.
+      trades: { ...STEADY, shrinkWarnPercent: 30, shrinkFailPercent: 50, growthWarnPercent: 100, growthFailPercent: 300 },
+    },
+  },
+};
+
+/** How many of the lost keys (or investors) a failing check names. */
+export const SAMPLE_SIZE = 5;
+
+export function evaluateDrift(
+  before: SnapshotProfile | null,
+  after: SnapshotProfile,
+  thresholds: DatasetDriftThresholds,
+): RuleResult[] {
+  if (before === null) {
+    return [fixed('drift.baseline', 'no current snapshot', 'a current snapshot to compare with', 'pass', 'first snapshot of this dataset: nothing to compare with')];
+  }
+  const results: RuleResult[] = [];
+  for (const [resource, profile] of Object.entries(after.resources)) {
+    const previous = before.resources[resource];
+    const limits = thresholds.resources[resource];
+    if (previous === undefined || limits === undefined) continue;
+    results.push(...countChecks(resource, previous.records, profile.records, limits));
+    if (previous.keys && profile.keys) results.push(...keyChecks(resource, previous.keys, profile.keys, limits));
+  }
+  results.push(...watchChecks(before.watch, after.watch, thresholds));
+  return results;
+}
+
+function countChecks(resource: string, before: number, after: number, limits: ResourceThresholds): RuleResult[] {
+  const observed = `${before} -> ${after} records (${signedPercent(before, after)})`;
+  const results: RuleResult[] = [];
+  const shrink = before === 0 ? 0 : ((before - after) / before) * 100;
+  const growth = before === 0 ? (after === 0 ? 0 : Number.POSITIVE_INFINITY) : ((after - before) / before) * 100;
+  results.push(
+    graded(`drift.${resource}.shrink`, observed, shrink, limits.shrinkWarnPercent, limits.shrinkFailPercent, 'fewer records', `${resource}: ${observed}`),
+  );
+  results.push(
+    graded(`drift.${resource}.growth`, observed, growth, limits.growthWarnPercent, limits.growthFailPercent, 'more records', `${resource}: ${observed}`),
+  );
+  return results;
+}
+
+function keyChecks(resource: string, before: ReadonlySet<string>, after: ReadonlySet<string>, limits: ResourceThresholds): RuleResult[] {
+  const lost = [...before].filter((key) => !after.has(key));
+  let added = 0;
+  for (const key of after) if (!before.has(key)) added += 1;
+  const lostShare = before.size === 0 ? 0 : (lost.length / before.size) * 100;
+  const newShare = after.size === 0 ? 0 : (added / after.size) * 100;
+  const lostObserved = `${lost.length} of ${before.size} keys lost (${lostShare.toFixed(1)}%)`;
+  const sample = lost.slice(0, SAMPLE_SIZE);
+  const lostMessage = lost.length === 0 ? `${resource}: no key lost` : `${resource}: ${lostObserved}, e.g. ${sample.join(', ')}`;
+  return [
+    graded(`drift.${resource}.lost-keys`, lostObserved, lostShare, limits.lostKeysWarnPercent, limits.lostKeysFailPercent, 'of keys lost', lostMessage),
+    graded(
+      `drift.${resource}.new-keys`,
+      `${added} of ${after.size} keys new (${newShare.toFixed(1)}%)`,
+      newShare,
+      limits.newKeysWarnPercent,
+      limits.newKeysFailPercent,
+      'of keys new',
+      `${resource}: ${added} of ${after.size} keys are new`,
+    ),
+  ];
+}
+
+function watchChecks(before: DatasetWatch, after: DatasetWatch, thresholds: DatasetDriftThresholds): RuleResult[] {
+  if (before.dataset === 'articles' && after.dataset === 'articles') {
+    const moved = before.newestPublishedAt !== null && (after.newestPublishedAt === null || after.newestPublishedAt < before.newestPublishedAt);
+    const observed = `${before.newestPublishedAt ?? 'none'} -> ${after.newestPublishedAt ?? 'none'}`;
+    return [
+      fixed(
+        'drift.articles.newest',
+        observed,
+        'the newest article never gets older',
+        moved ? 'fail' : 'pass',
+        moved ? `the newest article got older (${observed}): the newest articles are missing from the sources` : 'the newest article is as new or newer',
+      ),
+    ];
+  }
+  if (before.dataset === 'calendar' && after.dataset === 'calendar') {
+    const drop = before.eventsNext30Days === 0 ? 0 : ((before.eventsNext30Days - after.eventsNext30Days) / before.eventsNext30Days) * 100;
+    const observed = `${before.eventsNext30Days} -> ${after.eventsNext30Days} events in the 30 days after generation`;
+    return [
+      graded('drift.calendar.upcoming', observed, drop, thresholds.upcomingEventsWarnPercent ?? null, thresholds.upcomingEventsFailPercent ?? null, 'fewer upcoming events', observed),
+    ];
+  }
+  if (before.dataset === 'smart-money' && after.dataset === 'smart-money') {
+    const backwards = before.newestPeriod !== null && (after.newestPeriod === null || after.newestPeriod < before.newestPeriod);
+    const periodObserved = `${before.newestPeriod ?? 'none'} -> ${after.newestPeriod ?? 'none'}`;
+    const gone = [...before.investors].filter(([slug]) => !after.investors.has(slug));
+    const named = gone
+      .slice(0, SAMPLE_SIZE)
+      .map(([slug, filing]) => `${filing.name} (${slug}, last filing ${filing.period} filed ${filing.filedAt.slice(0, 10)})`);
+    const more = gone.length > SAMPLE_SIZE ? ` and ${gone.length - SAMPLE_SIZE} more` : '';
+    return [
+      fixed(
+        'drift.smart-money.newest-quarter',
+        periodObserved,
+        'the newest 13F quarter never moves backwards',
+        backwards ? 'fail' : 'pass',
+        backwards ? `the newest 13F quarter moved backwards (${periodObserved})` : 'the newest 13F quarter is the same or later',
+      ),
+      fixed(
+        'drift.smart-money.investors-gone',
+        `${gone.length} investor(s) gone`,
+        'named, judged by the investors resource thresholds',
+        gone.length === 0 ? 'pass' : 'warn',
+        gone.length === 0 ? 'no investor disappeared' : `investors no longer published: ${named.join('; ')}${more}`,
+      ),
+    ];
+  }
+  return [];
+}
+
+function graded(rule: string, observed: string, value: number, warnAt: number | null, failAt: number | null, what: string, message: string): RuleResult {
+  const status: RuleStatus = failAt !== null && value > failAt ? 'fail' : warnAt !== null && value > warnAt ? 'warn' : 'pass';
+  const parts = [warnAt === null ? null : `warn above ${warnAt}%`, failAt === null ? null : `fail above ${failAt}%`].filter((part) => part !== null);
+  return fixed(rule, observed, parts.length === 0 ? 'off' : `${parts.join(', ')} ${what}`, status, message);
+}
+
+function fixed(rule: string, observed: string, limit: string, status: RuleStatus, message: string): RuleResult {
+  return { rule, observed, limit, status, failsAt: null, message };
+}
+
+function signedPercent(before: number, after: number): string {
+  if (before === 0) return after === 0 ? '0%' : 'new';
+  const change = ((after - before) / before) * 100;
+  return `${change >= 0 ? '+' : ''}${change.toFixed(1)}%`;
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_DRIFT_THRESHOLDS, evaluateDrift, type InvestorFiling, type SnapshotProfile } from '../../src/validate/drift.js';
+
+const keys = (prefix: string, n: number) => new Set(Array.from({ length: n }, (_, i) => `${prefix}-${i}`));
+const statusOf = (results: ReturnType<typeof evaluateDrift>, rule: string) => results.find((r) => r.rule === rule)?.status;
+
+function smartMoney(investors: number, trades: number, newestPeriod = '2026-09-30'): SnapshotProfile {
+  const filings = new Map<string, InvestorFiling>();
+  for (let i = 0; i < investors; i += 1) filings.set(`fund-${i}`, { name: `Fund ${i} LP`, period: newestPeriod, filedAt: '2026-11-14T00:00:00.000Z' });
+  return {
+    snapshotId: `smart-money-${investors}`,
+    resources: {
+      investors: { records: investors, keys: new Set(filings.keys()) },
+      consensus: { records: 300, keys: keys('issuer', 300) },
+      trades: { records: trades },
+    },
+    watch: { dataset: 'smart-money', newestPeriod, investors: filings },
+  };
+}
+
+function articles(slugs: string[], newestPublishedAt: string): SnapshotProfile {
+  return {
+    snapshotId: `articles-${slugs.length}`,
+    resources: { articles: { records: slugs.length, keys: new Set(slugs) } },
+    watch: { dataset: 'articles', newestPublishedAt },
+  };
+}
+
+describe('evaluateDrift', () => {
+  it('passes the first snapshot of a dataset with a note that there is nothing to compare with', () => {
+    const results = evaluateDrift(null, smartMoney(25, 824), DEFAULT_DRIFT_THRESHOLDS['smart-money']);
+    expect(results).toEqual([expect.objectContaining({ rule: 'drift.baseline', status: 'pass', message: expect.stringContaining('first snapshot') })]);
+  });
+
+  it('fails a partial download: 25 -> 7 investors and 824 -> 193 trades, naming investors that disappear', () => {
+    const results = evaluateDrift(smartMoney(25, 824), smartMoney(7, 193), DEFAULT_DRIFT_THRESHOLDS['smart-money']);
+    expect(statusOf(results, 'drift.investors.shrink')).toBe('fail');
+    expect(statusOf(results, 'drift.investors.lost-keys')).toBe('fail');
+    expect(statusOf(results, 'drift.trades.shrink')).toBe('fail');
+    const shrink = results.find((r) => r.rule === 'drift.investors.shrink')!;
+    expect(shrink.observed).toBe('25 -> 7 records (-72.0%)');
+    const gone = results.find((r) => r.rule === 'drift.smart-money.investors-gone')!;
+    expect(gone.observed).toBe('18 investor(s) gone');
+    expect(gone.message).toContain('Fund 7 LP (fund-7, last filing 2026-09-30 filed 2026-11-14)');
+    expect(gone.message).toContain('and 13 more');
+  });
+
+  it('passes a quarter-end rebuild: same investors, a new quarter, trades recomputed at a similar volume', () => {
+    const results = evaluateDrift(smartMoney(25, 824, '2026-06-30'), smartMoney(25, 700, '2026-09-30'), DEFAULT_DRIFT_THRESHOLDS['smart-money']);
+    expect(results.filter((r) => r.status !== 'pass')).toEqual([]);
+  });
+
+  it('fails when the newest 13F quarter moves backwards', () => {
+    const results = evaluateDrift(smartMoney(25, 824, '2026-09-30'), smartMoney(25, 824, '2026-06-30'), DEFAULT_DRIFT_THRESHOLDS['smart-money']);
+    expect(statusOf(results, 'drift.smart-money.newest-quarter')).toBe('fail');
+  });
+
+  it('warns, then fails, as a resource grows past its thresholds (a bad join duplicates rows)', () => {
+    const t = DEFAULT_DRIFT_THRESHOLDS['smart-money'];
+    expect(statusOf(evaluateDrift(smartMoney(25, 100), smartMoney(25, 150), t), 'drift.trades.growth')).toBe('pass');
+    expect(statusOf(evaluateDrift(smartMoney(25, 100), smartMoney(25, 250), t), 'drift.trades.growth')).toBe('warn');
+    expect(statusOf(evaluateDrift(smartMoney(25, 100), smartMoney(25, 401), t), 'drift.trades.growth')).toBe('fail');
+  });
+
+  it('lets one article be added, one removed and one retitled, but fails when every Markdown article is gone', () => {
+    const t = DEFAULT_DRIFT_THRESHOLDS.articles;
+    const today = Array.from({ length: 19 }, (_, i) => `story-${i}`);
+    const tomorrow = [...today.slice(1), 'story-new'];
+    expect(evaluateDrift(articles(today, '2026-11-21T10:00:00.000Z'), articles(tomorrow, '2026-11-22T09:00:00.000Z'), t).filter((r) => r.status !== 'pass')).toEqual([]);
+    const partial = evaluateDrift(articles(today, '2026-11-21T10:00:00.000Z'), articles(today.slice(10), '2026-11-20T10:00:00.000Z'), t);
+    expect(statusOf(partial, 'drift.articles.shrink')).toBe('fail');
+    expect(statusOf(partial, 'drift.articles.lost-keys')).toBe('fail');
+    expect(statusOf(partial, 'drift.articles.newest')).toBe('fail');
+    expect(partial.find((r) => r.rule === 'drift.articles.lost-keys')!.message).toContain('e.g. story-0, story-1, story-2, story-3, story-4');
+  });
+
+  it('fails the calendar when the events of the next 30 days fall by more than 40%', () => {
+    const calendar = (upcoming: number): SnapshotProfile => ({
+      snapshotId: `calendar-${upcoming}`,
+      resources: { events: { records: 175, keys: keys('event', 175) } },
+      watch: { dataset: 'calendar', generatedAt: '2026-11-22T00:00:00.000Z', eventsNext30Days: upcoming },
+    });
+    const t = DEFAULT_DRIFT_THRESHOLDS.calendar;
+    expect(statusOf(evaluateDrift(calendar(60), calendar(55), t), 'drift.calendar.upcoming')).toBe('pass');
+    expect(statusOf(evaluateDrift(calendar(60), calendar(45), t), 'drift.calendar.upcoming')).toBe('warn');
+    expect(statusOf(evaluateDrift(calendar(60), calendar(30), t), 'drift.calendar.upcoming')).toBe('fail');
+  });
+
+  it('turns a check off with a null threshold', () => {
+    const t = { resources: { trades: { ...DEFAULT_DRIFT_THRESHOLDS['smart-money'].resources.trades!, shrinkWarnPercent: null, shrinkFailPercent: null } } };
+    const shrink = evaluateDrift(smartMoney(25, 824), smartMoney(25, 10), t).find((r) => r.rule === 'drift.trades.shrink')!;
+    expect(shrink).toMatchObject({ status: 'pass', limit: 'off' });
+  });
+});
