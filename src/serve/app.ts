@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { type Access, createAccess } from './access/index.js';
+import { type Access, type StateStore, createAccess } from './access/index.js';
 import { CursorCodec } from './cursor.js';
 import { frameworkErrorResponder, installErrorHandling } from './error-handler.js';
 import { etagOf, matchesIfNoneMatch } from './etag.js';
@@ -28,6 +28,10 @@ export interface ServerOptions {
   storeDir: string;
   keysFile: string;
   usageDbFile: string;
+  /** Keys and usage somewhere else than keysFile/usageDbFile (Redis); closed with the server. */
+  stateStore?: StateStore;
+  /** How old the keys file cache may get without a change notification (ms); 0 = every lookup. */
+  keysMaxAgeMs?: number;
   /** Base of the documentation site: error docsUrls are {docsUrl}/errors#<code>. */
   docsUrl: string;
   /** Signs cursors; at least 32 characters (see cursor-secret.ts). */
@@ -49,17 +53,21 @@ export const ALL_OPERATIONS = [...PROFILE_A_OPERATIONS, ...PROFILE_B_OPERATIONS]
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const now = options.now ?? (() => new Date());
   let app: FastifyInstance | null = null;
-  const access = createAccess({
-    keysFile: options.keysFile,
-    usageDbFile: options.usageDbFile,
+  const reporting = {
     now,
-    onKeysReloadError: (error) => app?.log.error({ err: error }, 'keys file changed but cannot be read; keeping the previous keys'),
-  });
+    onKeysReloadError: (error: Error) => app?.log.error({ err: error }, 'a changed key cannot be read; it is not used'),
+    onStateError: (error: Error) => app?.log.error({ err: error }, 'state store failed; requests answer 503 until it recovers'),
+  };
+  const access = createAccess(
+    options.stateStore
+      ? { ...reporting, store: options.stateStore }
+      : { ...reporting, keysFile: options.keysFile, usageDbFile: options.usageDbFile, keysMaxAgeMs: options.keysMaxAgeMs ?? 0 },
+  );
   try {
     app = await assemble(options, now, access);
     return app;
   } catch (error) {
-    access.close();
+    await access.close();
     throw error;
   }
 }
@@ -87,7 +95,7 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
   const snapshots = new SnapshotRegistry(options.storeDir, app.log);
   app.addHook('onClose', async () => {
     await snapshots.close();
-    access.close();
+    await access.close();
   });
   await snapshots.reload();
 

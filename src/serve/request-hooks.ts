@@ -33,13 +33,13 @@ export function installRequestHooks(app: FastifyInstance, access: Access): void 
       reply.headers(access.headersForUnauthenticated(profile ?? 'A'));
       return;
     }
-    const outcome = access.authenticate(profile, request.headers, config.scope);
+    const outcome = await access.authenticate(profile, request.headers, config.scope);
     if (!outcome.ok) {
       reply.headers(outcome.headers);
       throw new ApiError(outcome.status, outcome.code, outcome.message);
     }
     request.keyId = outcome.key.id;
-    const admission = access.admit(profile, outcome.key.id, outcome.key.tier);
+    const admission = await access.admit(profile, outcome.key.id, outcome.key.tier);
     reply.headers(admission.headers);
     if (!admission.allowed) throw new ApiError(admission.status, admission.code, admission.message);
     request.admittedMonth = admission.month;
@@ -48,7 +48,7 @@ export function installRequestHooks(app: FastifyInstance, access: Access): void 
   // A 5xx is the server's fault: the client is not billed for it.
   app.addHook('onResponse', async (request, reply) => {
     if (reply.statusCode >= 500 && request.keyId !== null && request.admittedMonth !== null) {
-      access.release(request.keyId, request.admittedMonth);
+      await access.release(request.keyId, request.admittedMonth);
     }
   });
 

@@ -55,9 +55,8 @@ describe('rate limits', () => {
     // 19,999 requests earlier this month, recorded through the usage store the server itself uses.
     const usage = UsageStore.open(path.join(root, 'usage.sqlite'));
     const earlierWindow = Math.floor(Date.parse('2026-11-10T00:00:00.000Z') / 1000);
-    usage.inTransaction(() => {
-      for (let i = 0; i < 19_999; i += 1) usage.recordAdmitted(keyId, 'member', '2026-11', earlierWindow);
-    });
+    const noMinuteLimit = { hardCapPerMonth: 20_000, requestsPerMinute: 20_000 };
+    for (let i = 0; i < 19_999; i += 1) usage.admitNow(keyId, 'member', '2026-11', earlierWindow, noMinuteLimit);
     usage.close();
 
     const first = await start(root, clock);

@@ -1,13 +1,16 @@
 import { Command } from 'commander';
 import { z } from 'zod';
-import { KeyFileError, SCOPES, Scope, type KeyRecord } from '../../serve/access/key-record.js';
+import { SCOPES, Scope, type KeyRecord } from '../../serve/access/key-record.js';
 import { TIER_NAMES } from '../../serve/access/limits.js';
-import { DEFAULT_KEYS_FILE, KeyNotFoundError, createKey, readKeys, revokeKey } from '../../serve/access/key-store.js';
-import { UsageError } from '../errors.js';
+import { DEFAULT_KEYS_FILE, KeyStore } from '../../serve/access/key-store.js';
+import type { KeyDirectory } from '../../serve/access/state-store.js';
+import { DEFAULT_USAGE_DB } from '../../serve/access/usage-store.js';
 import { DirOption, parseOptions } from '../options.js';
 import { formatTable, printJson, printLine } from '../output.js';
+import { STATE_OPTION_HELP, openStateForCommand, stateLocationOf, userErrors } from '../state-option.js';
 
 const KeysFileOption = DirOption(DEFAULT_KEYS_FILE);
+const StateOption = z.string().optional();
 
 const ScopesOption = z.string({ error: 'is required, e.g. articles:read,calendar:read' }).transform((value, ctx): Scope[] => {
   const names = value.split(',').map((s) => s.trim()).filter(Boolean);
@@ -24,15 +27,38 @@ const CreateOptions = z.object({
   name: z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(200),
   scopes: ScopesOption,
   tier: z.enum(TIER_NAMES, { error: `expected ${TIER_NAMES.join(' or ')}` }).default('member'),
+  state: StateOption,
   json: z.boolean().default(false),
 });
-const ListOptions = z.object({ keys: KeysFileOption, json: z.boolean().default(false) });
-const RevokeOptions = z.object({ keys: KeysFileOption, json: z.boolean().default(false) });
+const ListOptions = z.object({ keys: KeysFileOption, state: StateOption, json: z.boolean().default(false) });
+const RevokeOptions = z.object({ keys: KeysFileOption, state: StateOption, json: z.boolean().default(false) });
+
+/**
+ * Runs `work` on the keys of --state (the keys file by default, or Redis), closing what it opened.
+ * `where` says where they are, for output: the keys file, or the redacted Redis URL.
+ */
+async function withKeys<T>(
+  command: Command,
+  options: { keys: string; state?: string | undefined },
+  work: (keys: KeyDirectory, where: { keysFile: string } | { state: string }) => Promise<T>,
+): Promise<T> {
+  const keysGiven = command.optsWithGlobals().keys !== undefined ? ['--keys'] : [];
+  const location = stateLocationOf(options.state, keysGiven);
+  // The keys file alone: `keys` never opens (or creates) the usage database.
+  if (location.kind === 'file') return userErrors(() => work(new KeyStore(options.keys), { keysFile: options.keys }));
+  const opened = await openStateForCommand(location, { keysFile: options.keys, usageDbFile: DEFAULT_USAGE_DB });
+  try {
+    return await userErrors(() => work(opened.store.keys, { state: opened.store.description }));
+  } finally {
+    await opened.store.close();
+  }
+}
 
 export function keysCommand(): Command {
   const keys = new Command('keys')
     .description('create, list and revoke API keys for pdsnap serve (only a hash of each key is stored)')
     .option('--keys <file>', `keys file (default ${DEFAULT_KEYS_FILE})`)
+    .option('--state <file|redis-url>', STATE_OPTION_HELP)
     // main.ts sets exitOverride/output on `keys` after this function returns; nested subcommands
     // only inherit settings when created, so hand them over at dispatch (else a missing option exits 1).
     .hook('preSubcommand', (self, subcommand) => {
@@ -48,7 +74,7 @@ export function keysCommand(): Command {
     .option('--json', 'print JSON to stdout')
     .action(async (_raw, command: Command) => {
       const options = parseOptions(CreateOptions, command.optsWithGlobals());
-      const { record, secret } = await keyFileAction(() => createKey(options.keys, options, new Date()));
+      const { record, secret } = await withKeys(command, options, (keys) => keys.create(options, new Date()));
       process.stderr.write('pdsnap: store this API key now: it is shown once and cannot be recovered (only its hash is kept)\n');
       if (options.json) return printJson({ ...publicView(record), key: secret });
       printLine(`created ${record.id} "${record.name}" (${record.tier}; ${record.scopes.join(',')})`);
@@ -61,9 +87,9 @@ export function keysCommand(): Command {
     .option('--json', 'print JSON to stdout')
     .action(async (_raw, command: Command) => {
       const options = parseOptions(ListOptions, command.optsWithGlobals());
-      const records = await keyFileAction(() => readKeys(options.keys));
-      if (options.json) return printJson({ keysFile: options.keys, keys: records.map(publicView) });
-      if (records.length === 0) return printLine(`no keys in ${options.keys}`);
+      const { records, where } = await withKeys(command, options, async (keys, where) => ({ records: await keys.list(), where }));
+      if (options.json) return printJson({ ...where, keys: records.map(publicView) });
+      if (records.length === 0) return printLine(`no keys in ${'keysFile' in where ? where.keysFile : where.state}`);
       printLine(
         formatTable(
           ['id', 'name', 'tier', 'scopes', 'created', 'revoked'],
@@ -74,12 +100,12 @@ export function keysCommand(): Command {
 
   keys
     .command('revoke')
-    .description('revoke a key; a running server refuses it from its next request on')
+    .description('revoke a key; running servers refuse it within seconds (see docs/keys-and-limits.md)')
     .argument('<id>', 'key id, e.g. key_3f2a9c1b7d4e')
     .option('--json', 'print JSON to stdout')
     .action(async (id: string, _raw, command: Command) => {
       const options = parseOptions(RevokeOptions, command.optsWithGlobals());
-      const { record, alreadyRevoked } = await keyFileAction(() => revokeKey(options.keys, id, new Date()));
+      const { record, alreadyRevoked } = await withKeys(command, options, (keys) => keys.revoke(id, new Date()));
       if (options.json) return printJson({ ...publicView(record), alreadyRevoked });
       printLine(alreadyRevoked ? `${record.id} was already revoked at ${record.revokedAt}` : `revoked ${record.id} at ${record.revokedAt}`);
     });
@@ -91,14 +117,4 @@ export function keysCommand(): Command {
 function publicView(record: KeyRecord) {
   const { secretSha256: _hash, ...rest } = record;
   return rest;
-}
-
-/** A broken keys file or an unknown id is the user's to fix (exit 3), with the message as is. */
-async function keyFileAction<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof KeyFileError || error instanceof KeyNotFoundError) throw new UsageError(error.message);
-    throw error;
-  }
 }

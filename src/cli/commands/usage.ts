@@ -1,14 +1,15 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { z } from 'zod';
-import { KeyFileError } from '../../serve/access/key-record.js';
+import type { KeyRecord } from '../../serve/access/key-record.js';
 import { DEFAULT_KEYS_FILE, readKeys } from '../../serve/access/key-store.js';
+import type { MonthlyUsageRow } from '../../serve/access/state-store.js';
 import { usageReport } from '../../serve/access/usage-report.js';
-import { DEFAULT_USAGE_DB, UsageStore, type MonthlyUsageRow } from '../../serve/access/usage-store.js';
+import { DEFAULT_USAGE_DB, UsageStore } from '../../serve/access/usage-store.js';
 import { utcMonth } from '../../serve/access/utc-windows.js';
-import { UsageError } from '../errors.js';
 import { DirOption, NowOption, parseOptions } from '../options.js';
 import { formatTable, printJson, printLine } from '../output.js';
+import { STATE_OPTION_HELP, openStateForCommand, stateLocationOf, userErrors } from '../state-option.js';
 
 const Options = z.object({
   usageDb: DirOption(DEFAULT_USAGE_DB),
@@ -18,6 +19,7 @@ const Options = z.object({
     .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'expected a month as YYYY-MM, e.g. 2026-11')
     .optional(),
   now: NowOption,
+  state: z.string().optional(),
   json: z.boolean().default(false),
 });
 
@@ -26,21 +28,33 @@ export function usageCommand(): Command {
     .description('requests, overage and billable amount per API key for one UTC month')
     .option('--usage-db <file>', `usage database of pdsnap serve (default ${DEFAULT_USAGE_DB})`)
     .option('--keys <file>', `keys file, for key names (default ${DEFAULT_KEYS_FILE})`)
+    .option('--state <file|redis-url>', STATE_OPTION_HELP)
     .option('--month <YYYY-MM>', 'UTC month to report (default: the month of --now)')
     .option('--now <iso>', 'the current instant (default: the clock)')
     .option('--json', 'print JSON to stdout')
     .action(async (raw) => {
       const options = parseOptions(Options, raw);
       const month = options.month ?? utcMonth(options.now);
-      let keys;
-      try {
-        keys = await readKeys(options.keys);
-      } catch (error) {
-        if (error instanceof KeyFileError) throw new UsageError(error.message);
-        throw error;
+      const fileOptions = (['keys', 'usageDb'] as const).filter((o) => raw[o] !== undefined).map((o) => (o === 'keys' ? '--keys' : '--usage-db'));
+      const location = stateLocationOf(options.state, fileOptions);
+      let source: { usageDb: string } | { state: string };
+      let keys: KeyRecord[];
+      let rows: MonthlyUsageRow[];
+      if (location.kind === 'file') {
+        source = { usageDb: options.usageDb };
+        keys = await userErrors(() => readKeys(options.keys));
+        rows = readMonthlyUsage(options.usageDb, month);
+      } else {
+        const opened = await openStateForCommand(location, { keysFile: options.keys, usageDbFile: options.usageDb });
+        try {
+          source = { state: opened.store.description };
+          [keys, rows] = await userErrors(() => Promise.all([opened.store.keys.list(), opened.store.usage.monthlyUsage(month)]));
+        } finally {
+          await opened.store.close();
+        }
       }
-      const report = usageReport(month, readMonthlyUsage(options.usageDb, month), keys);
-      if (options.json) return printJson({ usageDb: options.usageDb, ...report });
+      const report = usageReport(month, rows, keys);
+      if (options.json) return printJson({ ...source, ...report });
       if (report.keys.length === 0) return printLine(`no keys and no usage for ${month}`);
       printLine(`usage for ${month} (UTC)`);
       printLine(
@@ -48,7 +62,7 @@ export function usageCommand(): Command {
           ['key', 'name', 'tier', 'requests', 'included', 'overage', 'billable USD', 'hard cap', 'refused (429)'],
           report.keys.map((k) => [
             k.keyId + (k.revoked ? ' (revoked)' : ''),
-            k.name ?? '(not in keys file)',
+            k.name ?? '(no such key)',
             k.tier,
             String(k.requests),
             String(k.included),
@@ -71,7 +85,7 @@ function readMonthlyUsage(file: string, month: string): MonthlyUsageRow[] {
   }
   const store = UsageStore.open(file);
   try {
-    return store.monthlyUsage(month);
+    return store.monthlyUsageNow(month);
   } finally {
     store.close();
   }

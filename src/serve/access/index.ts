@@ -1,9 +1,10 @@
-import { type KeyRecord, type Scope } from './key-record.js';
-import { KeyStore } from './key-store.js';
 import { presentedCredential, type RequestHeaders } from './credentials.js';
+import { FileState, type FileStateOptions } from './file-state.js';
+import type { KeyRecord, Scope } from './key-record.js';
+import { keyIdOfSecret, secretMatches } from './key-secret.js';
 import { limitHeaders, type Profile } from './limit-headers.js';
-import { decideAdmission, type LimitCode, type TierName } from './limits.js';
-import { UsageStore } from './usage-store.js';
+import { decideAdmission, type LimitCode, TIERS, type TierName } from './limits.js';
+import { KeyRecordError, type StateStore, StateUnavailableError } from './state-store.js';
 import { utcMonth, windowStartSeconds } from './utc-windows.js';
 
 export type { Profile } from './limit-headers.js';
@@ -11,7 +12,9 @@ export type { Scope } from './key-record.js';
 export type { TierName } from './limits.js';
 export { SCOPES } from './key-record.js';
 export { TIERS } from './limits.js';
-export { DEFAULT_KEYS_FILE } from './key-store.js';
+export { DEFAULT_KEY_FILE_MAX_AGE_MS, DEFAULT_KEYS_FILE } from './key-store.js';
+export type { StateStore } from './state-store.js';
+export { DEFAULT_REDIS_KEY_CACHE_MS, StateUnavailableError } from './state-store.js';
 export { DEFAULT_USAGE_DB } from './usage-store.js';
 
 /** What a handler may know of the caller's key: never the secret, never its hash. */
@@ -24,6 +27,17 @@ export interface AuthenticatedKey {
 
 export type AuthErrorCode = 'invalid_api_key' | 'insufficient_scope' | 'unauthorized' | 'invalid_key';
 
+/**
+ * The key and usage store could not be asked (Redis down): 503 with the code both profiles already
+ * publish for a failure of the server, `internal_error`. Nothing was counted, nothing is served.
+ */
+export interface StateUnavailableOutcome {
+  status: 503;
+  code: 'internal_error';
+  message: string;
+  headers: Record<string, string>;
+}
+
 export type AuthOutcome =
   | { ok: true; key: AuthenticatedKey }
   | {
@@ -33,12 +47,19 @@ export type AuthOutcome =
       message: string;
       /** Rate-limit headers for this error response (see headersForUnauthenticated; a 403 gets its key's own). */
       headers: Record<string, string>;
-    };
+    }
+  | ({ ok: false } & StateUnavailableOutcome);
 
 export type Admission =
   | { allowed: true; headers: Record<string, string>; /** UTC month (YYYY-MM) it was counted in. */ month: string }
-  | { allowed: false; status: 429; code: LimitCode; message: string; headers: Record<string, string> };
+  | { allowed: false; status: 429; code: LimitCode; message: string; headers: Record<string, string> }
+  | ({ allowed: false } & StateUnavailableOutcome);
 
+/**
+ * Authentication and admission of API requests over a state store (files or Redis). Every method
+ * that may ask the store returns a promise; when the store cannot answer, the outcome is a 503
+ * (never an exception, never an admission that was not counted).
+ */
 export interface Access {
   /**
    * Profile A: Bearer only; missing/invalid/revoked → 401 invalid_api_key; lacking `requiredScope`
@@ -47,95 +68,146 @@ export interface Access {
    * dataset's scope gets 403 insufficient_scope in B's envelope (B's table lists no 403, but
    * ignoring the grant would let a key read data it was never given). Counts nothing: call `admit`.
    */
-  authenticate(profile: Profile, headers: RequestHeaders, requiredScope?: Scope): AuthOutcome;
+  authenticate(profile: Profile, headers: RequestHeaders, requiredScope?: Scope): Promise<AuthOutcome>;
   /** Hard cap, then per-minute window; an admitted request is counted. Headers go on the response whatever its final status. */
-  admit(profile: Profile, keyId: string, tier: TierName): Admission;
+  admit(profile: Profile, keyId: string, tier: TierName): Promise<Admission>;
   /**
    * Takes an admitted request back out of its month's billable count: for answers that are the
    * server's fault (5xx), which a client should not pay for. The per-minute window keeps it, so
-   * retries of a failing request are still rate limited.
+   * retries of a failing request are still rate limited. Never rejects: a store that cannot be
+   * reached at this point is reported, and the request stays counted.
    */
-  release(keyId: string, month: string): void;
+  release(keyId: string, month: string): Promise<void>;
   /** Headers for a response to a request without a usable key: the member tier's limits, nothing consumed. */
   headersForUnauthenticated(profile: Profile): Record<string, string>;
-  close(): void;
+  close(): Promise<void>;
 }
 
-export interface AccessOptions {
-  keysFile: string;
-  usageDbFile: string;
+export type AccessOptions = {
   now: () => Date;
-  /** Called when a changed keys file cannot be read; the last good keys stay in force. */
+  /** Called when a changed keys file (or a key record in Redis) cannot be read; it is not used. */
   onKeysReloadError?: (error: Error) => void;
-}
+  /** Called when the state store fails a request (at most once every 10 s while it keeps failing). */
+  onStateError?: (error: Error) => void;
+} & ({ store: StateStore } | FileStateOptions);
 
-/** Opens the keys file and the usage database; throws KeyFileError on an unusable keys file. */
+const UNAVAILABLE_MESSAGE = 'The service cannot check API keys and limits right now; nothing was counted. Retry shortly';
+const STATE_ERROR_REPORT_INTERVAL_MS = 10_000;
+
+/** Opens the files when no store is given (throws KeyFileError on an unusable keys file). */
 export function createAccess(options: AccessOptions): Access {
-  const keys = new KeyStore(options.keysFile, options.onKeysReloadError);
-  const usage = UsageStore.open(options.usageDbFile);
+  const store = 'store' in options ? options.store : FileState.open(options);
+  const { keys, usage } = store;
   const { now } = options;
 
-  /** Headers of a known key without counting anything (a 403 response). */
-  const headersOfKey = (profile: Profile, key: KeyRecord): Record<string, string> => {
-    const at = now();
-    return limitHeaders(profile, key.tier, usage.counts(key.id, utcMonth(at), windowStartSeconds(at)), at);
+  let lastReportAt = -Infinity;
+  const reportStateError = (error: Error) => {
+    const at = performance.now();
+    if (at - lastReportAt < STATE_ERROR_REPORT_INTERVAL_MS) return;
+    lastReportAt = at;
+    options.onStateError?.(error);
   };
 
   const headersForUnauthenticated = (profile: Profile) => limitHeaders(profile, 'member', { month: 0, window: 0 }, now());
 
-  return {
-    authenticate(profile, headers, requiredScope) {
-      const fail = (status: 401 | 403, code: AuthErrorCode, message: string, key?: KeyRecord): AuthOutcome => ({
-        ok: false,
-        status,
-        code,
-        message,
-        headers: key ? headersOfKey(profile, key) : headersForUnauthenticated(profile),
-      });
-      const invalid: AuthErrorCode = profile === 'A' ? 'invalid_api_key' : 'invalid_key';
+  /** The counts cannot be read: the tier's limits with nothing consumed, and when to come back. */
+  const unavailable = (profile: Profile, error: unknown, tier: TierName = 'member'): StateUnavailableOutcome => {
+    if (!(error instanceof StateUnavailableError)) throw error;
+    reportStateError(error);
+    return { status: 503, code: 'internal_error', message: UNAVAILABLE_MESSAGE, headers: limitHeaders(profile, tier, { month: 0, window: 0 }, now(), 1) };
+  };
 
+  const refuse = (profile: Profile, code: AuthErrorCode, message: string): AuthOutcome => ({
+    ok: false,
+    status: 401,
+    code,
+    message,
+    headers: headersForUnauthenticated(profile),
+  });
+
+  const lookUp = async (id: string): Promise<KeyRecord | null> => {
+    try {
+      return await keys.keyById(id);
+    } catch (error) {
+      if (!(error instanceof KeyRecordError)) throw error;
+      options.onKeysReloadError?.(error);
+      return null;
+    }
+  };
+
+  return {
+    async authenticate(profile, headers, requiredScope) {
+      const invalid: AuthErrorCode = profile === 'A' ? 'invalid_api_key' : 'invalid_key';
       const credential = presentedCredential(profile, headers);
-      if (credential.kind === 'missing') return fail(401, profile === 'A' ? 'invalid_api_key' : 'unauthorized', credential.message);
-      if (credential.kind === 'unusable') return fail(401, invalid, credential.message);
-      const record = keys.find(credential.key);
-      if (!record) return fail(401, invalid, 'Invalid API key');
+      if (credential.kind === 'missing') return refuse(profile, profile === 'A' ? 'invalid_api_key' : 'unauthorized', credential.message);
+      if (credential.kind === 'unusable') return refuse(profile, invalid, credential.message);
+      const id = keyIdOfSecret(credential.key);
+      if (id === null) return refuse(profile, invalid, 'Invalid API key');
+      let record: KeyRecord | null;
+      try {
+        record = await lookUp(id);
+      } catch (error) {
+        return { ok: false, ...unavailable(profile, error) };
+      }
+      if (!record || !secretMatches(credential.key, record.secretSha256)) return refuse(profile, invalid, 'Invalid API key');
       // Only the holder of the full secret gets this far, so saying "revoked" tells an attacker nothing.
-      if (record.revokedAt !== null) return fail(401, invalid, 'API key has been revoked');
+      if (record.revokedAt !== null) return refuse(profile, invalid, 'API key has been revoked');
       if (requiredScope !== undefined && !record.scopes.includes(requiredScope)) {
-        return fail(403, 'insufficient_scope', `API key lacks the scope ${requiredScope}`, record);
+        // A 403 carries its key's own headers, unchanged (nothing counted).
+        const at = now();
+        let counts;
+        try {
+          counts = await usage.counts(record.id, utcMonth(at), windowStartSeconds(at));
+        } catch (error) {
+          return { ok: false, ...unavailable(profile, error, record.tier) };
+        }
+        return {
+          ok: false,
+          status: 403,
+          code: 'insufficient_scope',
+          message: `API key lacks the scope ${requiredScope}`,
+          headers: limitHeaders(profile, record.tier, counts, at),
+        };
       }
       return { ok: true, key: { id: record.id, name: record.name, tier: record.tier, scopes: [...record.scopes] } };
     },
 
-    admit(profile, keyId, tier) {
+    async admit(profile, keyId, tier) {
       const at = now();
       const month = utcMonth(at);
-      const windowStart = windowStartSeconds(at);
-      return usage.inTransaction((): Admission => {
-        const decision = decideAdmission(tier, usage.counts(keyId, month, windowStart), at);
-        if (decision.allowed) {
-          usage.recordAdmitted(keyId, tier, month, windowStart);
-          return { allowed: true, headers: limitHeaders(profile, tier, decision.counts, at), month };
-        }
-        usage.recordRejected(keyId, tier, month);
-        return {
-          allowed: false,
-          status: 429,
-          code: decision.code,
-          message: decision.message,
-          headers: limitHeaders(profile, tier, decision.counts, at, decision.retryAfterSeconds),
-        };
-      });
+      let counted;
+      try {
+        counted = await usage.admit(keyId, tier, month, windowStartSeconds(at), TIERS[tier]);
+      } catch (error) {
+        return { allowed: false, ...unavailable(profile, error, tier) };
+      }
+      const decision = decideAdmission(tier, counted.before, at);
+      if (decision.allowed !== counted.admitted) {
+        throw new Error(`the ${store.description} state store and the limits disagree on a request of ${keyId}`);
+      }
+      if (decision.allowed) return { allowed: true, headers: limitHeaders(profile, tier, decision.counts, at), month };
+      return {
+        allowed: false,
+        status: 429,
+        code: decision.code,
+        message: decision.message,
+        headers: limitHeaders(profile, tier, decision.counts, at, decision.retryAfterSeconds),
+      };
     },
 
-    release(keyId, month) {
-      usage.releaseAdmitted(keyId, month);
+    async release(keyId, month) {
+      try {
+        await usage.release(keyId, month);
+      } catch (error) {
+        if (!(error instanceof StateUnavailableError)) throw error;
+        reportStateError(error);
+      }
     },
 
     headersForUnauthenticated,
 
     close() {
-      usage.close();
+      return store.close();
     },
   };
 }

@@ -1,47 +1,100 @@
 import { readFile } from 'node:fs/promises';
-import { readFileSync, statSync } from 'node:fs';
+import { type FSWatcher, readFileSync, statSync, watch } from 'node:fs';
 import path from 'node:path';
 import { replaceFileAtomically } from '../../publish/atomic-file.js';
 import { withFileLock } from '../../publish/file-lock.js';
-import { type KeyRecord, type Scope, parseKeyFile, serializeKeyFile } from './key-record.js';
+import { type KeyRecord, parseKeyFile, serializeKeyFile } from './key-record.js';
 import { generateKeySecret, keyIdOfSecret, secretMatches } from './key-secret.js';
-import type { TierName } from './limits.js';
+import { type KeyDirectory, KeyNotFoundError, type NewKeyInput } from './state-store.js';
 
 export const DEFAULT_KEYS_FILE = 'data/keys.json';
 
+/** How old the file-backed key cache may get when no change notification arrives (see KeyStore). */
+export const DEFAULT_KEY_FILE_MAX_AGE_MS = 1000;
+
 /**
- * The keys a running server trusts. Lookups are synchronous (they run in a request hook) and
- * re-read the file whenever its identity changes (inode, size, mtime or ctime: every write replaces the
- * file by rename, so a new inode), which is how `pdsnap keys revoke` reaches a running server
- * on its next request. A missing file means no keys.
+ * The keys a running server trusts, from the keys file. Lookups answer from memory: the file is
+ * looked at again (a stat, and a parse when its identity changed: inode, size, mtime or ctime;
+ * every write replaces it by rename, so a new inode) when `fs.watch` on its folder reported a
+ * change, or when the last look is older than `maxAgeMs`, the fallback for file systems that
+ * deliver no notifications (some network and container volumes). So `pdsnap keys revoke` reaches a
+ * running server at once where notifications work, and within `maxAgeMs` everywhere. `maxAgeMs` 0
+ * looks at the file on every lookup. A missing file means no keys.
  */
-export class KeyStore {
+export class KeyStore implements KeyDirectory {
   private byId = new Map<string, KeyRecord>();
   private signature: string | null = null;
+  private checkedAt = 0;
+  private changed = false;
+  private watcher: FSWatcher | null = null;
 
   /** Throws KeyFileError when the file exists but is unusable, so a server refuses to start on it. */
   constructor(
     readonly file: string,
     private readonly onReloadError: (error: Error) => void = () => {},
+    private readonly maxAgeMs = 0,
   ) {
     this.refresh(true);
+    if (maxAgeMs > 0) this.watch();
   }
 
   /** The record whose secret the presented key is (revoked or not), or null. */
   find(presented: string): KeyRecord | null {
     const id = keyIdOfSecret(presented);
     if (id === null) return null;
-    this.refresh(false);
-    const record = this.byId.get(id);
+    const record = this.recordById(id);
     return record && secretMatches(presented, record.secretSha256) ? record : null;
   }
 
-  list(): KeyRecord[] {
+  recordById(id: string): KeyRecord | null {
+    this.refreshIfDue();
+    return this.byId.get(id) ?? null;
+  }
+
+  async keyById(id: string): Promise<KeyRecord | null> {
+    return this.recordById(id);
+  }
+
+  async list(): Promise<KeyRecord[]> {
+    return readKeys(this.file);
+  }
+
+  create(input: NewKeyInput, now: Date): Promise<{ record: KeyRecord; secret: string }> {
+    return createKey(this.file, input, now);
+  }
+
+  revoke(id: string, now: Date): Promise<{ record: KeyRecord; alreadyRevoked: boolean }> {
+    return revokeKey(this.file, id, now);
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.watcher = null;
+  }
+
+  private watch(): void {
+    const name = path.basename(this.file);
+    try {
+      // The folder, not the file: a rename over the file would leave a watch on the old inode.
+      this.watcher = watch(path.dirname(this.file), { persistent: false }, (_event, changed) => {
+        if (changed === null || changed === name) this.changed = true;
+      });
+      this.watcher.on('error', () => this.close());
+    } catch {
+      // No folder yet, or no notifications here: the maxAgeMs look-again still holds.
+      this.watcher = null;
+    }
+  }
+
+  private refreshIfDue(): void {
+    const at = performance.now();
+    if (!this.changed && at - this.checkedAt < this.maxAgeMs) return;
     this.refresh(false);
-    return [...this.byId.values()];
   }
 
   private refresh(initial: boolean): void {
+    this.changed = false;
+    this.checkedAt = performance.now();
     // Nanosecond times, because a freed inode number can be reused by the next rename within a millisecond.
     const stat = statSync(this.file, { bigint: true, throwIfNoEntry: false });
     const signature = stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : 'missing';
@@ -59,15 +112,8 @@ export class KeyStore {
   }
 }
 
-export class KeyNotFoundError extends Error {
-  override readonly name = 'KeyNotFoundError';
-}
-
-export interface NewKeyInput {
-  name: string;
-  scopes: Scope[];
-  tier: TierName;
-}
+export { KeyNotFoundError };
+export type { NewKeyInput };
 
 /** Reads the keys file; a missing file has no keys. */
 export async function readKeys(file: string): Promise<KeyRecord[]> {

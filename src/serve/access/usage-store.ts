@@ -2,54 +2,53 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { openSqlite, type SqliteDatabase } from '../../lib/sqlite.js';
 import type { TierName, UsageCounts } from './limits.js';
-import { WINDOW_SECONDS } from './utc-windows.js';
+import type { AdmissionLimits, CountedAdmission, MonthlyUsageRow, UsageLedger } from './state-store.js';
 
 export const DEFAULT_USAGE_DB = 'data/usage.sqlite';
 
-/** One key's month: admitted (counted, billable) and refused (429, recorded but not billed) requests. */
-export interface MonthlyUsageRow {
-  keyId: string;
-  /** Tier of the key's latest request this month, the tier its overage is billed at. */
-  tier: TierName;
-  requests: number;
-  rejected: number;
-}
+export type { MonthlyUsageRow } from './state-store.js';
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
+
+/** `admits` of limits.ts in SQL, over the row's values before the update. */
+const ADMITS = '(requests < @hardCap AND (window_start <> @windowStart OR window_requests < @perMinute))';
 
 /**
  * Request counts in an embedded SQLite database (WAL), so quotas survive a restart and several
- * server processes on one host can share them. The store knows no clock: callers pass the month
- * (YYYY-MM, UTC) and the window start (Unix seconds) they computed from their injected `now`.
+ * server processes on one host can share them. One row per key and month holds the month's
+ * admitted and refused requests and the key's latest 60-second window (a window never straddles
+ * two months: months start on a whole minute), so deciding and counting a request is one
+ * prepared UPSERT: one statement, one implicit write transaction, no read-then-write gap.
  */
-export class UsageStore {
+export class UsageStore implements UsageLedger {
   private readonly statements;
 
   private constructor(private readonly db: SqliteDatabase) {
     this.statements = {
-      month: db.prepare<[string, string], { requests: number }>(
-        'SELECT requests FROM monthly_usage WHERE key_id = ? AND month = ?',
+      admit: db.prepare<
+        [{ keyId: string; month: string; tier: TierName; windowStart: number; hardCap: number; perMinute: number }],
+        { requests: number; windowStart: number; windowRequests: number; admitted: number }
+      >(
+        `INSERT INTO monthly_usage (key_id, month, tier, requests, rejected, window_start, window_requests, last_admitted)
+         VALUES (@keyId, @month, @tier, 1, 0, @windowStart, 1, 1)
+         ON CONFLICT (key_id, month) DO UPDATE SET
+           requests = requests + ${ADMITS},
+           rejected = rejected + 1 - ${ADMITS},
+           window_requests = CASE WHEN NOT ${ADMITS} THEN window_requests
+                                  WHEN window_start = @windowStart THEN window_requests + 1 ELSE 1 END,
+           window_start = CASE WHEN ${ADMITS} THEN @windowStart ELSE window_start END,
+           last_admitted = ${ADMITS},
+           tier = excluded.tier
+         RETURNING requests, window_start AS windowStart, window_requests AS windowRequests, last_admitted AS admitted`,
       ),
-      window: db.prepare<[string, number], { requests: number }>(
-        'SELECT requests FROM window_usage WHERE key_id = ? AND window_start = ?',
+      counts: db.prepare<[number, string, string], { month: number; window: number }>(
+        `SELECT requests AS month, CASE WHEN window_start = ? THEN window_requests ELSE 0 END AS window
+         FROM monthly_usage WHERE key_id = ? AND month = ?`,
       ),
-      addAdmittedToMonth: db.prepare<[string, string, string]>(
-        `INSERT INTO monthly_usage (key_id, month, tier, requests, rejected) VALUES (?, ?, ?, 1, 0)
-         ON CONFLICT (key_id, month) DO UPDATE SET requests = requests + 1, tier = excluded.tier`,
-      ),
-      addRejectedToMonth: db.prepare<[string, string, string]>(
-        `INSERT INTO monthly_usage (key_id, month, tier, requests, rejected) VALUES (?, ?, ?, 0, 1)
-         ON CONFLICT (key_id, month) DO UPDATE SET rejected = rejected + 1, tier = excluded.tier`,
-      ),
-      releaseFromMonth: db.prepare<[string, string]>(
+      release: db.prepare<[string, string]>(
         'UPDATE monthly_usage SET requests = requests - 1 WHERE key_id = ? AND month = ? AND requests > 0',
       ),
-      addToWindow: db.prepare<[string, number], { requests: number }>(
-        `INSERT INTO window_usage (key_id, window_start, requests) VALUES (?, ?, 1)
-         ON CONFLICT (key_id, window_start) DO UPDATE SET requests = requests + 1 RETURNING requests`,
-      ),
-      pruneWindows: db.prepare<[string, number]>('DELETE FROM window_usage WHERE key_id = ? AND window_start < ?'),
-      monthRows: db.prepare<[string], { keyId: string; tier: TierName; requests: number; rejected: number }>(
+      monthRows: db.prepare<[string], MonthlyUsageRow>(
         'SELECT key_id AS keyId, tier, requests, rejected FROM monthly_usage WHERE month = ? ORDER BY key_id',
       ),
     };
@@ -58,44 +57,57 @@ export class UsageStore {
   static open(file: string): UsageStore {
     mkdirSync(path.dirname(file), { recursive: true });
     const db = openSqlite(file);
-    db.exec('PRAGMA journal_mode = WAL');
-    // NORMAL in WAL mode survives a crash of the process; only an OS crash can lose the last commits.
-    db.exec('PRAGMA synchronous = NORMAL');
-    db.exec('PRAGMA busy_timeout = 5000');
-    migrate(db);
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      // NORMAL in WAL mode survives a crash of the process; only an OS crash can lose the last commits.
+      db.exec('PRAGMA synchronous = NORMAL');
+      db.exec('PRAGMA busy_timeout = 5000');
+      migrate(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
     return new UsageStore(db);
   }
 
-  /** Runs `work` as one write transaction, taken before the reads so that no other process counts in between. */
-  inTransaction<T>(work: () => T): T {
-    return this.db.immediateTransaction(work);
-  }
-
-  counts(keyId: string, month: string, windowStart: number): UsageCounts {
+  admitNow(keyId: string, tier: TierName, month: string, windowStart: number, limits: AdmissionLimits): CountedAdmission {
+    const row = this.statements.admit.get({
+      keyId,
+      month,
+      tier,
+      windowStart,
+      hardCap: limits.hardCapPerMonth,
+      perMinute: limits.requestsPerMinute,
+    });
+    if (!row) throw new Error('usage UPSERT returned no row');
+    const admitted = row.admitted === 1;
+    const windowAfter = row.windowStart === windowStart ? row.windowRequests : 0;
     return {
-      month: this.statements.month.get(keyId, month)?.requests ?? 0,
-      window: this.statements.window.get(keyId, windowStart)?.requests ?? 0,
+      admitted,
+      before: admitted ? { month: row.requests - 1, window: windowAfter - 1 } : { month: row.requests, window: windowAfter },
     };
   }
 
-  recordAdmitted(keyId: string, tier: TierName, month: string, windowStart: number): void {
-    this.statements.addAdmittedToMonth.run(keyId, month, tier);
-    const inWindow = this.statements.addToWindow.get(keyId, windowStart);
-    // The first request of a window is the moment to drop the key's older windows, so the table stays small.
-    if (inWindow?.requests === 1) this.statements.pruneWindows.run(keyId, windowStart - WINDOW_SECONDS);
+  async admit(keyId: string, tier: TierName, month: string, windowStart: number, limits: AdmissionLimits): Promise<CountedAdmission> {
+    return this.admitNow(keyId, tier, month, windowStart, limits);
   }
 
-  releaseAdmitted(keyId: string, month: string): void {
-    this.statements.releaseFromMonth.run(keyId, month);
+  async counts(keyId: string, month: string, windowStart: number): Promise<UsageCounts> {
+    const row = this.statements.counts.get(windowStart, keyId, month);
+    return row ? { month: row.month, window: row.window } : { month: 0, window: 0 };
   }
 
-  recordRejected(keyId: string, tier: TierName, month: string): void {
-    this.statements.addRejectedToMonth.run(keyId, month, tier);
+  async release(keyId: string, month: string): Promise<void> {
+    this.statements.release.run(keyId, month);
   }
 
-  monthlyUsage(month: string): MonthlyUsageRow[] {
+  monthlyUsageNow(month: string): MonthlyUsageRow[] {
     // Spread: node:sqlite returns rows with a null prototype.
     return this.statements.monthRows.all(month).map((row) => ({ ...row }));
+  }
+
+  async monthlyUsage(month: string): Promise<MonthlyUsageRow[]> {
+    return this.monthlyUsageNow(month);
   }
 
   close(): void {
@@ -103,20 +115,44 @@ export class UsageStore {
   }
 }
 
+const CREATE_V2 = `
+  CREATE TABLE IF NOT EXISTS monthly_usage (
+    key_id TEXT NOT NULL, month TEXT NOT NULL, tier TEXT NOT NULL,
+    requests INTEGER NOT NULL, rejected INTEGER NOT NULL,
+    window_start INTEGER NOT NULL DEFAULT 0, window_requests INTEGER NOT NULL DEFAULT 0,
+    last_admitted INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (key_id, month)
+  ) WITHOUT ROWID;`;
+
+/**
+ * Version 1 kept windows in a table of their own (one row per key and window, two writes per
+ * request); version 2 folds the latest window into the month's row. The upgrade carries each
+ * key's latest window of the month over, so a restart onto the new version starts no fresh minute.
+ */
+const UPGRADE_1_TO_2 = `
+  ALTER TABLE monthly_usage ADD COLUMN window_start INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE monthly_usage ADD COLUMN window_requests INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE monthly_usage ADD COLUMN last_admitted INTEGER NOT NULL DEFAULT 0;
+  UPDATE monthly_usage SET (window_start, window_requests) = (
+    SELECT w.window_start, w.requests FROM window_usage w
+    WHERE w.key_id = monthly_usage.key_id AND strftime('%Y-%m', w.window_start, 'unixepoch') = monthly_usage.month
+    ORDER BY w.window_start DESC LIMIT 1)
+  WHERE EXISTS (
+    SELECT 1 FROM window_usage w
+    WHERE w.key_id = monthly_usage.key_id AND strftime('%Y-%m', w.window_start, 'unixepoch') = monthly_usage.month);
+  DROP TABLE window_usage;`;
+
 function migrate(db: SqliteDatabase): void {
-  const version = db.prepare<[], { user_version: number }>('PRAGMA user_version').get()?.user_version ?? 0;
-  if (version === SCHEMA_VERSION) return;
-  if (version !== 0) throw new Error(`${db.file}: usage database schema ${version} is newer than this pdsnap understands (${SCHEMA_VERSION})`);
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS monthly_usage (
-      key_id TEXT NOT NULL, month TEXT NOT NULL, tier TEXT NOT NULL,
-      requests INTEGER NOT NULL, rejected INTEGER NOT NULL,
-      PRIMARY KEY (key_id, month)
-    ) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS window_usage (
-      key_id TEXT NOT NULL, window_start INTEGER NOT NULL, requests INTEGER NOT NULL,
-      PRIMARY KEY (key_id, window_start)
-    ) WITHOUT ROWID;
-    PRAGMA user_version = ${SCHEMA_VERSION};
-  `);
+  const versionOf = () => db.prepare<[], { user_version: number }>('PRAGMA user_version').get()?.user_version ?? 0;
+  if (versionOf() === SCHEMA_VERSION) return;
+  // Immediate, and the version read again inside: two servers starting at once migrate once.
+  db.immediateTransaction(() => {
+    const version = versionOf();
+    if (version === SCHEMA_VERSION) return;
+    if (version > SCHEMA_VERSION || version < 0) {
+      throw new Error(`${db.file}: usage database schema ${version} is newer than this pdsnap understands (${SCHEMA_VERSION})`);
+    }
+    db.exec(version === 0 ? CREATE_V2 : UPGRADE_1_TO_2);
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+  });
 }

@@ -42,13 +42,13 @@ describe('pdsnap keys', () => {
     const { created } = await createKeyWithCli('soon revoked', 'member');
     const access = createAccess({ keysFile, usageDbFile: usageDb, now: () => new Date('2026-11-22T08:00:00Z') });
     try {
-      expect(access.authenticate('B', { 'x-api-key': created.key }).ok).toBe(true);
+      expect((await access.authenticate('B', { 'x-api-key': created.key })).ok).toBe(true);
       const revoke = await runCli(['keys', 'revoke', created.id, '--keys', keysFile]);
       expect(revoke.exitCode).toBe(0);
       expect(String(revoke.stdout)).toContain(`revoked ${created.id}`);
-      expect(access.authenticate('B', { 'x-api-key': created.key })).toMatchObject({ ok: false, code: 'invalid_key' });
+      expect(await access.authenticate('B', { 'x-api-key': created.key })).toMatchObject({ ok: false, code: 'invalid_key' });
     } finally {
-      access.close();
+      await access.close();
     }
   });
 
@@ -76,12 +76,12 @@ describe('pdsnap usage', () => {
     try {
       // One request a second keeps the minute limit out of the way.
       for (let i = 0; i < 10_500; i++) {
-        access.admit('B', member.id, 'member');
+        await access.admit('B', member.id, 'member');
         clock = new Date(clock.getTime() + 1000);
       }
-      for (let i = 0; i < 3; i++) access.admit('A', premium.id, 'premium');
+      for (let i = 0; i < 3; i++) await access.admit('A', premium.id, 'premium');
     } finally {
-      access.close();
+      await access.close();
     }
 
     const result = await runCli(['usage', '--usage-db', usageDb, '--keys', keysFile, '--now', '2026-11-22T08:00:00Z', '--json']);

@@ -49,7 +49,7 @@ describe('key store', () => {
 
   it('sees keys created and revoked after it was opened, as a running server must', async () => {
     const store = new KeyStore(file);
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
     const { record, secret } = await createKey(file, { name: 'late', scopes: ['articles:read'], tier: 'member' }, NOW);
     expect(store.find(secret)?.revokedAt).toBeNull();
     await revokeKey(file, record.id, new Date('2026-11-23T00:00:00Z'));

@@ -1,0 +1,357 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { KeyRecord } from './key-record.js';
+import { generateKeySecret } from './key-secret.js';
+import type { TierName, UsageCounts } from './limits.js';
+import { redactedUrl } from './state-location.js';
+import {
+  type AdmissionLimits,
+  type CountedAdmission,
+  DEFAULT_REDIS_KEY_CACHE_MS,
+  type KeyDirectory,
+  KeyNotFoundError,
+  KeyRecordError,
+  type MonthlyUsageRow,
+  type NewKeyInput,
+  type StateStore,
+  StateUnavailableError,
+  type UsageLedger,
+} from './state-store.js';
+import { WINDOW_SECONDS } from './utc-windows.js';
+
+/**
+ * Keys and usage in Redis, shared by every `pdsnap serve` of a deployment.
+ *
+ * Layout (all under `pdsnap:`):
+ * - `pdsnap:key:<id>`           hash: id, name, scopes (comma-separated), tier, createdAt,
+ *                               secretSha256, and revokedAt once revoked. Never the secret.
+ * - `pdsnap:keys`               set of every key id, for `keys list` and `usage`.
+ * - `pdsnap:usage:<YYYY-MM>`    hash per UTC month: `<id>:requests`, `<id>:rejected`, `<id>:tier`.
+ *                               Kept for billing; nothing expires it.
+ * - `pdsnap:window:<id>:<start>` admitted requests of one key in the 60-second window starting at
+ *                               <start> (Unix seconds); expires two windows later.
+ * - `pdsnap:cursor-secret`      the secret that signs cursors, so that every instance accepts the
+ *                               cursors of every other.
+ *
+ * Each request is decided and counted by one Lua script, which Redis runs atomically: no two
+ * instances can both admit the request after the limit. Redis Cluster is not supported (a script
+ * touches a month hash and a window key that would live in different slots); one Redis, with
+ * replicas or Sentinel for availability, serves any number of instances.
+ */
+const PREFIX = 'pdsnap:';
+const KEY_IDS = `${PREFIX}keys`;
+const CURSOR_SECRET = `${PREFIX}cursor-secret`;
+const keyHash = (id: string) => `${PREFIX}key:${id}`;
+const monthHash = (month: string) => `${PREFIX}usage:${month}`;
+const windowCounter = (keyId: string, windowStart: number) => `${PREFIX}window:${keyId}:${windowStart}`;
+
+/**
+ * KEYS: month hash, window counter. ARGV: key id, tier, hard cap, per-minute limit, window TTL.
+ * The rule is `admits` of limits.ts; returns {admitted 0|1, month count before, window count before}.
+ */
+const ADMIT_LUA = `
+local monthField = ARGV[1] .. ':requests'
+local month = tonumber(redis.call('HGET', KEYS[1], monthField) or '0')
+local window = tonumber(redis.call('GET', KEYS[2]) or '0')
+redis.call('HSET', KEYS[1], ARGV[1] .. ':tier', ARGV[2])
+if month < tonumber(ARGV[3]) and window < tonumber(ARGV[4]) then
+  redis.call('HINCRBY', KEYS[1], monthField, 1)
+  redis.call('INCR', KEYS[2])
+  redis.call('EXPIRE', KEYS[2], ARGV[5])
+  return {1, month, window}
+end
+redis.call('HINCRBY', KEYS[1], ARGV[1] .. ':rejected', 1)
+return {0, month, window}
+`;
+
+/** KEYS: month hash. ARGV: key id. Never below 0, as the SQLite store. */
+const RELEASE_LUA = `
+local field = ARGV[1] .. ':requests'
+if tonumber(redis.call('HGET', KEYS[1], field) or '0') > 0 then
+  redis.call('HINCRBY', KEYS[1], field, -1)
+end
+return 0
+`;
+
+/** KEYS: key hash, id set. ARGV: id, then field/value pairs. 0 when the id is taken. */
+const CREATE_KEY_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('SADD', KEYS[2], ARGV[1])
+return 1
+`;
+
+/** KEYS: key hash. ARGV: revokedAt. -1 unknown key, 1 revoked now, 0 already revoked. */
+const REVOKE_KEY_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+return redis.call('HSETNX', KEYS[1], 'revokedAt', ARGV[1])
+`;
+
+type PdsnapRedis = Redis & {
+  pdsnapAdmit(month: string, window: string, keyId: string, tier: string, hardCap: number, perMinute: number, ttl: number): Promise<[number, number, number]>;
+  pdsnapRelease(month: string, keyId: string): Promise<number>;
+  pdsnapCreateKey(key: string, ids: string, id: string, ...fields: string[]): Promise<number>;
+  pdsnapRevokeKey(key: string, revokedAt: string): Promise<number>;
+};
+
+/** Longest wait for one Redis command before the request fails closed. */
+const COMMAND_TIMEOUT_MS = 2000;
+/** Reconnect back-off: 100 ms, 200 ms, ... at most 1 s, so a returning Redis is used again within a second. */
+const retryDelay = (attempt: number) => Math.min(attempt * 100, 1000);
+
+export interface RedisStateOptions {
+  /** Key lookups are cached this long (ms); 0 asks Redis on every lookup. */
+  keyCacheMs?: number;
+  /** How long `open` waits for a first connection before giving up. */
+  connectWaitMs?: number;
+  /** Connection lost, connection back: for the server log. Messages never carry a password. */
+  onConnectionChange?: (event: { up: boolean; message: string }) => void;
+}
+
+/**
+ * Connects to Redis and waits until it answers; throws StateUnavailableError (redacted URL, reason)
+ * when it does not within `connectWaitMs`. Once open, a lost connection is retried without end, and
+ * commands fail at once while it is down (no offline queue), so requests fail closed instead of waiting.
+ */
+export async function openRedisState(url: string, options: RedisStateOptions = {}): Promise<RedisState> {
+  const shown = redactedUrl(url);
+  const client = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    // A command in flight when the connection drops is failed, not resent: resending one that
+    // Redis already ran would count a request twice.
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    connectTimeout: 5000,
+    retryStrategy: retryDelay,
+    connectionName: 'pdsnap',
+  }) as PdsnapRedis;
+  client.defineCommand('pdsnapAdmit', { numberOfKeys: 2, lua: ADMIT_LUA });
+  client.defineCommand('pdsnapRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
+  client.defineCommand('pdsnapCreateKey', { numberOfKeys: 2, lua: CREATE_KEY_LUA });
+  client.defineCommand('pdsnapRevokeKey', { numberOfKeys: 1, lua: REVOKE_KEY_LUA });
+
+  let lastError: Error | null = null;
+  let up = false;
+  client.on('error', (error: Error) => {
+    lastError = error;
+  });
+  client.on('ready', () => {
+    if (!up) options.onConnectionChange?.({ up: true, message: `state store ${shown} reachable` });
+    up = true;
+  });
+  client.on('close', () => {
+    if (up) options.onConnectionChange?.({ up: false, message: `state store ${shown} lost${lastError ? `: ${describeError(lastError)}` : ''}; answering 503 until it is back` });
+    up = false;
+  });
+
+  client.connect().catch(() => {});
+  const waitMs = options.connectWaitMs ?? 10_000;
+  const ready = await new Promise<boolean>((resolve) => {
+    if (client.status === 'ready') return resolve(true);
+    const timer = setTimeout(() => resolve(false), waitMs);
+    client.once('ready', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  if (!ready) {
+    client.disconnect();
+    throw new StateUnavailableError(`cannot reach the state store ${shown}${lastError ? `: ${describeError(lastError)}` : ''}`);
+  }
+  return new RedisState(client, shown, options.keyCacheMs ?? DEFAULT_REDIS_KEY_CACHE_MS);
+}
+
+/** An error's message without anything a URL could have put into it. */
+function describeError(error: Error): string {
+  return error.message.replace(/\/\/[^@\s/]*@/g, '//***@');
+}
+
+export class RedisState implements StateStore {
+  readonly keys: RedisKeyDirectory;
+  readonly usage: RedisUsageLedger;
+
+  constructor(
+    private readonly client: PdsnapRedis,
+    readonly description: string,
+    keyCacheMs: number,
+  ) {
+    this.keys = new RedisKeyDirectory(client, keyCacheMs);
+    this.usage = new RedisUsageLedger(client);
+  }
+
+  /** The deployment's cursor secret: created once (SET NX) by whichever instance comes first. */
+  async cursorSecret(): Promise<string> {
+    await guarded(this.client.set(CURSOR_SECRET, randomBytes(32).toString('hex'), 'NX'));
+    const secret = await guarded(this.client.get(CURSOR_SECRET));
+    if (secret === null || secret.length < 32) throw new Error(`${CURSOR_SECRET} in ${this.description} must hold at least 32 characters`);
+    return secret;
+  }
+
+  async close(): Promise<void> {
+    if (this.client.status === 'end') return;
+    try {
+      await this.client.quit();
+    } catch {
+      this.client.disconnect();
+    }
+  }
+}
+
+/** Turns any failure of a Redis command into StateUnavailableError: requests fail closed on it. */
+async function guarded<T>(command: Promise<T>): Promise<T> {
+  try {
+    return await command;
+  } catch (error) {
+    throw new StateUnavailableError(`state store did not answer: ${describeError(error as Error)}`, { cause: error });
+  }
+}
+
+class RedisKeyDirectory implements KeyDirectory {
+  private readonly cache = new Map<string, { record: KeyRecord | null; until: number }>();
+  private readonly inFlight = new Map<string, Promise<KeyRecord | null>>();
+
+  constructor(
+    private readonly client: PdsnapRedis,
+    private readonly cacheMs: number,
+  ) {}
+
+  /**
+   * Answers from a cache at most `cacheMs` old (a monotonic clock, not the injected "now"), so
+   * Redis sees one lookup per key and instance every `cacheMs` however busy the key is; concurrent
+   * misses share one lookup. Unknown ids are cached too, in a bounded map.
+   */
+  keyById(id: string): Promise<KeyRecord | null> {
+    const at = performance.now();
+    const cached = this.cache.get(id);
+    if (cached && cached.until > at) return Promise.resolve(cached.record);
+    const pending = this.inFlight.get(id);
+    if (pending) return pending;
+    const lookup = this.fetch(id)
+      .then((record) => {
+        if (this.cacheMs > 0) {
+          if (this.cache.size >= 100_000) this.cache.clear();
+          this.cache.set(id, { record, until: performance.now() + this.cacheMs });
+        }
+        return record;
+      })
+      .finally(() => this.inFlight.delete(id));
+    this.inFlight.set(id, lookup);
+    return lookup;
+  }
+
+  private async fetch(id: string): Promise<KeyRecord | null> {
+    const fields = await guarded(this.client.hgetall(keyHash(id)));
+    return Object.keys(fields).length === 0 ? null : recordFromHash(id, fields);
+  }
+
+  async list(): Promise<KeyRecord[]> {
+    const ids = (await guarded(this.client.smembers(KEY_IDS))).sort();
+    const pipeline = this.client.pipeline();
+    for (const id of ids) pipeline.hgetall(keyHash(id));
+    const replies = (await guarded(pipeline.exec())) ?? [];
+    const records: KeyRecord[] = [];
+    replies.forEach(([error, fields], index) => {
+      if (error) throw new StateUnavailableError(`state store did not answer: ${describeError(error)}`);
+      const hash = fields as Record<string, string>;
+      if (Object.keys(hash).length > 0) records.push(recordFromHash(ids[index]!, hash));
+    });
+    return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  async create(input: NewKeyInput, now: Date): Promise<{ record: KeyRecord; secret: string }> {
+    for (;;) {
+      const generated = generateKeySecret();
+      const record: KeyRecord = {
+        id: generated.id,
+        name: input.name,
+        scopes: [...new Set(input.scopes)],
+        tier: input.tier,
+        createdAt: now.toISOString(),
+        revokedAt: null,
+        secretSha256: generated.secretSha256,
+      };
+      const fields = ['id', record.id, 'name', record.name, 'scopes', record.scopes.join(','), 'tier', record.tier, 'createdAt', record.createdAt, 'secretSha256', record.secretSha256];
+      // 48-bit ids collide only by astronomical bad luck, but a duplicate would shadow a key.
+      if ((await guarded(this.client.pdsnapCreateKey(keyHash(record.id), KEY_IDS, record.id, ...fields))) === 1) {
+        return { record, secret: generated.secret };
+      }
+    }
+  }
+
+  async revoke(id: string, now: Date): Promise<{ record: KeyRecord; alreadyRevoked: boolean }> {
+    const outcome = await guarded(this.client.pdsnapRevokeKey(keyHash(id), now.toISOString()));
+    if (outcome === -1) throw new KeyNotFoundError(`no key with id ${id} in the state store`);
+    const record = await this.fetch(id);
+    if (!record) throw new KeyNotFoundError(`no key with id ${id} in the state store`);
+    this.cache.delete(id);
+    return { record, alreadyRevoked: outcome === 0 };
+  }
+}
+
+/** A key hash back into a checked record; a hash edited into something invalid names the key and field. */
+function recordFromHash(id: string, fields: Record<string, string>): KeyRecord {
+  const result = KeyRecord.safeParse({
+    id: fields.id,
+    name: fields.name,
+    scopes: fields.scopes === undefined ? undefined : fields.scopes.split(','),
+    tier: fields.tier,
+    createdAt: fields.createdAt,
+    revokedAt: fields.revokedAt ?? null,
+    secretSha256: fields.secretSha256,
+  });
+  if (!result.success || result.data.id !== id) {
+    const issue = result.success ? { path: ['id'], message: `does not match ${keyHash(id)}` } : result.error.issues[0];
+    throw new KeyRecordError(`${keyHash(id)}: ${issue?.path.join('.') || '(record)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return result.data;
+}
+
+class RedisUsageLedger implements UsageLedger {
+  constructor(private readonly client: PdsnapRedis) {}
+
+  async admit(keyId: string, tier: TierName, month: string, windowStart: number, limits: AdmissionLimits): Promise<CountedAdmission> {
+    const [admitted, monthBefore, windowBefore] = await guarded(
+      this.client.pdsnapAdmit(
+        monthHash(month),
+        windowCounter(keyId, windowStart),
+        keyId,
+        tier,
+        limits.hardCapPerMonth,
+        limits.requestsPerMinute,
+        // Two windows: long enough for a server whose clock is a little behind, short enough to stay small.
+        2 * WINDOW_SECONDS,
+      ),
+    );
+    return { admitted: admitted === 1, before: { month: monthBefore, window: windowBefore } };
+  }
+
+  async counts(keyId: string, month: string, windowStart: number): Promise<UsageCounts> {
+    const [monthCount, windowCount] = await Promise.all([
+      guarded(this.client.hget(monthHash(month), `${keyId}:requests`)),
+      guarded(this.client.get(windowCounter(keyId, windowStart))),
+    ]);
+    return { month: Number(monthCount ?? 0), window: Number(windowCount ?? 0) };
+  }
+
+  async release(keyId: string, month: string): Promise<void> {
+    await guarded(this.client.pdsnapRelease(monthHash(month), keyId));
+  }
+
+  async monthlyUsage(month: string): Promise<MonthlyUsageRow[]> {
+    const fields = await guarded(this.client.hgetall(monthHash(month)));
+    const rows = new Map<string, MonthlyUsageRow>();
+    for (const [field, value] of Object.entries(fields)) {
+      const cut = field.lastIndexOf(':');
+      const keyId = field.slice(0, cut);
+      const row = rows.get(keyId) ?? { keyId, tier: 'member', requests: 0, rejected: 0 };
+      const part = field.slice(cut + 1);
+      if (part === 'requests') row.requests = Number(value);
+      else if (part === 'rejected') row.rejected = Number(value);
+      else if (part === 'tier' && (value === 'member' || value === 'premium')) row.tier = value;
+      rows.set(keyId, row);
+    }
+    return [...rows.values()].sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0));
+  }
+}
