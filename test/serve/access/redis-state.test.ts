@@ -1,0 +1,149 @@
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAccess, type Access } from '../../../src/serve/access/index.js';
+import { openRedisState, type RedisState } from '../../../src/serve/access/redis-state.js';
+import { KeyNotFoundError, StateUnavailableError } from '../../../src/serve/access/state-store.js';
+import { startRedis, type TestRedis } from '../../helpers/redis-server.js';
+
+/** What only the Redis store has to show: sharing, outages, its key cache, its layout. */
+
+let redis: TestRedis;
+let admin: Redis;
+const opened: Array<{ close(): Promise<void> }> = [];
+const clock = () => new Date('2026-11-22T10:15:00Z');
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+async function open(options: Parameters<typeof openRedisState>[1] = { keyCacheMs: 0 }): Promise<RedisState> {
+  const state = await openRedisState(redis.url, options);
+  opened.push(state);
+  return state;
+}
+
+function accessOver(state: RedisState, onStateError?: (error: Error) => void): Access {
+  return createAccess({ store: state, now: clock, ...(onStateError ? { onStateError } : {}) });
+}
+
+/** Polls `probe` until it returns true; fails after `ms`. For effects that are due within a bound, not at once. */
+async function eventually(probe: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!(await probe())) {
+    if (performance.now() > deadline) throw new Error(`not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  admin = new Redis(redis.url);
+});
+afterAll(async () => {
+  await admin.quit();
+  await redis.dispose();
+});
+beforeEach(async () => {
+  await admin.flushdb();
+});
+afterEach(async () => {
+  for (const state of opened.splice(0)) await state.close();
+});
+
+describe('Redis state shared by several servers', () => {
+  it('admits exactly the per-minute limit when two servers take one key concurrently', async () => {
+    const one = accessOver(await open());
+    const two = accessOver(await open());
+    const outcomes = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? one : two).admit('A', 'key_aaaaaaaaaaaa', 'member')));
+    expect(outcomes.filter((o) => o.allowed)).toHaveLength(60);
+    expect(outcomes.filter((o) => !o.allowed && o.status === 429)).toHaveLength(40);
+    const usage = await (await open()).usage.monthlyUsage('2026-11');
+    expect(usage).toEqual([{ keyId: 'key_aaaaaaaaaaaa', tier: 'member', requests: 60, rejected: 40 }]);
+  });
+
+  it('refuses a key revoked through another server once its cache entry expires', async () => {
+    const serving = await open({ keyCacheMs: 200 });
+    const access = accessOver(serving);
+    const other = await open();
+    const { record, secret } = await other.keys.create({ name: 'shared', scopes: ['articles:read'], tier: 'member' }, clock());
+    expect((await access.authenticate('A', bearer(secret), 'articles:read')).ok).toBe(true);
+    await other.keys.revoke(record.id, clock());
+    await eventually(async () => !(await access.authenticate('A', bearer(secret), 'articles:read')).ok);
+    expect(await access.authenticate('B', bearer(secret))).toMatchObject({ ok: false, status: 401, code: 'invalid_key', message: 'API key has been revoked' });
+  });
+
+  it('signs cursors with one secret for every instance, created by the first', async () => {
+    const first = await (await open()).cursorSecret();
+    const second = await (await open()).cursorSecret();
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    expect(second).toBe(first);
+  });
+});
+
+describe('Redis keys', () => {
+  it('stores a hash of the secret, never the secret, and lists keys without it', async () => {
+    const state = await open();
+    const { record, secret } = await state.keys.create({ name: 'ci', scopes: ['articles:read', 'calendar:read'], tier: 'premium' }, clock());
+    const everything = JSON.stringify(await Promise.all((await admin.keys('*')).map(async (k) => [k, await admin.dump(k)])));
+    expect(everything).not.toContain(secret.slice(22));
+    expect(await admin.hgetall(`pdsnap:key:${record.id}`)).toEqual({
+      id: record.id,
+      name: 'ci',
+      scopes: 'articles:read,calendar:read',
+      tier: 'premium',
+      createdAt: '2026-11-22T10:15:00.000Z',
+      secretSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(await state.keys.list()).toEqual([record]);
+  });
+
+  it('keeps the first revocation date and refuses an unknown id', async () => {
+    const state = await open();
+    const { record } = await state.keys.create({ name: 'x', scopes: ['articles:read'], tier: 'member' }, clock());
+    await state.keys.revoke(record.id, new Date('2026-11-23T00:00:00Z'));
+    const again = await state.keys.revoke(record.id, new Date('2026-11-24T00:00:00Z'));
+    expect(again).toMatchObject({ alreadyRevoked: true, record: { revokedAt: '2026-11-23T00:00:00.000Z' } });
+    await expect(state.keys.revoke('key_000000000000', clock())).rejects.toThrow(KeyNotFoundError);
+  });
+
+  it('refuses a key whose record was edited into something invalid, and reports it by key and field', async () => {
+    const state = await open();
+    const { record, secret } = await state.keys.create({ name: 'x', scopes: ['articles:read'], tier: 'member' }, clock());
+    await admin.hset(`pdsnap:key:${record.id}`, 'tier', 'gold');
+    const reported: Error[] = [];
+    const access = createAccess({ store: state, now: clock, onKeysReloadError: (e) => reported.push(e) });
+    expect(await access.authenticate('A', bearer(secret), 'articles:read')).toMatchObject({ ok: false, status: 401 });
+    expect(reported[0]?.message).toContain(`pdsnap:key:${record.id}: tier:`);
+  });
+});
+
+describe('Redis outage', () => {
+  it('fails closed with 503 while Redis is down, counts nothing it did not admit, and recovers by itself', async () => {
+    const reported: Error[] = [];
+    const state = await open();
+    const access = accessOver(state, (e) => reported.push(e));
+    const { secret } = await state.keys.create({ name: 'x', scopes: ['articles:read'], tier: 'premium' }, clock());
+    const before = await access.authenticate('A', bearer(secret), 'articles:read');
+    if (!before.ok) throw new Error('the key must authenticate before the outage');
+    expect((await access.admit('A', before.key.id, 'premium')).allowed).toBe(true);
+
+    await redis.stop();
+    const refusedAuth = await access.authenticate('A', bearer(secret), 'articles:read');
+    expect(refusedAuth).toMatchObject({ ok: false, status: 503, code: 'internal_error', headers: { 'Retry-After': '1' } });
+    const refusedAdmit = await access.admit('B', before.key.id, 'premium');
+    expect(refusedAdmit).toMatchObject({ allowed: false, status: 503, code: 'internal_error', headers: { 'Retry-After': '1', 'X-Quota-Tier': 'premium' } });
+    await access.release(before.key.id, '2026-11'); // never throws during an outage
+    expect(reported[0]).toBeInstanceOf(StateUnavailableError);
+
+    await redis.start();
+    await eventually(async () => (await access.admit('A', before.key.id, 'premium')).allowed);
+    const usage = await state.usage.monthlyUsage('2026-11');
+    // One before the outage, one when it came back: the refused ones were never counted.
+    expect(usage).toEqual([{ keyId: before.key.id, tier: 'premium', requests: 2, rejected: 0 }]);
+  });
+
+  it('refuses to open when Redis cannot be reached, naming the URL without its password', async () => {
+    const url = `redis://:hunter2-secret@127.0.0.1:${redis.port + 1}/0`;
+    const error = await openRedisState(url, { connectWaitMs: 300 }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(StateUnavailableError);
+    expect((error as Error).message).toContain('redis://:***@127.0.0.1');
+    expect((error as Error).message).not.toContain('hunter2');
+  });
+});
