@@ -6,6 +6,7 @@ import { etagOf, matchesIfNoneMatch } from './etag.js';
 import { openApiDocument } from './openapi.js';
 import { compileParameterValidator, type JsonSchema } from './parameter-validation.js';
 import { installRequestHooks, newRequestId, type RouteConfig } from './request-hooks.js';
+import { cachingSerializerCompiler } from './response-serializer.js';
 import { PROFILE_A_OPERATIONS } from './routes/profile-a-operations.js';
 import { PROFILE_B_OPERATIONS } from './routes/profile-b-operations.js';
 import { registerOperation } from './routes/register-operation.js';
@@ -103,6 +104,7 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
   app.decorateRequest('keyId', null);
   app.decorateRequest('admittedMonth', null);
   app.setValidatorCompiler(({ schema }) => compileParameterValidator(schema as JsonSchema));
+  app.setSerializerCompiler(cachingSerializerCompiler);
   installRequestHooks(app, access);
   installErrorHandling(app, options.docsUrl);
 

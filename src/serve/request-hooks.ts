@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Access, Scope } from './access/index.js';
 import { ApiError } from './api-error.js';
@@ -11,9 +11,20 @@ export interface RouteConfig {
   scope?: Scope;
 }
 
+const ID_BYTES = 12;
+/** Random bytes for 256 ids, drawn from the CSPRNG at once: one call per 256 requests instead of one each. */
+const idPool = Buffer.alloc(ID_BYTES * 256);
+let idOffset = idPool.length;
+
 /** Request ids are generated, never taken from the client, so a log line always names one request. */
 export function newRequestId(): string {
-  return `req_${randomBytes(12).toString('hex')}`;
+  if (idOffset === idPool.length) {
+    randomFillSync(idPool);
+    idOffset = 0;
+  }
+  const id = idPool.toString('hex', idOffset, idOffset + ID_BYTES);
+  idOffset += ID_BYTES;
+  return `req_${id}`;
 }
 
 /**

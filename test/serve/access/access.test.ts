@@ -178,6 +178,17 @@ describe.each(['file', 'redis'] as const)('access over the %s state', (backend) 
       expect(next.headers).not.toHaveProperty('Retry-After');
     });
 
+    it('admits exactly the limit when two servers on one state take a key concurrently', async () => {
+      const other = await openAccess();
+      const outcomes = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? access : other).admit(i % 3 === 0 ? 'A' : 'B', 'key_999999999999', 'member')),
+      );
+      expect(outcomes.filter((o) => o.allowed)).toHaveLength(60);
+      expect(outcomes.filter((o) => !o.allowed && o.status === 429 && o.code === 'rate_limited')).toHaveLength(40);
+      const remaining = outcomes.filter((o) => o.allowed).map((o) => Number(o.headers['X-RateLimit-Remaining'])).sort((a, b) => a - b);
+      expect(remaining).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    });
+
     it('counts each key separately', async () => {
       await admitMany(access, 60, 'B', 'key_aaaaaaaaaaaa', 'member');
       expect((await access.admit('B', 'key_aaaaaaaaaaaa', 'member')).allowed).toBe(false);
