@@ -126,6 +126,7 @@ export async function openRedisState(url: string, options: RedisStateOptions = {
     connectTimeout: 5000,
     retryStrategy: retryDelay,
     connectionName: 'pdsnap',
+    enableAutoPipelining: true,
   }) as PdsnapRedis;
   client.defineCommand('pdsnapAdmit', { numberOfKeys: 2, lua: ADMIT_LUA });
   client.defineCommand('pdsnapRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
