@@ -1,12 +1,18 @@
 import autocannon from 'autocannon';
 import { execa, type ResultPromise } from 'execa';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createKey } from '../src/serve/access/key-store.js';
+import { type KeyRecord, serializeKeyFile } from '../src/serve/access/key-record.js';
+import { generateKeySecret } from '../src/serve/access/key-secret.js';
+import { openRedisState } from '../src/serve/access/redis-state.js';
+import type { StateStore } from '../src/serve/access/state-store.js';
 
 export interface LoadResult {
   label: string;
+  /** Requests per second asked for; undefined = as fast as the server answers. */
+  rate?: number;
   path: string;
   bodyBytes: number;
   requestsPerSecond: number;
@@ -18,8 +24,11 @@ export interface LoadResult {
 
 const DURATION_S = 10;
 const CONNECTIONS = 10;
-/** Premium keys allow 300 requests a minute each; rotating over many keeps the run on the 200 path. */
-const KEY_COUNT = 400;
+/**
+ * Premium keys allow 300 requests a minute each; rotating over 2,000 of them (600,000 a minute)
+ * keeps every run on the 200 path, never the 429 one.
+ */
+const KEY_COUNT = 2000;
 
 /** Starts a server child process and resolves with its base URL from the "listening on" line. */
 async function startChild(command: string, args: string[], cwd: string): Promise<{ base: string; child: ResultPromise }> {
@@ -36,7 +45,7 @@ async function startChild(command: string, args: string[], cwd: string): Promise
   return { base, child };
 }
 
-async function load(label: string, base: string, urlPath: string, headers: () => Record<string, string>): Promise<LoadResult> {
+async function load(label: string, base: string, urlPath: string, headers: () => Record<string, string>, rate?: number): Promise<LoadResult> {
   const first = await fetch(base + urlPath, { headers: headers() });
   const bodyBytes = (await first.arrayBuffer()).byteLength;
   if (first.status !== 200) throw new Error(`${label}: warm-up answered ${first.status}`);
@@ -44,10 +53,12 @@ async function load(label: string, base: string, urlPath: string, headers: () =>
     url: base + urlPath,
     connections: CONNECTIONS,
     duration: DURATION_S,
+    ...(rate ? { overallRate: rate } : {}),
     requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, ...headers() } }) }],
   });
   return {
     label,
+    ...(rate ? { rate } : {}),
     path: urlPath,
     bodyBytes,
     requestsPerSecond: result.requests.average,
@@ -58,44 +69,60 @@ async function load(label: string, base: string, urlPath: string, headers: () =>
   };
 }
 
+/** The fixed rate at which p99 latency is measured (the target: under 10 ms). */
+const FIXED_RATE = 1000;
+
 /**
  * Loads the real `pdsnap serve` (a child process, logs at info to /dev/null) on loopback with an
- * authenticated Profile A list page and a Profile B list page, and a bare Fastify route that returns
- * a body of the same size, so the cost of pdsnap's request path can be read off side by side.
+ * authenticated Profile A list page and a Profile B list page, once over the file state (keys file,
+ * SQLite) and once over Redis (a redis-server of its own in the temporary folder, when the machine
+ * has one), each as fast as it answers and at a fixed 1,000 requests a second; and a bare Fastify
+ * route that returns a body of the same size, so the cost of pdsnap's request path can be read off
+ * side by side.
  */
 export async function benchServer(cli: string, repoRoot: string): Promise<LoadResult[]> {
   const dir = await mkdtemp(path.join(tmpdir(), 'pdsnap-bench-serve-'));
   const now = new Date();
   const children: ResultPromise[] = [];
+  const results: LoadResult[] = [];
   try {
     const sources = path.join(dir, 'sources');
     const store = path.join(dir, 'store');
     await execa('node', [cli, 'sample', '--out', sources, '--now', now.toISOString()], { cwd: repoRoot });
     await execa('node', [cli, 'build', '--sources', sources, '--store', store, '--now', now.toISOString(), '--quiet'], { cwd: repoRoot });
-    const keysFile = path.join(dir, 'keys.json');
-    const scopes = ['articles:read', 'calendar:read', 'smart-money:read'] as const;
-    const secrets: string[] = [];
-    for (let i = 0; i < KEY_COUNT; i++) {
-      secrets.push((await createKey(keysFile, { name: `bench-${i}`, scopes: [...scopes], tier: 'premium' }, now)).secret);
-    }
-    let next = 0;
-    const bearer = () => ({ authorization: `Bearer ${secrets[next++ % secrets.length]}` });
 
-    const serve = await startChild(
-      'node',
-      [cli, 'serve', '--store', store, '--port', '0', '--keys', keysFile, '--usage-db', path.join(dir, 'usage.sqlite'), '--reload-interval', '0'],
-      repoRoot,
-    );
-    children.push(serve.child);
-    const a = await load('Profile A  GET /v1/articles?limit=20', serve.base, '/v1/articles?limit=20', bearer);
-    const b = await load('Profile B  GET /api/v1/articles?limit=20', serve.base, '/api/v1/articles?limit=20', bearer);
+    const keysFile = path.join(dir, 'keys.json');
+    const fileKeys = await writeKeysFile(keysFile, now);
+    const serveArgs = ['serve', '--store', store, '--port', '0', '--reload-interval', '0'];
+    const fileServe = await startChild('node', [cli, ...serveArgs, '--keys', keysFile, '--usage-db', path.join(dir, 'usage.sqlite')], repoRoot);
+    children.push(fileServe.child);
+    results.push(await load('file   Profile A  GET /v1/articles?limit=20', fileServe.base, '/v1/articles?limit=20', fileKeys));
+    results.push(await load('file   Profile B  GET /api/v1/articles?limit=20', fileServe.base, '/api/v1/articles?limit=20', fileKeys));
+    results.push(await load('file   Profile A, fixed rate', fileServe.base, '/v1/articles?limit=20', fileKeys, FIXED_RATE));
+    fileServe.child.kill('SIGTERM');
+
+    const redis = await startRedis(dir, repoRoot);
+    if (redis) {
+      children.push(redis.child);
+      const redisState = await openRedisState(redis.url);
+      const redisKeys = await createKeys(redisState, now);
+      const redisServe = await startChild('node', [cli, ...serveArgs, '--state', redis.url], repoRoot);
+      children.push(redisServe.child);
+      results.push(await load('redis  Profile A  GET /v1/articles?limit=20', redisServe.base, '/v1/articles?limit=20', redisKeys));
+      results.push(await load('redis  Profile B  GET /api/v1/articles?limit=20', redisServe.base, '/api/v1/articles?limit=20', redisKeys));
+      results.push(await load('redis  Profile A, fixed rate', redisServe.base, '/v1/articles?limit=20', redisKeys, FIXED_RATE));
+      redisServe.child.kill('SIGTERM');
+    } else {
+      process.stderr.write('bench: no redis-server on this machine; the Redis rows are left out\n');
+    }
 
     const bodyFile = path.join(dir, 'body.json');
-    await writeFile(bodyFile, Buffer.alloc(a.bodyBytes, ' ').fill('{"data":[]}', 0, 11));
+    const bodyBytes = results[0]!.bodyBytes;
+    await writeFile(bodyFile, Buffer.alloc(bodyBytes, ' ').fill('{"data":[]}', 0, 11));
     const bare = await startChild('node', [path.join(path.dirname(cli), '../../bench/bare-server.js'), bodyFile], repoRoot);
     children.push(bare.child);
-    const baseline = await load(`bare Fastify, same-size body`, bare.base, '/bare', () => ({}));
-    return [a, b, baseline];
+    results.push(await load(`bare Fastify, same-size body`, bare.base, '/bare', () => ({})));
+    return results;
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await Promise.allSettled(children);
@@ -103,10 +130,68 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
   }
 }
 
+const SCOPES = ['articles:read', 'calendar:read', 'smart-money:read'] as const;
+
+/** Rotates over the secrets, one per request. */
+function rotating(secrets: string[]): () => Record<string, string> {
+  let next = 0;
+  return () => ({ authorization: `Bearer ${secrets[next++ % secrets.length]}` });
+}
+
+/**
+ * The keys file of KEY_COUNT premium keys, written at once: records exactly as `keys create` makes
+ * them, without its lock and rewrite per key (which would make this quadratic).
+ */
+async function writeKeysFile(file: string, now: Date): Promise<() => Record<string, string>> {
+  const secrets: string[] = [];
+  const records: KeyRecord[] = [];
+  for (let i = 0; i < KEY_COUNT; i++) {
+    const generated = generateKeySecret();
+    secrets.push(generated.secret);
+    records.push({ id: generated.id, name: `bench-${i}`, scopes: [...SCOPES], tier: 'premium', createdAt: now.toISOString(), revokedAt: null, secretSha256: generated.secretSha256 });
+  }
+  await writeFile(file, serializeKeyFile(records));
+  return rotating(secrets);
+}
+
+/** Premium keys made through the state's own key directory. */
+async function createKeys(state: StateStore, now: Date): Promise<() => Record<string, string>> {
+  const secrets: string[] = [];
+  try {
+    for (let i = 0; i < KEY_COUNT; i++) {
+      secrets.push((await state.keys.create({ name: `bench-${i}`, scopes: [...SCOPES], tier: 'premium' }, now)).secret);
+    }
+  } finally {
+    await state.close();
+  }
+  return rotating(secrets);
+}
+
+/** A redis-server of the benchmark's own on a free port, or null when the machine has none. */
+async function startRedis(dir: string, cwd: string): Promise<{ url: string; child: ResultPromise } | null> {
+  const found = await execa('redis-server', ['--version'], { reject: false });
+  if (found.exitCode !== 0) return null;
+  const port = await new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+  const child = execa('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { cwd, reject: false });
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const ping = await execa('redis-cli', ['-p', String(port), 'ping'], { reject: false });
+    if (String(ping.stdout).trim() === 'PONG') return { url: `redis://127.0.0.1:${port}/0`, child };
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('bench: redis-server did not start');
+}
+
 export function formatServer(results: LoadResult[]): string {
-  const rows = results.map(
-    (r) =>
-      `  ${r.label.padEnd(40)} ${String(r.bodyBytes).padStart(7)} B  ${r.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50Ms).padStart(3)} ms  p99 ${String(r.p99Ms).padStart(3)} ms  non-2xx ${r.non2xx}/${r.total}`,
-  );
+  const bare = results.find((r) => r.label.startsWith('bare'));
+  const rows = results.map((r) => {
+    const share = bare && r !== bare && r.rate === undefined ? `  ${((100 * r.requestsPerSecond) / bare.requestsPerSecond).toFixed(0).padStart(3)} % of bare` : '';
+    const rate = r.rate ? ` (asked ${r.rate}/s)` : '';
+    return `  ${r.label.padEnd(48)} ${String(r.bodyBytes).padStart(7)} B  ${r.requestsPerSecond.toFixed(0).padStart(6)} req/s${rate}  p50 ${String(r.p50Ms).padStart(3)} ms  p99 ${String(r.p99Ms).padStart(3)} ms  non-2xx ${r.non2xx}/${r.total}${share}`;
+  });
   return [`Server on loopback, ${CONNECTIONS} connections, ${DURATION_S} s each (autocannon)`, ...rows].join('\n');
 }
