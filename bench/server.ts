@@ -2,6 +2,7 @@ import autocannon from 'autocannon';
 import { execa, type ResultPromise } from 'execa';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { fixedRateLoad } from './fixed-rate.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type KeyRecord, serializeKeyFile } from '../src/serve/access/key-record.js';
@@ -49,16 +50,15 @@ async function load(label: string, base: string, urlPath: string, headers: () =>
   const first = await fetch(base + urlPath, { headers: headers() });
   const bodyBytes = (await first.arrayBuffer()).byteLength;
   if (first.status !== 200) throw new Error(`${label}: warm-up answered ${first.status}`);
+  if (rate) return { label, rate, path: urlPath, bodyBytes, ...(await fixedRateLoad(base + urlPath, headers, rate, DURATION_S)) };
   const result = await autocannon({
     url: base + urlPath,
     connections: CONNECTIONS,
     duration: DURATION_S,
-    ...(rate ? { overallRate: rate } : {}),
     requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, ...headers() } }) }],
   });
   return {
     label,
-    ...(rate ? { rate } : {}),
     path: urlPath,
     bodyBytes,
     requestsPerSecond: result.requests.average,
@@ -122,6 +122,7 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
     const bare = await startChild('node', [path.join(path.dirname(cli), '../../bench/bare-server.js'), bodyFile], repoRoot);
     children.push(bare.child);
     results.push(await load(`bare Fastify, same-size body`, bare.base, '/bare', () => ({})));
+    results.push(await load(`bare Fastify, fixed rate`, bare.base, '/bare', () => ({}), FIXED_RATE));
     return results;
   } finally {
     for (const child of children) child.kill('SIGTERM');
@@ -187,11 +188,14 @@ async function startRedis(dir: string, cwd: string): Promise<{ url: string; chil
 }
 
 export function formatServer(results: LoadResult[]): string {
-  const bare = results.find((r) => r.label.startsWith('bare'));
+  const bare = results.find((r) => r.label.startsWith('bare') && r.rate === undefined);
   const rows = results.map((r) => {
     const share = bare && r !== bare && r.rate === undefined ? `  ${((100 * r.requestsPerSecond) / bare.requestsPerSecond).toFixed(0).padStart(3)} % of bare` : '';
-    const rate = r.rate ? ` (asked ${r.rate}/s)` : '';
+    const rate = r.rate ? ` (at ${r.rate}/s)` : '';
     return `  ${r.label.padEnd(48)} ${String(r.bodyBytes).padStart(7)} B  ${r.requestsPerSecond.toFixed(0).padStart(6)} req/s${rate}  p50 ${String(r.p50Ms).padStart(3)} ms  p99 ${String(r.p99Ms).padStart(3)} ms  non-2xx ${r.non2xx}/${r.total}${share}`;
   });
-  return [`Server on loopback, ${CONNECTIONS} connections, ${DURATION_S} s each (autocannon)`, ...rows].join('\n');
+  return [
+    `Server on loopback, ${DURATION_S} s each: autocannon with ${CONNECTIONS} connections as fast as answered; "fixed rate": requests sent evenly, latency from their scheduled instant`,
+    ...rows,
+  ].join('\n');
 }
