@@ -1,0 +1,54 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqlite } from '../../../src/lib/sqlite.js';
+import { UsageStore } from '../../../src/serve/access/usage-store.js';
+
+let dir: string;
+let file: string;
+const member = { hardCapPerMonth: 20_000, requestsPerMinute: 60 };
+const windowOf = (iso: string) => Math.floor(Date.parse(iso) / 60_000) * 60;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'pdsnap-usage-'));
+  file = path.join(dir, 'usage.sqlite');
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('usage database', () => {
+  it('upgrades a version 1 database in place, keeping month counts and the current window', async () => {
+    // Version 1 as earlier releases wrote it: windows in a table of their own.
+    const v1 = openSqlite(file);
+    v1.exec(`
+      CREATE TABLE monthly_usage (key_id TEXT NOT NULL, month TEXT NOT NULL, tier TEXT NOT NULL,
+        requests INTEGER NOT NULL, rejected INTEGER NOT NULL, PRIMARY KEY (key_id, month)) WITHOUT ROWID;
+      CREATE TABLE window_usage (key_id TEXT NOT NULL, window_start INTEGER NOT NULL, requests INTEGER NOT NULL,
+        PRIMARY KEY (key_id, window_start)) WITHOUT ROWID;
+      INSERT INTO monthly_usage VALUES ('key_aaaaaaaaaaaa', '2026-11', 'member', 500, 3), ('key_aaaaaaaaaaaa', '2026-10', 'premium', 42, 0);
+      INSERT INTO window_usage VALUES ('key_aaaaaaaaaaaa', ${windowOf('2026-11-22T10:14:00Z')}, 60), ('key_aaaaaaaaaaaa', ${windowOf('2026-11-22T10:15:00Z')}, 59);
+      PRAGMA user_version = 1;`);
+    v1.close();
+
+    const store = UsageStore.open(file);
+    try {
+      const now = windowOf('2026-11-22T10:15:30Z');
+      expect(await store.counts('key_aaaaaaaaaaaa', '2026-11', now)).toEqual({ month: 500, window: 59 });
+      expect(await store.monthlyUsage('2026-10')).toEqual([{ keyId: 'key_aaaaaaaaaaaa', tier: 'premium', requests: 42, rejected: 0 }]);
+      // The 60th of the window is admitted, the 61st refused: the upgrade started no fresh minute.
+      expect((await store.admit('key_aaaaaaaaaaaa', 'member', '2026-11', now, member)).admitted).toBe(true);
+      expect(await store.admit('key_aaaaaaaaaaaa', 'member', '2026-11', now, member)).toEqual({ admitted: false, before: { month: 501, window: 60 } });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('refuses a database of a newer schema than it knows, naming the file', () => {
+    const newer = openSqlite(file);
+    newer.exec('PRAGMA user_version = 9');
+    newer.close();
+    expect(() => UsageStore.open(file)).toThrow(`${file}: usage database schema 9 is newer than this pdsnap understands (2)`);
+  });
+});
