@@ -1,15 +1,20 @@
+import { createServer, type Server } from 'node:http';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { type Access, type StateStore, createAccess } from './access/index.js';
 import { CursorCodec } from './cursor.js';
+import { clientErrorResponder, MAX_HEADER_BYTES } from './client-error.js';
 import { frameworkErrorResponder, installErrorHandling } from './error-handler.js';
 import { etagOf, matchesIfNoneMatch } from './etag.js';
 import { openApiDocument } from './openapi.js';
 import { compileParameterValidator, type JsonSchema } from './parameter-validation.js';
-import { installRequestHooks, newRequestId, type RouteConfig } from './request-hooks.js';
+import { FailedAuthThrottle } from './failed-auth-throttle.js';
+import { profilePlugin } from './profile-plugin.js';
+import { PROFILE_PREFIX, type Profile } from './profile.js';
+import { installRequestHooks, newRequestId } from './request-hooks.js';
 import { cachingSerializerCompiler } from './response-serializer.js';
 import { PROFILE_A_OPERATIONS } from './routes/profile-a-operations.js';
 import { PROFILE_B_OPERATIONS } from './routes/profile-b-operations.js';
-import { registerOperation } from './routes/register-operation.js';
+import { requireDeclaredAccess } from './route-access.js';
 import { SnapshotRegistry } from './snapshots.js';
 
 declare module 'fastify' {
@@ -43,6 +48,8 @@ export interface ServerOptions {
   logger?: false | { level: string; stream?: { write(line: string): void } };
   /** How often current pointers are polled; 0 turns polling off (tests call snapshots.reload()). */
   reloadIntervalMs?: number;
+  /** More routes inside a profile's plugin, behind its hooks; each must declare its access. Tests add failing routes this way. */
+  profileRoutes?: Partial<Record<Profile, (scope: FastifyInstance) => void>>;
 }
 
 export const ALL_OPERATIONS = [...PROFILE_A_OPERATIONS, ...PROFILE_B_OPERATIONS];
@@ -75,7 +82,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
 async function assemble(options: ServerOptions, now: () => Date, access: Access): Promise<FastifyInstance> {
   const cursors = new CursorCodec(options.cursorSecret);
-  const app = Fastify({
+  const app = Fastify<Server>({
     logger: options.logger
       ? {
           level: options.logger.level,
@@ -90,6 +97,10 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
     requestIdHeader: false,
     // Long enough that an overlong slug reaches validation (400) instead of missing the route.
     routerOptions: { maxParamLength: 4096 },
+    // Node refuses a request without Host before any hook could give it an envelope: we check it
+    // ourselves (request-hooks.ts). Header size: Node's 16 KiB, stated here so it is documented.
+    serverFactory: (handler) => createServer({ requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES }, handler),
+    clientErrorHandler: clientErrorResponder(options.docsUrl, (error, requestId) => app.log.debug({ err: error, requestId }, 'client error')),
     frameworkErrors: frameworkErrorResponder(options.docsUrl, (profile) => access.headersForUnauthenticated(profile)),
   });
 
@@ -105,18 +116,30 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
   app.decorateRequest('admittedMonth', null);
   app.setValidatorCompiler(({ schema }) => compileParameterValidator(schema as JsonSchema));
   app.setSerializerCompiler(cachingSerializerCompiler);
+  requireDeclaredAccess(app);
   installRequestHooks(app, access);
-  installErrorHandling(app, options.docsUrl);
-
-  for (const op of ALL_OPERATIONS) registerOperation(app, op, { snapshots, cursors, now });
+  // Paths outside both profiles: Profile A's envelope, the versioned description.
+  installErrorHandling(app, 'A', options.docsUrl);
 
   const document = openApiDocument(ALL_OPERATIONS, options.docsUrl);
   const documentTag = etagOf(['openapi', document], false);
-  const publicRoute: RouteConfig = { public: true };
-  app.get('/v1/openapi.json', { config: publicRoute }, async (request, reply) => {
-    reply.header('ETag', documentTag);
-    if (matchesIfNoneMatch(request.headers['if-none-match'], documentTag)) return reply.code(304).send();
-    return document;
+  const deps = { snapshots, cursors, now, access, throttle: new FailedAuthThrottle(), docsUrl: options.docsUrl };
+  await app.register(
+    profilePlugin('A', PROFILE_A_OPERATIONS, {
+      ...deps,
+      registerRoutes: (scope) => {
+        scope.get('/openapi.json', { config: { access: { access: 'public' } } }, async (request, reply) => {
+          reply.header('ETag', documentTag);
+          if (matchesIfNoneMatch(request.headers['if-none-match'], documentTag)) return reply.code(304).send();
+          return document;
+        });
+        options.profileRoutes?.A?.(scope);
+      },
+    }),
+    { prefix: PROFILE_PREFIX.A },
+  );
+  await app.register(profilePlugin('B', PROFILE_B_OPERATIONS, { ...deps, registerRoutes: (scope) => options.profileRoutes?.B?.(scope) }), {
+    prefix: PROFILE_PREFIX.B,
   });
   // Last, so that a failure above leaves no timer behind.
   snapshots.startPolling(options.reloadIntervalMs ?? 2000);

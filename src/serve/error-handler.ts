@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, CursorProblem, ParameterProblem } from './api-error.js';
 import { errorEnvelope } from './error-envelope.js';
-import { profileOfUrl, type Profile } from './profile.js';
+import { profileNamedByPath, type Profile } from './profile.js';
 
 const REGION_MESSAGE = 'region must be us, kr or jp';
 const INTERNAL_MESSAGE = 'An unexpected error occurred; quote the X-Request-Id when reporting it';
@@ -33,12 +33,14 @@ export function toApiError(error: unknown, profile: Profile): ApiError | null {
 
 /**
  * Requests Fastify refuses before routing (a URL that is not valid percent-encoding, a path part
- * longer than the router keeps): still the profile's envelope and the usual headers, never the URL
- * echoed back. They reach no route, so no key is checked and nothing is counted.
+ * longer than the router keeps): still an error envelope with the usual headers, never the URL
+ * echoed back. They reach no route, so no key is checked and nothing is counted; the envelope is
+ * that of the profile the path names (Profile A's when none), which decides the shape of this
+ * refusal only, never access.
  */
 export function frameworkErrorResponder(docsBase: string, limitHeaders: (profile: Profile) => Record<string, string>) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
-    const profile = profileOfUrl(request.url) ?? 'A';
+    const profile = profileNamedByPath(request.url);
     const refusal = PRE_ROUTING_REFUSALS[error.code];
     let known: ApiError;
     if (refusal) {
@@ -49,7 +51,7 @@ export function frameworkErrorResponder(docsBase: string, limitHeaders: (profile
     }
     reply
       .code(known.status)
-      .headers({ ...limitHeaders(profile), 'X-Request-Id': request.id })
+      .headers({ ...limitHeaders(profile), 'X-Request-Id': request.id, 'Cache-Control': 'no-store' })
       .type('application/json; charset=utf-8')
       .send(errorEnvelope(profile, known.code, known.message, request.id, docsBase));
   };
@@ -60,24 +62,27 @@ const PRE_ROUTING_REFUSALS: Record<string, string> = {
   FST_ERR_MAX_PARAM_LENGTH: 'a path parameter is too long',
 };
 
-export function installErrorHandling(app: FastifyInstance, docsBase: string): void {
+/**
+ * The error and not-found handlers of one encapsulated context: a profile's plugin (its prefix's
+ * errors and unknown paths), or the root (paths outside both profiles, in Profile A's envelope).
+ */
+export function installErrorHandling(scope: FastifyInstance, profile: Profile, docsBase: string): void {
   const send = (request: FastifyRequest, reply: FastifyReply, known: ApiError) => {
-    const profile = profileOfUrl(request.url) ?? 'A';
     // Normally set by the first hook already; repeated for errors raised before hooks ran.
     reply.header('X-Request-Id', request.id);
+    reply.header('Cache-Control', 'no-store');
     reply.code(known.status).type('application/json; charset=utf-8');
     return reply.send(errorEnvelope(profile, known.code, known.message, request.id, docsBase));
   };
 
-  app.setErrorHandler((error, request, reply) => {
-    const profile = profileOfUrl(request.url) ?? 'A';
+  scope.setErrorHandler((error, request, reply) => {
     const known = toApiError(error, profile);
     if (known) return send(request, reply, known);
     request.log.error({ err: error }, 'internal error');
     return send(request, reply, new ApiError(500, 'internal_error', INTERNAL_MESSAGE));
   });
 
-  app.setNotFoundHandler((request) => {
+  scope.setNotFoundHandler((request) => {
     const path = request.url.split('?')[0] ?? '';
     throw new ApiError(404, 'not_found', `No operation ${request.method} ${path.slice(0, 200)}`);
   });

@@ -28,7 +28,7 @@ interface OperationBase<D extends DatasetName> {
   path: string;
   dataset: D;
   /** The scope a key needs (both profiles; Profile B answers 403 insufficient_scope in its envelope). */
-  scope?: Scope;
+  scope: Scope;
   summary: string;
   description?: string;
   querystring: JsonSchema;

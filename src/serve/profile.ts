@@ -6,13 +6,12 @@ export type { Profile };
 export const PROFILE_PREFIX: Readonly<Record<Profile, string>> = { A: '/v1', B: '/api/v1' };
 
 /**
- * The profile a URL belongs to, from its path prefix; null for paths outside both (the server's
- * own 404s there use Profile A's envelope, the versioned description).
+ * The envelope for an answer to a request that matched no route because it could not even be read
+ * (see error-handler.ts and client-error.ts): the profile its path names, Profile A's otherwise.
+ * It decides the shape of that error only: access is decided by the matched route (route-access.ts).
  */
-export function profileOfUrl(url: string): Profile | null {
-  if (hasPrefix(url, PROFILE_PREFIX.B)) return 'B';
-  if (hasPrefix(url, PROFILE_PREFIX.A)) return 'A';
-  return null;
+export function profileNamedByPath(url: string): Profile {
+  return hasPrefix(url, PROFILE_PREFIX.B) ? 'B' : 'A';
 }
 
 function hasPrefix(url: string, prefix: string): boolean {

@@ -1,15 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { Access, Scope } from './access/index.js';
-import { ApiError } from './api-error.js';
-import { profileOfUrl } from './profile.js';
-
-/** Per-route settings the hooks read. */
-export interface RouteConfig {
-  /** Needs no key and counts against no limit (the OpenAPI description). */
-  public?: boolean;
-  scope?: Scope;
-}
+import type { Access } from './access/index.js';
+import { ParameterProblem } from './api-error.js';
 
 const ID_BYTES = 12;
 /** Random bytes for 256 ids, drawn from the CSPRNG at once: one call per 256 requests instead of one each. */
@@ -28,32 +20,17 @@ export function newRequestId(): string {
 }
 
 /**
- * The fixed hook order: request id, then authentication, then rate limit and quota (whose headers
- * are set before anything can fail, so they ride on every response, errors included), then
- * Fastify's querystring validation and the handler.
+ * Hooks every request passes, whichever route it matched: its request id first, a Host check (the
+ * HTTP server leaves it to us so that the refusal wears an error envelope), then, after the answer,
+ * the release of a 5xx from the bill and one log line. Authentication belongs to each profile's
+ * plugin (profile-plugin.ts), decided by the matched route.
  */
 export function installRequestHooks(app: FastifyInstance, access: Access): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
-  });
-
-  app.addHook('onRequest', async (request, reply) => {
-    const profile = profileOfUrl(request.url);
-    const config = (request.routeOptions.config ?? {}) as RouteConfig;
-    if (profile === null || config.public) {
-      reply.headers(access.headersForUnauthenticated(profile ?? 'A'));
-      return;
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      throw new ParameterProblem('Host', 'an HTTP/1.1 request must send a Host header');
     }
-    const outcome = await access.authenticate(profile, request.headers, config.scope);
-    if (!outcome.ok) {
-      reply.headers(outcome.headers);
-      throw new ApiError(outcome.status, outcome.code, outcome.message);
-    }
-    request.keyId = outcome.key.id;
-    const admission = await access.admit(profile, outcome.key.id, outcome.key.tier);
-    reply.headers(admission.headers);
-    if (!admission.allowed) throw new ApiError(admission.status, admission.code, admission.message);
-    request.admittedMonth = admission.month;
   });
 
   // A 5xx is the server's fault: the client is not billed for it.

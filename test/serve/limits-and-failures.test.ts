@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import { Writable } from 'node:stream';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -90,13 +91,11 @@ describe('unexpected failures', () => {
     const { root } = await makeStore(NOW, ['articles']);
     const key = await newKey(root, ALL_SCOPES, 'premium');
     // Test-only routes behind the same hooks and error handler; production never registers them.
-    const server = await start(root, clock, (app) => {
-      for (const prefix of ['/v1', '/api/v1']) {
-        app.get(`${prefix}/test-only/failure`, async () => {
-          throw new Error('database password is hunter2 at /srv/secret/path');
-        });
-      }
-    });
+    const failing = (scope: FastifyInstance) =>
+      scope.get('/test-only/failure', { config: { access: { access: 'key', scope: 'articles:read' } } }, async () => {
+        throw new Error('database password is hunter2 at /srv/secret/path');
+      });
+    const server = await start(root, clock, { A: failing, B: failing });
     const a = await get(server.base, '/v1/test-only/failure', bearer(key));
     expect(a.status).toBe(500);
     expect(a.body).toEqual({

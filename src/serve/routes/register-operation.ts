@@ -3,7 +3,6 @@ import { ApiError } from '../api-error.js';
 import { CursorCodec, queryFingerprint } from '../cursor.js';
 import { etagOf, matchesIfNoneMatch } from '../etag.js';
 import type { ListOperation, Operation, Params, Query, SingleOperation } from '../operation.js';
-import type { RouteConfig } from '../request-hooks.js';
 import { PROFILE_A_ERROR_ENVELOPE, PROFILE_B_ERROR_ENVELOPE } from '../schemas/envelopes.js';
 import type { ServedSnapshot, SnapshotRegistry } from '../snapshots.js';
 
@@ -14,21 +13,22 @@ export interface OperationDeps {
 }
 
 /**
- * Registers one operation: its declared parameter and response schemas, its scope, and the one
+ * Registers one operation inside its profile's plugin (whose prefix is stripped from the path): its
+ * declared parameter and response schemas, its scope, and the one
  * request flow every operation shares (plan, snapshot, position, ETag, page, envelope).
  */
-export function registerOperation(app: FastifyInstance, op: Operation, deps: OperationDeps): void {
+export function registerOperation(app: FastifyInstance, op: Operation, deps: OperationDeps, prefix: string): void {
   const errorSchema = op.profile === 'A' ? PROFILE_A_ERROR_ENVELOPE : PROFILE_B_ERROR_ENVELOPE;
-  const config: RouteConfig = op.scope ? { scope: op.scope } : {};
+  if (!op.path.startsWith(`${prefix}/`)) throw new Error(`${op.operationId}: ${op.path} is not under its profile's prefix ${prefix}`);
   app.get(
-    op.path,
+    op.path.slice(prefix.length),
     {
       schema: {
         querystring: op.querystring,
         ...(op.params ? { params: op.params } : {}),
         response: { 200: op.response, '4xx': errorSchema, '5xx': errorSchema },
       },
-      config,
+      config: { access: { access: 'key', scope: op.scope } },
     },
     async (request, reply) => (op.kind === 'list' ? answerList(op, deps, request, reply) : answerSingle(op, deps, request, reply)),
   );

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createKey } from '../../../src/serve/access/key-store.js';
-import type { Scope, TierName } from '../../../src/serve/access/index.js';
+import type { Profile, Scope, TierName } from '../../../src/serve/access/index.js';
 import { buildServer } from '../../../src/serve/app.js';
 
 export const DOCS = 'https://docs.example.test/api';
@@ -31,7 +31,7 @@ export interface RunningServer {
 export async function startServer(
   root: string,
   clock: TestClock,
-  extra?: (app: FastifyInstance) => void,
+  profileRoutes?: Partial<Record<Profile, (scope: FastifyInstance) => void>>,
   reloadIntervalMs = 0,
 ): Promise<RunningServer> {
   const keysFile = path.join(root, 'keys.json');
@@ -45,8 +45,8 @@ export async function startServer(
     now: clock.now,
     logger: false,
     reloadIntervalMs,
+    ...(profileRoutes ? { profileRoutes } : {}),
   });
-  extra?.(app);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, base: address, keysFile, usageDbFile, close: () => app.close() };
 }
