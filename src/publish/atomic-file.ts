@@ -3,8 +3,8 @@ import { open, rename } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Writes data to a file and forces it to disk, so a rename that follows publishes complete bytes. */
-export async function writeDurable(file: string, data: string | Buffer): Promise<void> {
-  const handle = await open(file, 'wx');
+export async function writeDurable(file: string, data: string | Buffer, mode = 0o666): Promise<void> {
+  const handle = await open(file, 'wx', mode);
   try {
     await handle.writeFile(data);
     await handle.sync();
@@ -29,11 +29,12 @@ export async function syncDir(dir: string): Promise<void> {
 /**
  * Replaces file atomically: write a temp file beside it, fsync, rename over the target.
  * Readers see the old content or the new one, never a mix; a crash leaves at most a stray temp file.
+ * `mode` (before the umask) is for files that hold secrets: 0o600.
  */
-export async function replaceFileAtomically(file: string, data: string): Promise<void> {
+export async function replaceFileAtomically(file: string, data: string, options: { mode?: number } = {}): Promise<void> {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  await writeDurable(temp, data);
+  await writeDurable(temp, data, options.mode);
   await rename(temp, file);
   await syncDir(dir);
 }

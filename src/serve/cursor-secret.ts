@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Where the cursor secret lives unless --cursor-secret-file says otherwise: beside the keys file. */
@@ -14,6 +14,7 @@ export function defaultCursorSecretFile(keysFile: string): string {
  */
 export async function loadOrCreateCursorSecret(file: string): Promise<string> {
   try {
+    await refuseExposed(file);
     return checked(await readFile(file, 'utf8'), file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
@@ -26,6 +27,18 @@ export async function loadOrCreateCursorSecret(file: string): Promise<string> {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
   return checked(await readFile(file, 'utf8'), file);
+}
+
+/**
+ * Whoever reads the secret can forge cursors: it must be the server's user's alone. A file that
+ * group or others can read, or that another user owns, is refused rather than used.
+ */
+async function refuseExposed(file: string): Promise<void> {
+  const info = await stat(file);
+  const mode = (info.mode & 0o777).toString(8);
+  if ((info.mode & 0o077) !== 0) throw new Error(`${file} is readable by group or others (mode ${mode}): run chmod 600 ${file}`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && info.uid !== uid) throw new Error(`${file} belongs to user ${info.uid}, not to the user running pdsnap (${uid})`);
 }
 
 function checked(text: string, file: string): string {

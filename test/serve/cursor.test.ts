@@ -54,7 +54,7 @@ describe('cursor secret file', () => {
   it('refuses a secret shorter than 32 characters', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'pdsnap-secret-'));
     const file = path.join(dir, 'short');
-    await writeFile(file, 'too-short\n');
+    await writeFile(file, 'too-short\n', { mode: 0o600 });
     await expect(loadOrCreateCursorSecret(file)).rejects.toThrow(/at least 32 characters/);
   });
 });

@@ -143,7 +143,7 @@ export async function createKey(file: string, input: NewKeyInput, now: Date): Pr
       revokedAt: null,
       secretSha256: generated.secretSha256,
     };
-    await replaceFileAtomically(file, serializeKeyFile([...keys, record]));
+    await replaceFileAtomically(file, serializeKeyFile([...keys, record]), { mode: 0o600 });
     return { record, secret: generated.secret };
   });
 }
@@ -158,7 +158,7 @@ export async function revokeKey(file: string, id: string, now: Date): Promise<{ 
     if (existing.revokedAt !== null) return { record: existing, alreadyRevoked: true };
     const record = { ...existing, revokedAt: now.toISOString() };
     keys[index] = record;
-    await replaceFileAtomically(file, serializeKeyFile(keys));
+    await replaceFileAtomically(file, serializeKeyFile(keys), { mode: 0o600 });
     return { record, alreadyRevoked: false };
   });
 }

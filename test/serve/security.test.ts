@@ -1,0 +1,140 @@
+import { chmod, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildServer } from '../../src/serve/app.js';
+import { loadOrCreateCursorSecret } from '../../src/serve/cursor-secret.js';
+import { FAILED_AUTH_LIMIT } from '../../src/serve/failed-auth-throttle.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { ALL_SCOPES, DOCS, newKey, type RunningServer, SECRET, startServer, TestClock } from './helpers/harness.js';
+import { rawGet, sendRaw } from './helpers/raw-http.js';
+import { makeStore } from './helpers/test-store.js';
+
+const NOW = new Date('2026-11-22T12:00:00.000Z');
+const clock = new TestClock(NOW);
+let root: string;
+let server: RunningServer;
+let key: string;
+
+beforeAll(async () => {
+  ({ root } = await makeStore(NOW));
+  key = await newKey(root, ALL_SCOPES, 'premium');
+  server = await startServer(root, clock);
+});
+afterAll(() => server.close());
+beforeEach(() => clock.advance(61_000));
+
+describe('routes without an access rule', () => {
+  it('cannot be registered, so they can never be reached', async () => {
+    const attempt = buildServer({
+      storeDir: path.join(root, 'snapshots'),
+      keysFile: path.join(root, 'keys.json'),
+      usageDbFile: path.join(root, 'usage-2.sqlite'),
+      docsUrl: DOCS,
+      cursorSecret: SECRET,
+      now: clock.now,
+      logger: false,
+      reloadIntervalMs: 0,
+      profileRoutes: { A: (scope) => scope.get('/sneaky', async () => ({ data: 'secret' })) },
+    });
+    await expect(attempt).rejects.toThrow('route GET /v1/sneaky declares no access rule (config.access): refusing to register it');
+  });
+
+  it('cannot be added to a running server outside both profiles either', () => {
+    expect(() => server.app.get('/sneaky', async () => 'secret')).toThrow();
+  });
+});
+
+describe('credentials', () => {
+  it('refuses a repeated Authorization header, even when the first carries a valid key', async () => {
+    const answer = await rawGet(server.base, '/v1/articles', [`Authorization: Bearer ${key}`, 'Authorization: Bearer pds_live_other']);
+    expect(answer.status).toBe(401);
+    expect(JSON.parse(answer.body).error).toMatchObject({ code: 'invalid_api_key', message: 'API key header sent more than once' });
+    const same = await rawGet(server.base, '/v1/articles', [`Authorization: Bearer ${key}`, `Authorization: Bearer ${key}`]);
+    expect(same.status).toBe(401);
+  });
+
+  it('refuses a repeated X-API-Key header on Profile B', async () => {
+    const answer = await rawGet(server.base, '/api/v1/articles', [`X-API-Key: ${key}`, `X-API-Key: ${key}`]);
+    expect(answer.status).toBe(401);
+    expect(JSON.parse(answer.body)).toEqual({ error: { code: 'invalid_key', message: 'API key header sent more than once' } });
+  });
+
+  it('throttles an address after too many failed authentications, keys and all, until the window ends', async () => {
+    clock.set('2026-11-22T13:00:00.000Z');
+    for (let i = 0; i < FAILED_AUTH_LIMIT; i += 1) {
+      const answer = await rawGet(server.base, '/v1/articles', ['Authorization: Bearer pds_live_guess']);
+      expect(answer.status).toBe(401);
+    }
+    clock.set('2026-11-22T13:00:45.000Z');
+    const throttled = await rawGet(server.base, '/api/v1/articles', [`Authorization: Bearer ${key}`]);
+    expect(throttled.status).toBe(429);
+    expect(throttled.headers['retry-after']).toBe('15');
+    expect(JSON.parse(throttled.body).error.code).toBe('rate_limited');
+    clock.set('2026-11-22T13:01:00.000Z');
+    expect((await rawGet(server.base, '/api/v1/articles', [`Authorization: Bearer ${key}`])).status).toBe(200);
+  });
+});
+
+describe('answers that never reach a route', () => {
+  it('answers oversized headers with 431 in the envelope of the profile the path names', async () => {
+    const big = `X-Padding: ${'a'.repeat(20_000)}`;
+    const b = await rawGet(server.base, '/api/v1/articles', [big]);
+    expect(b.status).toBe(431);
+    expect(b.headers['x-request-id']).toMatch(/^req_/);
+    expect(JSON.parse(b.body)).toEqual({ error: { code: 'invalid_params', message: 'the request line and headers exceed 16 KiB' } });
+    const a = await rawGet(server.base, '/v1/articles', [big]);
+    expect(JSON.parse(a.body).error).toMatchObject({ code: 'invalid_request', requestId: a.headers['x-request-id'], docsUrl: `${DOCS}/errors#invalid_request` });
+  });
+
+  it('answers malformed HTTP with 400 in an envelope with a request id', async () => {
+    const answer = await sendRaw(server.base, 'GET /v1/articles HTTP/1.1\r\nHost: x\r\nBroken header line\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body).error).toMatchObject({ code: 'invalid_request', message: 'the request is not valid HTTP', requestId: answer.headers['x-request-id'] });
+  });
+
+  it('answers an HTTP/1.1 request without Host with 400 in its profile envelope', async () => {
+    const answer = await sendRaw(server.base, `GET /api/v1/articles HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    expect(answer.status).toBe(400);
+    expect(answer.headers['x-request-id']).toMatch(/^req_/);
+    expect(JSON.parse(answer.body)).toEqual({ error: { code: 'invalid_params', message: 'an HTTP/1.1 request must send a Host header' } });
+  });
+});
+
+describe('caching', () => {
+  it('marks keyed answers, data and errors alike, as private and never stored', async () => {
+    const ok = await rawGet(server.base, '/v1/articles', [`Authorization: Bearer ${key}`]);
+    expect(ok.status).toBe(200);
+    expect(ok.headers['cache-control']).toBe('private, no-store');
+    const refused = await rawGet(server.base, '/api/v1/articles');
+    expect(refused.headers['cache-control']).toBe('no-store');
+  });
+});
+
+describe('the cursor secret on disk', () => {
+  it('refuses a secret file that group or others can read, naming the file and the fix', async () => {
+    const dir = await tempDir('secret');
+    const file = path.join(dir, 'cursor-secret');
+    await writeFile(file, `${'f'.repeat(64)}\n`, { mode: 0o644 });
+    await chmod(file, 0o644);
+    await expect(loadOrCreateCursorSecret(file)).rejects.toThrow(`${file} is readable by group or others (mode 644): run chmod 600 ${file}`);
+  });
+
+  it('makes serve exit 3 with that message', async () => {
+    const dir = await tempDir('secret');
+    const file = path.join(dir, 'cursor-secret');
+    await writeFile(file, `${'f'.repeat(64)}\n`, { mode: 0o640 });
+    await chmod(file, 0o640);
+    const result = await runCli([
+      'serve', '--store', path.join(root, 'snapshots'), '--keys', path.join(root, 'keys.json'), '--usage-db', path.join(dir, 'u.sqlite'),
+      '--cursor-secret-file', file, '--port', '0', '--log-level', 'silent',
+    ]);
+    expect(result.exitCode).toBe(3);
+    expect(String(result.stderr)).toContain(`${file} is readable by group or others (mode 640)`);
+  });
+});
+
+describe('the keys file on disk', () => {
+  it('is written readable by its owner only, since it names every key', async () => {
+    expect((await stat(path.join(root, 'keys.json'))).mode & 0o777).toBe(0o600);
+  });
+});
