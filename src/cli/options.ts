@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { DATASETS, type DatasetName, isDatasetName } from '../model/dataset.js';
+import { parseDuration } from '../validate/duration.js';
 import { UsageError } from './errors.js';
 
 export const DEFAULT_SOURCES = 'data/sources';
@@ -50,3 +51,17 @@ export const DirOption = (fallback: string) =>
     .string()
     .optional()
     .transform((value) => path.resolve(value ?? fallback));
+
+/** A duration option (`24h`, `7d`, `90m`, `1d12h`) in milliseconds. */
+export const DurationOption = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return parseDuration(value ?? fallback);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });

@@ -8,6 +8,9 @@ import { etagOf, matchesIfNoneMatch } from './etag.js';
 import { openApiDocument } from './openapi.js';
 import { compileParameterValidator, type JsonSchema } from './parameter-validation.js';
 import { FailedAuthThrottle } from './failed-auth-throttle.js';
+import { type Lifecycle, registerHealthRoutes } from './health-routes.js';
+import { ServerMetrics } from './metrics.js';
+import { parseQueryString } from './query-string.js';
 import { profilePlugin } from './profile-plugin.js';
 import { PROFILE_PREFIX, type Profile } from './profile.js';
 import { installRequestHooks, newRequestId } from './request-hooks.js';
@@ -21,6 +24,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The served snapshots; `reload()` picks up newly published ones at once. */
     snapshots: SnapshotRegistry;
+    /** Draining: set on SIGTERM, fails /readyz at once and asks clients to close their connections. */
+    lifecycle: Lifecycle;
+    metrics: ServerMetrics;
+    /** Loads the snapshots and starts polling, when buildServer was told to leave that for after listen. */
+    loadSnapshots(): Promise<void>;
   }
   interface FastifyRequest {
     /** Id of the authenticated key (never the key itself), for the request log. */
@@ -48,6 +56,8 @@ export interface ServerOptions {
   logger?: false | { level: string; stream?: { write(line: string): void } };
   /** How often current pointers are polled; 0 turns polling off (tests call snapshots.reload()). */
   reloadIntervalMs?: number;
+  /** false: return before loading any snapshot (call app.loadSnapshots() after listen, so a busy port fails first). */
+  loadSnapshots?: boolean;
   /** More routes inside a profile's plugin, behind its hooks; each must declare its access. Tests add failing routes this way. */
   profileRoutes?: Partial<Record<Profile, (scope: FastifyInstance) => void>>;
 }
@@ -95,11 +105,16 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     genReqId: newRequestId,
     requestIdHeader: false,
-    // Long enough that an overlong slug reaches validation (400) instead of missing the route.
-    routerOptions: { maxParamLength: 4096 },
+    // maxParamLength (routerOptions): long enough that an overlong slug reaches validation (400) instead of missing the route.
     // Node refuses a request without Host before any hook could give it an envelope: we check it
     // ourselves (request-hooks.ts). Header size: Node's 16 KiB, stated here so it is documented.
-    serverFactory: (handler) => createServer({ requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES }, handler),
+    // A client that never finishes its request is cut off: 20 s for the headers, 30 s in all (408).
+    serverFactory: (handler) =>
+      createServer(
+        { requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: 20_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 },
+        handler,
+      ),
+    routerOptions: { maxParamLength: 4096, querystringParser: parseQueryString },
     clientErrorHandler: clientErrorResponder(options.docsUrl, (error, requestId) => app.log.debug({ err: error, requestId }, 'client error')),
     frameworkErrors: frameworkErrorResponder(options.docsUrl, (profile) => access.headersForUnauthenticated(profile)),
   });
@@ -109,15 +124,24 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
     await snapshots.close();
     await access.close();
   });
-  await snapshots.reload();
+  const metrics = new ServerMetrics(() => snapshots.statuses(), now);
+  snapshots.onReload = (dataset, outcome) => metrics.snapshotReload(dataset, outcome);
+  const lifecycle: Lifecycle = { draining: false };
+  const startSnapshots = async () => {
+    await snapshots.reload();
+    snapshots.startPolling(options.reloadIntervalMs ?? 2000);
+  };
 
   app.decorate('snapshots', snapshots);
+  app.decorate('lifecycle', lifecycle);
+  app.decorate('metrics', metrics);
+  app.decorate('loadSnapshots', startSnapshots);
   app.decorateRequest('keyId', null);
   app.decorateRequest('admittedMonth', null);
   app.setValidatorCompiler(({ schema }) => compileParameterValidator(schema as JsonSchema));
   app.setSerializerCompiler(cachingSerializerCompiler);
   requireDeclaredAccess(app);
-  installRequestHooks(app, access);
+  installRequestHooks(app, access, metrics, lifecycle);
   // Paths outside both profiles: Profile A's envelope, the versioned description.
   installErrorHandling(app, 'A', options.docsUrl);
 
@@ -141,7 +165,8 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
   await app.register(profilePlugin('B', PROFILE_B_OPERATIONS, { ...deps, registerRoutes: (scope) => options.profileRoutes?.B?.(scope) }), {
     prefix: PROFILE_PREFIX.B,
   });
+  registerHealthRoutes(app, lifecycle, () => snapshots.statuses());
   // Last, so that a failure above leaves no timer behind.
-  snapshots.startPolling(options.reloadIntervalMs ?? 2000);
+  if (options.loadSnapshots !== false) await startSnapshots();
   return app;
 }

@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { ParameterProblem } from './api-error.js';
+import { InvalidEncoding } from './query-string.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -35,6 +36,7 @@ export function compileParameterValidator(schema: JsonSchema): PartValidator {
       const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
       if (!property) return { error: new ParameterProblem(name, `unknown parameter ${name}`, 'unknown') };
       if (Array.isArray(raw)) return { error: new ParameterProblem(name, `${name} is given more than once`, 'repeated') };
+      if (raw instanceof InvalidEncoding) return { error: new ParameterProblem(name, `${name} is not valid percent-encoded UTF-8`) };
       value[name] = property.type === 'integer' && typeof raw === 'string' && INTEGER_TEXT.test(raw) ? Number(raw) : raw;
     }
     if (validate(value)) return { value };

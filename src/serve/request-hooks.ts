@@ -1,7 +1,9 @@
 import { randomFillSync } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Access } from './access/index.js';
-import { ParameterProblem } from './api-error.js';
+import { ApiError, ParameterProblem } from './api-error.js';
+import type { Lifecycle } from './health-routes.js';
+import type { ServerMetrics } from './metrics.js';
 
 const ID_BYTES = 12;
 /** Random bytes for 256 ids, drawn from the CSPRNG at once: one call per 256 requests instead of one each. */
@@ -25,12 +27,22 @@ export function newRequestId(): string {
  * the release of a 5xx from the bill and one log line. Authentication belongs to each profile's
  * plugin (profile-plugin.ts), decided by the matched route.
  */
-export function installRequestHooks(app: FastifyInstance, access: Access): void {
+export function installRequestHooks(app: FastifyInstance, access: Access, metrics: ServerMetrics, lifecycle: Lifecycle): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
       throw new ParameterProblem('Host', 'an HTTP/1.1 request must send a Host header');
     }
+  });
+
+  // While draining, every answer asks its client to reconnect, which a load balancer sends elsewhere.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (lifecycle.draining) reply.header('Connection', 'close');
+    return payload;
+  });
+
+  app.addHook('onError', async (_request, _reply, error) => {
+    if (error instanceof ApiError && error.status === 429) metrics.rateLimited(error.code);
   });
 
   // A 5xx is the server's fault: the client is not billed for it.
@@ -42,6 +54,7 @@ export function installRequestHooks(app: FastifyInstance, access: Access): void 
 
   // One structured line per request: never the key, never the Authorization header.
   app.addHook('onResponse', async (request, reply) => {
+    metrics.observeRequest(request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     request.log.info(
       {
         method: request.method,

@@ -4,6 +4,7 @@ import { DATASETS, type DatasetName } from '../model/dataset.js';
 import type { ConsensusRow, InvestorDetail, TradeRow } from '../model/smart-money.js';
 import { BundleIntegrityError, BundleStore, type LoadedBundle, SnapshotNotFoundError } from '../publish/store.js';
 import { ApiError } from './api-error.js';
+import type { SnapshotStatus } from './metrics.js';
 import { type ArticlesIndex, indexArticles } from './indexes/articles-index.js';
 import { type CalendarIndex, indexCalendar } from './indexes/calendar-index.js';
 import { indexSmartMoney, type SmartMoneyIndex } from './indexes/smart-money-index.js';
@@ -64,6 +65,8 @@ export class SnapshotRegistry {
   private timer: NodeJS.Timeout | null = null;
   private inFlight: Promise<void> | null = null;
   private readonly store: BundleStore;
+  /** Told of every attempt to load a changed pointer (metrics). */
+  onReload: (dataset: DatasetName, outcome: 'loaded' | 'failed') => void = () => {};
 
   constructor(
     storeDir: string,
@@ -110,6 +113,16 @@ export class SnapshotRegistry {
     return state.snapshot as ServedSnapshot<D>;
   }
 
+  /** Each dataset's state, for readiness and metrics. */
+  statuses(): SnapshotStatus[] {
+    return DATASETS.map((dataset) => {
+      const state = this.states.get(dataset);
+      if (state?.kind !== 'ready') return { dataset, ready: false };
+      const { snapshot } = state;
+      return { dataset, ready: true, snapshotId: snapshot.snapshotId, generatedAtMs: Date.parse(snapshot.generatedAt), freshUntilMs: snapshot.freshUntilMs };
+    });
+  }
+
   /** Snapshot ids currently served, for logs and tests. */
   currentIds(): Partial<Record<DatasetName, string>> {
     const ids: Partial<Record<DatasetName, string>> = {};
@@ -129,6 +142,7 @@ export class SnapshotRegistry {
       pointer = current ? `${current.snapshotId}@${current.publishedAt}` : null;
     } catch (error) {
       this.markUnavailable(dataset, `current pointer unreadable: ${(error as Error).message}`, 'unreadable');
+      this.onReload(dataset, 'failed');
       return;
     }
     const previous = this.states.get(dataset);
@@ -153,11 +167,13 @@ export class SnapshotRegistry {
       // The swap: one assignment, after everything above has succeeded.
       this.states.set(dataset, { kind: 'ready', snapshot, pointer });
       this.log.info({ dataset, snapshotId: snapshot.snapshotId, freshUntil: snapshot.freshUntil }, 'serving snapshot');
+      this.onReload(dataset, 'loaded');
     } catch (error) {
       // A bundle that fails verification stays refused until the pointer moves; any other failure
       // (EMFILE, EIO, a slow disk) is forgotten, so the next poll tries the same pointer again.
       const known = error instanceof BundleIntegrityError || error instanceof SnapshotNotFoundError;
       this.markUnavailable(dataset, known ? (error as Error).message : `load failed: ${(error as Error).message}`, known ? pointer : null);
+      this.onReload(dataset, 'failed');
     }
   }
 

@@ -19,6 +19,7 @@ describe('pdsnap serve', () => {
       '--usage-db', path.join(root, 'usage.sqlite'),
       '--now', '2026-11-22T12:00:00Z',
       '--log-level', 'silent',
+      '--drain-delay', '0s',
     ];
     const child = execa('node', [CLI, 'serve', ...args], { reject: false });
     const base = await new Promise<string>((resolve, reject) => {

@@ -27,6 +27,7 @@ describe('pdsnap serve under forced garbage collection', () => {
         '--usage-db', path.join(root, 'usage.sqlite'),
         '--now', '2026-11-22T12:00:00Z',
         '--log-level', 'silent',
+        '--drain-delay', '0s',
       ],
       { reject: false },
     );

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { parseOptions } from '../options.js';
-import { DurationOption, emitReport, ValidateOptions, validateStore, withValidateOptions } from './validate.js';
+import { DurationOption } from '../options.js';
+import { emitReport, ValidateOptions, validateStore, withValidateOptions } from './validate.js';
 
 export const DEFAULT_MIN_REMAINING = '24h';
 

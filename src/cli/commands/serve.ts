@@ -1,4 +1,7 @@
+import { stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
@@ -6,7 +9,7 @@ import { DEFAULT_KEY_FILE_MAX_AGE_MS, DEFAULT_KEYS_FILE, DEFAULT_USAGE_DB } from
 import { buildServer } from '../../serve/app.js';
 import { defaultCursorSecretFile, loadOrCreateCursorSecret } from '../../serve/cursor-secret.js';
 import { UsageError } from '../errors.js';
-import { DEFAULT_STORE, DirOption, NowOption, parseOptions } from '../options.js';
+import { DEFAULT_STORE, DirOption, DurationOption, NowOption, parseOptions } from '../options.js';
 import { STATE_OPTION_HELP, openStateForCommand, stateLocationOf } from '../state-option.js';
 
 export const DEFAULT_DOCS_URL = 'https://docs.example.com/api';
@@ -27,6 +30,15 @@ const Options = z.object({
   state: z.string().optional(),
   now: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  drainDelay: DurationOption('5s'),
+  shutdownTimeout: DurationOption('10s'),
+  metricsHost: z.string().min(1).default('127.0.0.1'),
+  metricsPort: z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be a port number')
+    .transform(Number)
+    .refine((n) => n <= 65535, 'must be at most 65535')
+    .optional(),
   reloadInterval: z
     .string()
     .regex(/^\d+$/, 'must be a whole number of milliseconds')
@@ -48,6 +60,10 @@ export function serveCommand(): Command {
     .option('--cursor-secret-file <file>', 'secret that signs cursors; created (mode 0600) when absent (default: cursor-secret beside the keys file, or kept in Redis with --state redis://)')
     .option('--now <iso>', 'fixed clock for limits, freshness and futureDays (demos and tests)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (default info)')
+    .option('--drain-delay <dur>', 'after SIGTERM, keep answering this long while /readyz fails, so a load balancer stops sending (default 5s; SIGINT skips it)')
+    .option('--shutdown-timeout <dur>', 'then wait at most this long for requests in flight before closing their connections (default 10s)')
+    .option('--metrics-port <n>', 'serve Prometheus metrics at /metrics on this port (default: no metrics server)')
+    .option('--metrics-host <host>', 'address of the metrics server (default 127.0.0.1: not reachable from outside)')
     .option('--reload-interval <ms>', 'how often to look for newly published snapshots; 0 = never (default 2000)')
     .action(async (raw) => {
       const options = parseOptions(Options, raw);
@@ -62,6 +78,8 @@ export function serveCommand(): Command {
               onConnectionChange: ({ up, message }) => (up ? app?.log.info(message) : app?.log.error(message)),
             })
           : null;
+      if (!opened) await requireExisting(options.keys, 'file', '--keys: the API keys file', 'create one with pdsnap keys create');
+      await requireExisting(options.store, 'folder', '--store: the bundle store', 'build into it first, or name the right folder');
       try {
         const cursorSecret =
           opened?.kind === 'redis' && options.cursorSecretFile === undefined
@@ -77,6 +95,8 @@ export function serveCommand(): Command {
           ...(fixedNow ? { now: () => new Date(fixedNow.getTime()) } : {}),
           logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
           reloadIntervalMs: options.reloadInterval,
+          // Bind first, then load: a busy port is found before any bundle is read.
+          loadSnapshots: false,
         });
       } catch (error) {
         // Closing twice is harmless: buildServer closes a store it was given when it fails.
@@ -90,15 +110,75 @@ export function serveCommand(): Command {
         await app.close();
         throw new UsageError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
       }
+      const metricsServer = options.metricsPort === undefined ? null : await startMetricsServer(app, options.metricsHost, options.metricsPort);
+      await app.loadSnapshots();
       const served = Object.entries(app.snapshots.currentIds()).map(([d, id]) => `${d}=${id}`);
       process.stderr.write(`pdsnap serve: listening on ${address} (Profile A ${address}/v1, Profile B ${address}/api/v1)\n`);
       process.stderr.write(`pdsnap serve: snapshots ${served.length > 0 ? served.join(' ') : 'none (every operation answers 503)'}\n`);
       process.stderr.write(`pdsnap serve: keys and usage in ${opened ? opened.store.description : `${options.keys} and ${options.usageDb}`}\n`);
       const signal = await untilSignal(['SIGINT', 'SIGTERM']);
-      process.stderr.write(`pdsnap serve: ${signal}, finishing requests in flight and shutting down\n`);
-      // close() stops accepting, lets requests in flight finish, then closes the usage database.
-      await app.close();
+      await shutDown(app, signal, options.drainDelay, options.shutdownTimeout);
+      metricsServer?.close();
     });
+}
+
+/**
+ * The shutdown sequence. SIGTERM (an orchestrator): /readyz fails at once and answers carry
+ * `Connection: close`, the server keeps answering for the drain delay while the load balancer takes
+ * it out, then stops accepting and finishes requests in flight; connections still open after the
+ * shutdown timeout are closed. SIGINT (a person at a terminal) skips the drain delay. A second
+ * signal skips whatever wait is left.
+ */
+async function shutDown(app: FastifyInstance, signal: NodeJS.Signals, drainMs: number, timeoutMs: number): Promise<void> {
+  app.lifecycle.draining = true;
+  const again = untilSignal(['SIGINT', 'SIGTERM']);
+  if (signal === 'SIGTERM' && drainMs > 0) {
+    process.stderr.write(`pdsnap serve: SIGTERM, draining for ${drainMs / 1000}s (/readyz answers 503)\n`);
+    await Promise.race([sleep(drainMs), again]);
+  }
+  process.stderr.write(`pdsnap serve: ${signal}, finishing requests in flight and shutting down\n`);
+  // close() stops accepting, lets requests in flight finish, then closes the usage database.
+  const closing = app.close();
+  // Unreferenced: once everything is closed, this timer must not hold the process for its full length.
+  const deadline = sleep(timeoutMs, undefined, { ref: false }).then(() => 'timeout' as const);
+  if ((await Promise.race([closing.then(() => 'closed' as const), deadline, again.then(() => 'timeout' as const)])) === 'timeout') {
+    process.stderr.write(`pdsnap serve: requests still in flight after ${timeoutMs / 1000}s; closing their connections\n`);
+    app.server.closeAllConnections();
+    await closing;
+  }
+}
+
+/** /metrics on its own address, so that it is never reachable through the public port. */
+async function startMetricsServer(app: FastifyInstance, host: string, port: number): Promise<Server> {
+  const server = createServer((request, response) => {
+    if (request.method !== 'GET' || request.url !== '/metrics') {
+      response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    app.metrics.text().then(
+      (text) => response.writeHead(200, { 'Content-Type': app.metrics.registry.contentType }).end(text),
+      () => response.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) => reject(new UsageError(`cannot listen for metrics on ${host}:${port}: ${error.message}`)));
+    server.listen(port, host, resolve);
+  });
+  const address = server.address();
+  process.stderr.write(`pdsnap serve: metrics on http://${host}:${typeof address === 'object' && address ? address.port : port}/metrics\n`);
+  server.unref();
+  return server;
+}
+
+/** A path the user named that must exist: exit 3 naming it, before anything starts. */
+async function requireExisting(file: string, kind: 'file' | 'folder', what: string, hint: string): Promise<void> {
+  let info;
+  try {
+    info = await stat(file);
+  } catch {
+    throw new UsageError(`${what} ${file} does not exist (${hint})`);
+  }
+  if (kind === 'folder' ? !info.isDirectory() : !info.isFile()) throw new UsageError(`${what} ${file} is not a ${kind}`);
 }
 
 function untilSignal(signals: NodeJS.Signals[]): Promise<NodeJS.Signals> {

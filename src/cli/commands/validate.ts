@@ -5,28 +5,14 @@ import { z } from 'zod';
 import type { DatasetName } from '../../model/dataset.js';
 import { BundleIntegrityError, BundleStore, datasetOfSnapshotId, SnapshotNotFoundError } from '../../publish/store.js';
 import { unavailableDataset, validateBundle } from '../../validate/bundle-checks.js';
-import { formatDuration, parseDuration } from '../../validate/duration.js';
+import { formatDuration } from '../../validate/duration.js';
 import { assembleReport, type DatasetValidation, formatReport, type ValidationReport } from '../../validate/report.js';
 import { loadConfig } from '../config.js';
 import { ExitCode, ExitWith, UsageError } from '../errors.js';
-import { DatasetsOption, DEFAULT_STORE, DirOption, NowOption, parseOptions } from '../options.js';
+import { DatasetsOption, DEFAULT_STORE, DirOption, DurationOption, NowOption, parseOptions } from '../options.js';
 import { printJson, printLine } from '../output.js';
 
 export const DEFAULT_WARN_WITHIN = '24h';
-
-/** A duration option (`24h`, `7d`, `90m`, `1d12h`) in milliseconds. */
-export const DurationOption = (fallback: string) =>
-  z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      try {
-        return parseDuration(value ?? fallback);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    });
 
 export const ValidateOptions = z.object({
   store: DirOption(DEFAULT_STORE),

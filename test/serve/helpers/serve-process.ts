@@ -8,11 +8,17 @@ export interface ServeProcess {
   stderr(): string;
   /** SIGTERM, then its exit code. */
   stop(): Promise<number | undefined>;
+  /** Sends a signal and resolves with the finished process. */
+  signal(name: NodeJS.Signals): Promise<{ exitCode?: number; signal?: string }>;
 }
 
-/** Starts `pdsnap serve <args>` as a real process and resolves with its base URL once it listens. */
+/**
+ * Starts `pdsnap serve <args>` as a real process and resolves with its base URL once it listens and
+ * has loaded its snapshots. No drain delay unless the test asks for one, so that stop() is quick.
+ */
 export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child: ResultPromise = execa('node', [CLI, 'serve', '--port', '0', ...args], { reject: false, env, extendEnv: true });
+  const drain = args.includes('--drain-delay') ? [] : ['--drain-delay', '0s'];
+  const child: ResultPromise = execa('node', [CLI, 'serve', '--port', '0', ...drain, ...args], { reject: false, env, extendEnv: true });
   let out = '';
   let err = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -33,6 +39,11 @@ export async function startServe(args: string[], env: Record<string, string> = {
     async stop() {
       child.kill('SIGTERM');
       return (await child).exitCode;
+    },
+    async signal(name) {
+      child.kill(name);
+      const result = await child;
+      return { ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }), ...(result.signal ? { signal: result.signal } : {}) };
     },
   };
 }
