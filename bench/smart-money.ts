@@ -43,8 +43,8 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
       generateMs: generate.wallMs,
       buildMs: build.wallMs,
       peakRssBytes: build.peakRssBytes,
-      investors: report.records['investors.json'],
-      trades: report.records['trades.json'],
+      investors: report.records['investors'],
+      trades: report.records['trades'],
       withinBudget: build.peakRssBytes < MEMORY_BUDGET,
     };
   } finally {

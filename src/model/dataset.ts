@@ -9,12 +9,12 @@ export type DatasetName = z.infer<typeof DatasetName>;
 
 /** The resources of each dataset's bundle and the record schema of each. */
 export const DATASET_RESOURCES = {
-  articles: { 'articles.json': Article },
-  calendar: { 'events.json': CalendarEvent },
+  articles: { articles: Article },
+  calendar: { events: CalendarEvent },
   'smart-money': {
-    'investors.json': InvestorDetail,
-    'consensus.json': ConsensusRow,
-    'trades.json': TradeRow,
+    investors: InvestorDetail,
+    consensus: ConsensusRow,
+    trades: TradeRow,
   },
 } as const satisfies Record<DatasetName, Record<string, z.ZodType>>;
 

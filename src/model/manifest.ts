@@ -4,21 +4,33 @@ import { FreshnessFacts } from './freshness.js';
 import { Instant } from './primitives.js';
 import { SourceFile } from './report.js';
 
-export const MANIFEST_FORMAT = 1;
+/**
+ * 2: resources are NDJSON parts (`<resource>/<part>.ndjson`), listed one file each. Format 1 held
+ * each resource as one JSON array, which a full quarter of trades made too large to read.
+ */
+export const MANIFEST_FORMAT = 2;
 
 /** `<dataset>-<yyyymmddThhmmssZ of generatedAt>-<first 12 hex of the content digest>` */
 export const SNAPSHOT_ID_PATTERN = /^(articles|calendar|smart-money)-\d{8}T\d{6}Z-[0-9a-f]{12}$/;
 export const SnapshotId = z.string().regex(SNAPSHOT_ID_PATTERN);
 
+/** One file of a bundle: `<resource>/<5-digit part>.ndjson`, one canonical JSON record per line. */
+export const PART_PATH = /^([a-z-]+)\/(\d{5})\.ndjson$/;
+
 export const ResourceEntry = z
   .object({
-    path: z.string().regex(/^[a-z-]+\.json$/),
+    path: z.string().regex(PART_PATH),
     bytes: z.number().int().min(0),
     sha256: z.string().regex(/^[0-9a-f]{64}$/),
     records: z.number().int().min(0),
   })
   .strict();
 export type ResourceEntry = z.infer<typeof ResourceEntry>;
+
+/** The resource a bundle file belongs to. */
+export function resourceOfPath(file: string): string {
+  return PART_PATH.exec(file)?.[1] ?? '';
+}
 
 export const Manifest = z
   .object({
@@ -32,7 +44,8 @@ export const Manifest = z
     /** Set when the build was told to publish a snapshot that failed freshness (--allow-stale). */
     allowStale: z.boolean(),
     sources: z.array(SourceFile),
-    resources: z.array(ResourceEntry).min(1),
+    /** Every file of the bundle, by resource, then part. */
+    files: z.array(ResourceEntry).min(1),
   })
   .strict();
 export type Manifest = z.infer<typeof Manifest>;

@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import path from 'node:path';
 import type { ResourceEntry } from '../model/manifest.js';
 import { canonicalJson } from './canonical-json.js';
 
@@ -17,60 +18,101 @@ export class InvalidRecordError extends Error {
   }
 }
 
-const FLUSH_CHARS = 1 << 20;
+/** Parts end once they reach this size: small enough to hash, copy and upload one at a time. */
+export const DEFAULT_PART_BYTES = 64 * 1024 * 1024;
+
+/** PDSNAP_PART_BYTES overrides the part size (tests force tiny parts with it). */
+export function partBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.PDSNAP_PART_BYTES;
+  if (raw === undefined || raw === '') return DEFAULT_PART_BYTES;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`PDSNAP_PART_BYTES must be a whole number of bytes, at least 1 (got "${raw}")`);
+  return value;
+}
+
+const FLUSH_BYTES = 1 << 20;
 
 /**
- * Writes records as one canonical JSON array, record by record, hashing as it goes. The bytes are
- * identical to canonicalJson(records), but the whole array never exists in memory, so a full-size
- * Smart Money resource can be written while it is being derived. Synchronous I/O on purpose:
- * derivation pushes records from plain loops, and a build has nothing else to do meanwhile.
+ * Writes one resource as NDJSON parts, `<resource>/00000.ndjson`, `00001.ndjson`, ...: one
+ * canonical JSON record per line, a new part once a part reaches the part size (a record never
+ * spans two parts). Each part is hashed as it is written, so the whole resource never exists in
+ * memory. Synchronous I/O on purpose: derivation pushes records from plain loops, and a build has
+ * nothing else to do meanwhile.
  */
-export class CanonicalArrayWriter {
-  private readonly fd: number;
-  private readonly hash: Hash = createHash('sha256');
-  private pending: string[] = ['['];
-  private pendingChars = 1;
-  private bytes = 0;
+export class NdjsonPartsWriter {
+  private readonly folder: string;
+  private readonly entries: ResourceEntry[] = [];
+  private fd = -1;
+  private hash: Hash = createHash('sha256');
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private partBytesWritten = 0;
+  private partRecords = 0;
   private count = 0;
 
   constructor(
-    file: string,
+    bundleDirectory: string,
     private readonly resource: string,
     private readonly check: RecordCheck,
+    private readonly maxPartBytes: number = partBytes(),
   ) {
-    this.fd = openSync(file, 'wx');
+    this.folder = path.join(bundleDirectory, resource);
+    mkdirSync(this.folder);
+    this.openPart();
   }
 
   write(record: unknown): void {
     const reason = this.check(record);
     if (reason) throw new InvalidRecordError(this.resource, this.count, reason);
-    const text = (this.count > 0 ? ',' : '') + canonicalJson(record);
-    this.pending.push(text);
-    this.pendingChars += text.length;
+    const line = `${canonicalJson(record)}\n`;
+    const bytes = Buffer.byteLength(line);
+    if (this.partRecords > 0 && this.partBytesWritten + this.pendingBytes + bytes > this.maxPartBytes) {
+      this.closePart();
+      this.openPart();
+    }
+    this.pending.push(line);
+    this.pendingBytes += bytes;
+    this.partRecords += 1;
     this.count += 1;
-    if (this.pendingChars >= FLUSH_CHARS) this.flush();
+    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
   }
 
-  /** Ends the array, forces it to disk and returns its manifest entry. */
-  finish(): ResourceEntry {
-    this.pending.push(']');
+  /** Ends the last part, forces every part to disk and returns their manifest entries. */
+  finish(): ResourceEntry[] {
+    this.closePart();
+    return this.entries;
+  }
+
+  /** Closes the open part after a failure; the caller removes the folder. */
+  abandon(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+
+  private openPart(): void {
+    const name = String(this.entries.length).padStart(5, '0');
+    this.fd = openSync(path.join(this.folder, `${name}.ndjson`), 'wx');
+    this.hash = createHash('sha256');
+    this.partBytesWritten = 0;
+    this.partRecords = 0;
+  }
+
+  private closePart(): void {
     this.flush();
     fsyncSync(this.fd);
     closeSync(this.fd);
-    return { path: this.resource, bytes: this.bytes, sha256: this.hash.digest('hex'), records: this.count };
-  }
-
-  /** Closes the file after a failure; the caller removes it. */
-  abandon(): void {
-    closeSync(this.fd);
+    this.fd = -1;
+    const name = String(this.entries.length).padStart(5, '0');
+    this.entries.push({ path: `${this.resource}/${name}.ndjson`, bytes: this.partBytesWritten, sha256: this.hash.digest('hex'), records: this.partRecords });
   }
 
   private flush(): void {
+    if (this.pending.length === 0) return;
     const chunk = Buffer.from(this.pending.join(''), 'utf8');
     this.pending = [];
-    this.pendingChars = 0;
+    this.pendingBytes = 0;
     this.hash.update(chunk);
-    this.bytes += chunk.length;
+    this.partBytesWritten += chunk.length;
     let offset = 0;
     while (offset < chunk.length) offset += writeSync(this.fd, chunk, offset);
   }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { DATASET_RESOURCES, DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
 import type { FreshnessFacts } from '../model/freshness.js';
-import { CurrentPointer, Manifest, MANIFEST_FORMAT, type ResourceEntry } from '../model/manifest.js';
+import { CurrentPointer, Manifest, MANIFEST_FORMAT, PART_PATH, type ResourceEntry, resourceOfPath } from '../model/manifest.js';
 import type { SourceFile } from '../model/report.js';
 import { fileProvenance, sha256Hex } from '../ingest/source-files.js';
 import { checkRecord } from '../validate/schema-check.js';
@@ -14,7 +14,8 @@ import { compareText } from '../model/text-order.js';
 import { canonicalJson } from './canonical-json.js';
 import { faultPoint } from './fault-point.js';
 import { withFileLock } from './file-lock.js';
-import { CanonicalArrayWriter } from './resource-writer.js';
+import { readResourceRecords } from './record-reader.js';
+import { NdjsonPartsWriter } from './resource-writer.js';
 import {
   BundleIntegrityError,
   datasetOfSnapshotId,
@@ -26,10 +27,12 @@ import {
 
 export { BundleIntegrityError, SnapshotNotFoundError, datasetOfSnapshotId };
 
-export interface LoadedBundle {
+/** A bundle whose manifest was verified; its records are read by streaming, `records(resource)`. */
+export interface OpenedBundle {
   manifest: Manifest;
-  resources: Record<string, unknown[]>;
   directory: string;
+  /** The records of one resource in published order; each part's digest is checked as it ends. */
+  records(resource: string): AsyncGenerator<unknown>;
 }
 
 export interface SnapshotEntry {
@@ -44,10 +47,10 @@ export interface SnapshotEntry {
 export interface StagedBundle {
   dataset: DatasetName;
   directory: string;
-  resources: ResourceEntry[];
+  files: ResourceEntry[];
 }
 
-/** Everything of a manifest except what the store computes (format, resources, snapshotId). */
+/** Everything of a manifest except what the store computes (format, files, snapshotId). */
 export interface ManifestFields {
   generatedAt: string;
   facts: FreshnessFacts;
@@ -72,15 +75,15 @@ export interface GcResult {
   kept: string[];
 }
 
-/**
- * The bundle store (CONTRACT section 5): immutable bundles in bundles/<dataset>/<snapshotId>/,
- * one pointer per dataset in current/<dataset>.json. Bundles are staged in tmp/ and renamed into
- * place, pointers are replaced by rename, and writers hold a lock, so a crash at any moment leaves
- * the previous pointer and the bundle it names intact.
- */
 /** A scheduled build and a manual one may overlap: the second waits this long for the first by default. */
 export const DEFAULT_LOCK_WAIT_MS = 60_000;
 
+/**
+ * The bundle store: immutable bundles in bundles/<dataset>/<snapshotId>/, one pointer per dataset
+ * in current/<dataset>.json. Bundles are staged in tmp/ and renamed into place, pointers are
+ * replaced by rename, and writers hold a lock, so a crash at any moment leaves the previous pointer
+ * and the bundle it names intact. Nothing reads a resource whole: records are streamed.
+ */
 export class BundleStore {
   /** How long a writer waits for another process's publish lock (live holders only; dead ones are taken over). */
   readonly lockWaitMs: number;
@@ -127,25 +130,10 @@ export class BundleStore {
     return parsed.data;
   }
 
-  /** Reads a bundle and verifies its manifest, its id, and every resource's size, digest and count. */
-  async readBundle(snapshotId: string): Promise<LoadedBundle> {
+  /** Verifies a bundle's manifest and id; its records are then streamed, each part verified as it is read. */
+  async openBundle(snapshotId: string): Promise<OpenedBundle> {
     const { manifest, directory } = await this.readManifest(snapshotId);
-    const resources: Record<string, unknown[]> = {};
-    for (const entry of manifest.resources) {
-      let bytes: Buffer;
-      try {
-        bytes = await readFile(path.join(directory, entry.path));
-      } catch {
-        throw new BundleIntegrityError(snapshotId, `${entry.path} is missing`);
-      }
-      checkResource(snapshotId, entry, bytes.length, sha256Hex(bytes));
-      const records = safeJson(bytes.toString('utf8'));
-      if (!Array.isArray(records) || records.length !== entry.records) {
-        throw new BundleIntegrityError(snapshotId, `${entry.path} does not hold ${entry.records} records`);
-      }
-      resources[entry.path] = records;
-    }
-    return { manifest, resources, directory };
+    return { manifest, directory, records: (resource) => readResourceRecords(manifest, directory, resource) };
   }
 
   /**
@@ -154,7 +142,7 @@ export class BundleStore {
    */
   async verifyBundle(snapshotId: string): Promise<Manifest> {
     const { manifest, directory } = await this.readManifest(snapshotId);
-    for (const entry of manifest.resources) {
+    for (const entry of manifest.files) {
       let digest;
       try {
         digest = await fileProvenance(directory, path.join(directory, entry.path));
@@ -179,7 +167,15 @@ export class BundleStore {
       }
       throw error;
     }
-    const parsed = Manifest.safeParse(safeJson(manifestText));
+    const raw = safeJson(manifestText);
+    const format = (raw as { format?: unknown } | undefined)?.format;
+    if (typeof format === 'number' && format !== MANIFEST_FORMAT) {
+      throw new BundleIntegrityError(
+        snapshotId,
+        `bundle format ${format} is not read by this pdsnap (it reads format ${MANIFEST_FORMAT}): rebuild it with pdsnap build`,
+      );
+    }
+    const parsed = Manifest.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new BundleIntegrityError(snapshotId, `manifest.json is invalid at ${issue?.path.join('.') || '/'}: ${issue?.message}`);
@@ -190,16 +186,24 @@ export class BundleStore {
       throw new BundleIntegrityError(snapshotId, 'manifest does not match its snapshot id (edited after publishing?)');
     }
     const expected = Object.keys(DATASET_RESOURCES[manifest.dataset]).sort();
-    const listed = manifest.resources.map((r) => r.path).sort();
+    const listed = [...new Set(manifest.files.map((f) => resourceOfPath(f.path)))].sort();
     if (expected.join(',') !== listed.join(',')) {
-      throw new BundleIntegrityError(snapshotId, `manifest lists ${listed.join(', ')}; expected ${expected.join(', ')}`);
+      throw new BundleIntegrityError(snapshotId, `manifest lists resources ${listed.join(', ')}; expected ${expected.join(', ')}`);
+    }
+    // Parts of each resource are numbered from 00000 without a gap, so none can go missing unnoticed.
+    const seen = new Map<string, number>();
+    for (const file of manifest.files) {
+      const [, resource, part] = PART_PATH.exec(file.path)!;
+      const next = seen.get(resource!) ?? 0;
+      if (Number(part) !== next) throw new BundleIntegrityError(snapshotId, `manifest lists ${file.path} out of order (expected part ${next})`);
+      seen.set(resource!, next + 1);
     }
     return { manifest, directory };
   }
 
-  async readCurrent(dataset: DatasetName): Promise<LoadedBundle | null> {
+  async openCurrent(dataset: DatasetName): Promise<OpenedBundle | null> {
     const pointer = await this.currentPointer(dataset);
-    return pointer ? this.readBundle(pointer.snapshotId) : null;
+    return pointer ? this.openBundle(pointer.snapshotId) : null;
   }
 
   /** Every bundle's manifest summary (not digest-verified: use readBundle for that), newest first. */
@@ -237,9 +241,7 @@ export class BundleStore {
     await mkdir(this.tmpDir, { recursive: true });
     const directory = path.join(this.tmpDir, stagingName(dataset));
     await mkdir(directory);
-    const writers = new Map(
-      names.map((name) => [name, new CanonicalArrayWriter(path.join(directory, name), name, (r) => checkRecord(dataset, name, r))]),
-    );
+    const writers = new Map(names.map((name) => [name, new NdjsonPartsWriter(directory, name, (r) => checkRecord(dataset, name, r))]));
     try {
       const result = await produce({
         add(resource, record) {
@@ -248,8 +250,8 @@ export class BundleStore {
           writer.write(record);
         },
       });
-      const resources = names.map((name) => writers.get(name)!.finish());
-      return { staged: { dataset, directory, resources }, result };
+      const files = names.flatMap((name) => writers.get(name)!.finish());
+      return { staged: { dataset, directory, files }, result };
     } catch (error) {
       for (const writer of writers.values()) {
         try {
@@ -288,7 +290,7 @@ export class BundleStore {
       freshUntil: fields.freshUntil,
       allowStale: fields.allowStale,
       sources: [...fields.sources].sort((a, b) => compareText(a.path, b.path)),
-      resources: staged.resources,
+      files: staged.files,
     };
     const snapshotId = snapshotIdFor(body);
     const manifest: Manifest = Manifest.parse({ ...body, snapshotId });
@@ -341,8 +343,11 @@ export class BundleStore {
     if (datasetOfSnapshotId(snapshotId) !== dataset) {
       throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
     }
+    // Verified before the lock is taken (digests streamed, nothing parsed): the lock is held only to
+    // re-check that the bundle is still there and to replace the pointer.
+    await this.verifyBundle(snapshotId);
     return this.withLock(async () => {
-      await this.readBundle(snapshotId);
+      if (!(await pathExists(path.join(this.bundleDir(snapshotId), 'manifest.json')))) throw new SnapshotNotFoundError(snapshotId);
       const previous = (await this.currentPointer(dataset))?.snapshotId ?? null;
       if (previous !== snapshotId) await this.writePointer(dataset, snapshotId, at);
       return { previousSnapshotId: previous };

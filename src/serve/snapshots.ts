@@ -2,7 +2,7 @@ import type { Article } from '../model/article.js';
 import type { CalendarEvent } from '../model/calendar-event.js';
 import { DATASETS, type DatasetName } from '../model/dataset.js';
 import type { ConsensusRow, InvestorDetail, TradeRow } from '../model/smart-money.js';
-import { BundleIntegrityError, BundleStore, type LoadedBundle, SnapshotNotFoundError } from '../publish/store.js';
+import { BundleIntegrityError, BundleStore, type OpenedBundle, SnapshotNotFoundError } from '../publish/store.js';
 import { ApiError } from './api-error.js';
 import type { SnapshotStatus } from './metrics.js';
 import { type ArticlesIndex, indexArticles } from './indexes/articles-index.js';
@@ -27,7 +27,8 @@ export interface ServedSnapshot<D extends DatasetName = DatasetName> {
 }
 
 type DatasetState =
-  | { kind: 'ready'; snapshot: ServedSnapshot; pointer: string }
+  /** `pointer` is the last pointer judged: the served snapshot's, or a newer one that was refused. */
+  | { kind: 'ready'; snapshot: ServedSnapshot; pointer: string; refused?: string }
   | { kind: 'unavailable'; reason: string; pointer: string | null };
 
 export interface SnapshotLog {
@@ -37,18 +38,26 @@ export interface SnapshotLog {
 
 const NO_LOG: SnapshotLog = { info: () => {}, error: () => {} };
 
-function buildIndex(bundle: LoadedBundle): DatasetIndexes[DatasetName] {
-  const r = bundle.resources;
+/**
+ * Reads a bundle's records by streaming (each part's digest checked as it ends) and indexes them.
+ * The reads yield to the event loop between chunks, so requests keep being answered meanwhile.
+ */
+async function indexBundle(bundle: OpenedBundle): Promise<DatasetIndexes[DatasetName]> {
+  const all = async <T>(resource: string): Promise<T[]> => {
+    const records: T[] = [];
+    for await (const record of bundle.records(resource)) records.push(record as T);
+    return records;
+  };
   switch (bundle.manifest.dataset) {
     case 'articles':
-      return indexArticles(r['articles.json'] as Article[]);
+      return indexArticles(await all<Article>('articles'));
     case 'calendar':
-      return indexCalendar(r['events.json'] as CalendarEvent[]);
+      return indexCalendar(await all<CalendarEvent>('events'));
     case 'smart-money':
       return indexSmartMoney({
-        investors: r['investors.json'] as InvestorDetail[],
-        consensus: r['consensus.json'] as ConsensusRow[],
-        trades: r['trades.json'] as TradeRow[],
+        investors: await all<InvestorDetail>('investors'),
+        consensus: await all<ConsensusRow>('consensus'),
+        trades: await all<TradeRow>('trades'),
       });
   }
 }
@@ -153,7 +162,7 @@ export class SnapshotRegistry {
     }
     try {
       // The bundle the pointer read above names: reading the pointer again could pair another id with it.
-      const bundle = await this.store.readBundle(current.snapshotId);
+      const bundle = await this.store.openBundle(current.snapshotId);
       const { manifest } = bundle;
       const snapshot: ServedSnapshot = {
         dataset,
@@ -162,7 +171,7 @@ export class SnapshotRegistry {
         freshUntil: manifest.freshUntil,
         freshUntilMs: Date.parse(manifest.freshUntil),
         coverageThrough: manifest.facts.coverageThrough,
-        index: buildIndex(bundle),
+        index: await indexBundle(bundle),
       };
       // The swap: one assignment, after everything above has succeeded.
       this.states.set(dataset, { kind: 'ready', snapshot, pointer });
@@ -172,8 +181,19 @@ export class SnapshotRegistry {
       // A bundle that fails verification stays refused until the pointer moves; any other failure
       // (EMFILE, EIO, a slow disk) is forgotten, so the next poll tries the same pointer again.
       const known = error instanceof BundleIntegrityError || error instanceof SnapshotNotFoundError;
-      this.markUnavailable(dataset, known ? (error as Error).message : `load failed: ${(error as Error).message}`, known ? pointer : null);
+      const reason = known ? (error as Error).message : `load failed: ${(error as Error).message}`;
       this.onReload(dataset, 'failed');
+      if (previous?.kind === 'ready') {
+        // Keep serving the last verified snapshot (require() still refuses it once it is stale).
+        // A refused pointer is not tried again until it moves; a read error is retried next poll.
+        this.states.set(dataset, { ...previous, pointer: known ? pointer : previous.pointer, refused: reason });
+        this.log.error(
+          { dataset, refusedSnapshotId: current.snapshotId, servedSnapshotId: previous.snapshot.snapshotId, reason },
+          'new snapshot refused; still serving the previous verified one',
+        );
+        return;
+      }
+      this.markUnavailable(dataset, reason, known ? pointer : null);
     }
   }
 

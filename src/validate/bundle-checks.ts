@@ -1,17 +1,17 @@
 import type { DatasetName } from '../model/dataset.js';
 import type { RuleResult } from '../model/freshness.js';
 import type { Manifest } from '../model/manifest.js';
-import { evaluateContentRules, type Resources } from './content-rules.js';
+import { ContentCheck, type SnapshotRef } from './content-rules.js';
 import { formatDuration } from './duration.js';
 import { evaluateFreshness, freshUntil } from './freshness.js';
 import type { FreshnessLimits } from './limits.js';
 import type { DatasetValidation } from './report.js';
 import { worstStatus } from './report.js';
-import { checkResourceSchema, describeSchemaProblem, MAX_SCHEMA_PROBLEMS } from './schema-check.js';
+import { checkResourceSchema, describeSchemaProblem, MAX_SCHEMA_PROBLEMS, type SchemaProblem } from './schema-check.js';
 
 /**
- * Turns what was read from the store into report rules. Pure: the caller reads the bundle (and so
- * verifies its digests); this module only judges it.
+ * Turns what was read from the store into report rules. Pure: the caller streams the bundle's
+ * records through a RecordChecks (and so verifies every part's digest); this module only judges.
  */
 
 export interface BundleCheckOptions {
@@ -21,28 +21,57 @@ export interface BundleCheckOptions {
   minRemainingMs: number | null;
 }
 
-/** A verified bundle: manifest and digests already checked by BundleStore.readBundle. */
+/**
+ * The schema and content rules of a bundle, judged record by record as the records stream past:
+ * memory holds the findings (bounded) and the consensus rows (for the page-size rule), never a
+ * resource.
+ */
+export class RecordChecks {
+  private readonly content: ContentCheck;
+  private readonly problems: SchemaProblem[] = [];
+  private readonly counts = new Map<string, number>();
+  private records = 0;
+
+  constructor(private readonly dataset: DatasetName) {
+    this.content = new ContentCheck(dataset);
+  }
+
+  inspect(resource: string, record: unknown): void {
+    const index = this.counts.get(resource) ?? 0;
+    this.counts.set(resource, index + 1);
+    this.records += 1;
+    if (this.problems.length < MAX_SCHEMA_PROBLEMS) {
+      for (const problem of checkResourceSchema(this.dataset, resource, [record])) this.problems.push({ ...problem, index });
+    }
+    this.content.inspect(resource, record);
+  }
+
+  results(snapshot: SnapshotRef): RuleResult[] {
+    return [schemaRule(this.dataset, this.problems, this.records), ...this.content.results(snapshot)];
+  }
+}
+
+/** A bundle whose digests were verified while its records went through `recordRules` (RecordChecks.results). */
 export interface VerifiedBundle {
   manifest: Manifest;
-  resources: Resources;
+  recordRules: RuleResult[];
 }
 
 export function validateBundle(bundle: VerifiedBundle, now: Date, options: BundleCheckOptions): DatasetValidation {
-  const { manifest, resources } = bundle;
+  const { manifest, recordRules } = bundle;
   const dataset = manifest.dataset;
   const until = freshUntil(dataset, manifest.facts, options.limits);
   const rules: RuleResult[] = [
     {
       rule: 'integrity',
-      observed: `manifest and ${manifest.resources.length} resource(s) verified`,
+      observed: `manifest and ${manifest.files.length} file(s) verified`,
       limit: 'sha256, bytes, records as in manifest',
       status: 'pass',
       failsAt: null,
       message: `${dataset}: ${manifest.snapshotId} matches its manifest`,
     },
     ...evaluateFreshness(dataset, manifest.facts, now, { limits: options.limits, warnWithinMs: options.warnWithinMs }),
-    schemaRule(dataset, resources),
-    ...evaluateContentRules(dataset, resources, { id: manifest.snapshotId, generatedAt: manifest.generatedAt }),
+    ...recordRules,
   ];
   if (options.minRemainingMs !== null) rules.push(minRemainingRule(dataset, until, now, options.minRemainingMs));
   return {
@@ -90,9 +119,7 @@ export function unavailableDataset(
   return { dataset, snapshotId, generatedAt: null, freshUntil: null, allowStale: false, status: 'fail', rules };
 }
 
-export function schemaRule(dataset: DatasetName, resources: Resources): RuleResult {
-  const problems = Object.entries(resources).flatMap(([name, records]) => checkResourceSchema(dataset, name, records));
-  const records = Object.values(resources).reduce((n, r) => n + r.length, 0);
+function schemaRule(dataset: DatasetName, problems: SchemaProblem[], records: number): RuleResult {
   if (problems.length === 0) {
     return {
       rule: 'schema',

@@ -160,12 +160,12 @@ interface SlugSite {
 }
 
 const SLUG_SITES: Partial<Record<DatasetName, SlugSite[]>> = {
-  articles: [{ resource: 'articles.json', slugsOf: (r) => [['slug', r.slug]], maxLength: ARTICLE_SLUG_MAX }],
+  articles: [{ resource: 'articles', slugsOf: (r) => [['slug', r.slug]], maxLength: ARTICLE_SLUG_MAX }],
   'smart-money': [
-    { resource: 'investors.json', slugsOf: (r) => [['slug', r.slug]], maxLength: INVESTOR_SLUG_MAX },
-    { resource: 'trades.json', slugsOf: (r) => [['investorSlug', r.investorSlug]], maxLength: INVESTOR_SLUG_MAX },
+    { resource: 'investors', slugsOf: (r) => [['slug', r.slug]], maxLength: INVESTOR_SLUG_MAX },
+    { resource: 'trades', slugsOf: (r) => [['investorSlug', r.investorSlug]], maxLength: INVESTOR_SLUG_MAX },
     {
-      resource: 'consensus.json',
+      resource: 'consensus',
       slugsOf: (r) => (Array.isArray(r.topHolders) ? r.topHolders.map((s, i): [string, unknown] => [`topHolders[${i}]`, s]) : []),
       maxLength: INVESTOR_SLUG_MAX,
     },
@@ -233,7 +233,7 @@ export class ContentCheck {
     this.counts.set(resource, index + 1);
     collectIdentifiers(resource, index, record, this.identifiers);
     collectSlugProblems(this.dataset, resource, index, record, this.slugs);
-    if (resource === 'consensus.json') this.consensus.push(record);
+    if (resource === 'consensus') this.consensus.push(record);
   }
 
   /** content.identifiers, content.consensus-page-size (smart-money) and content.slugs (articles, smart-money). */

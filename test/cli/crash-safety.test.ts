@@ -75,7 +75,7 @@ describe('a published bundle with one flipped byte', () => {
     const store = await tempDir('store');
     const build = await runCli(['build', '--datasets', 'calendar', '--sources', sources, '--store', store, '--now', NOW, '--json']);
     const id = JSON.parse(String(build.stdout)).datasets[0].snapshotId as string;
-    const file = path.join(store, 'bundles/calendar', id, 'events.json');
+    const file = path.join(store, 'bundles/calendar', id, 'events/00000.ndjson');
     const bytes = await readFile(file);
     const middle = Math.floor(bytes.length / 2);
     bytes[middle] = bytes[middle]! ^ 0x20;
@@ -83,7 +83,7 @@ describe('a published bundle with one flipped byte', () => {
 
     const inspect = await runCli(['inspect', id, '--store', store]);
     expect(inspect.exitCode).toBe(2);
-    expect(String(inspect.stderr)).toMatch(/events\.json does not match its sha256/);
+    expect(String(inspect.stderr)).toMatch(/events\/00000\.ndjson does not match its sha256/);
 
     const rebuild = await runCli(['build', '--datasets', 'calendar', '--sources', sources, '--store', store, '--now', NOW]);
     expect(rebuild.exitCode).toBe(2);

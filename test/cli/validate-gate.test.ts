@@ -14,12 +14,12 @@ const NOW = '2026-11-22T12:00:00.000Z';
 const GEN = '2026-11-20T00:00:00.000Z';
 
 const RECORDS: Record<DatasetName, Record<string, unknown[]>> = {
-  articles: { 'articles.json': [article('fed-holds-rates', '2026-11-19T00:00:00.000Z'), article('ecb-outlook', '2026-11-18T00:00:00.000Z')] },
-  calendar: { 'events.json': [calendarEvent('evt-0123456789abcdef', '2026-12-10T13:30:00.000Z')] },
+  articles: { articles: [article('fed-holds-rates', '2026-11-19T00:00:00.000Z'), article('ecb-outlook', '2026-11-18T00:00:00.000Z')] },
+  calendar: { events: [calendarEvent('evt-0123456789abcdef', '2026-12-10T13:30:00.000Z')] },
   'smart-money': {
-    'investors.json': [investor('example-capital')],
-    'consensus.json': [consensusRow(1), consensusRow(2)],
-    'trades.json': [trade('example-capital')],
+    investors: [investor('example-capital')],
+    consensus: [consensusRow(1), consensusRow(2)],
+    trades: [trade('example-capital')],
   },
 };
 
@@ -135,7 +135,7 @@ describe('pdsnap validate', () => {
     const id = await publish(store, 'articles');
     await publish(store, 'calendar');
     await publish(store, 'smart-money');
-    const file = path.join(store, 'bundles/articles', id, 'articles.json');
+    const file = path.join(store, 'bundles/articles', id, 'articles/00000.ndjson');
     const bytes = await readFile(file);
     const at = bytes.indexOf('Jane Doe') + 5;
     bytes[at] = bytes[at]! ^ 0x01; // 'D' -> 'E': same size, different digest
@@ -146,7 +146,7 @@ describe('pdsnap validate', () => {
     const json = await jsonOf(result);
     expect(statusByDataset(json)).toEqual({ articles: 'fail', calendar: 'pass', 'smart-money': 'pass' });
     expect(json.datasets[0]?.rules[0]).toMatchObject({ rule: 'integrity', status: 'fail' });
-    expect(json.datasets[0]?.rules[0]?.message).toContain('articles.json does not match its sha256');
+    expect(json.datasets[0]?.rules[0]?.message).toContain('articles/00000.ndjson does not match its sha256');
   });
 
   it('fails a dataset that has no current snapshot', async () => {

@@ -19,8 +19,14 @@ function fields(generatedAt = NOW.toISOString()): ManifestFields {
 }
 
 async function publish(store: BundleStore, records: unknown[], generatedAt?: string) {
-  const staged = await store.stageArrays('articles', { 'articles.json': records });
+  const staged = await store.stageArrays('articles', { articles: records });
   return store.commit(staged, fields(generatedAt), NOW);
+}
+
+async function readAll(records: AsyncIterable<unknown>): Promise<unknown[]> {
+  const all: unknown[] = [];
+  for await (const record of records) all.push(record);
+  return all;
 }
 
 describe('canonicalJson', () => {
@@ -45,11 +51,11 @@ describe('BundleStore', () => {
     const result = await publish(store, records);
     expect(result).toMatchObject({ published: true, madeCurrent: true, previousSnapshotId: null });
     expect(result.snapshotId).toMatch(/^articles-20261122T120000Z-[0-9a-f]{12}$/);
-    const bytes = await readFile(path.join(root, 'bundles/articles', result.snapshotId, 'articles.json'), 'utf8');
-    expect(bytes).toBe(canonicalJson(records));
-    const loaded = await store.readCurrent('articles');
-    expect(loaded?.resources['articles.json']).toEqual(records);
-    expect(loaded?.manifest.resources[0]).toMatchObject({ path: 'articles.json', records: 2 });
+    const bytes = await readFile(path.join(root, 'bundles/articles', result.snapshotId, 'articles/00000.ndjson'), 'utf8');
+    expect(bytes).toBe(records.map((record) => `${canonicalJson(record)}\n`).join(''));
+    const loaded = await store.openCurrent('articles');
+    expect(await readAll(loaded!.records('articles'))).toEqual(records);
+    expect(loaded?.manifest.files).toEqual([expect.objectContaining({ path: 'articles/00000.ndjson', records: 2 })]);
   });
 
   it('gives the same snapshot id to the same content and makes a second publish a no-op', async () => {
@@ -76,19 +82,21 @@ describe('BundleStore', () => {
 
   it('refuses to stage a record that fails its schema, leaving nothing behind', async () => {
     const bad = { ...article('x'), slug: 'Not A Slug' };
-    await expect(store.stageArrays('articles', { 'articles.json': [bad] })).rejects.toThrow(/record 0: \/slug/);
+    await expect(store.stageArrays('articles', { articles: [bad] })).rejects.toThrow(/record 0: \/slug/);
     expect(await readdir(path.join(root, 'tmp'))).toEqual([]);
     expect(await store.currentPointer('articles')).toBeNull();
   });
 
   it('refuses a bundle with one flipped byte in a resource', async () => {
     const { snapshotId } = await publish(store, [article('one')]);
-    const file = path.join(root, 'bundles/articles', snapshotId, 'articles.json');
+    const file = path.join(root, 'bundles/articles', snapshotId, 'articles/00000.ndjson');
     const bytes = await readFile(file);
     bytes[5] = bytes[5]! ^ 0x01;
     await writeFile(file, bytes);
-    await expect(store.readBundle(snapshotId)).rejects.toThrow(BundleIntegrityError);
-    await expect(store.readBundle(snapshotId)).rejects.toThrow(/does not match its sha256/);
+    const bundle = await store.openBundle(snapshotId);
+    await expect(readAll(bundle.records('articles'))).rejects.toThrow(BundleIntegrityError);
+    await expect(readAll(bundle.records('articles'))).rejects.toThrow(/does not match its sha256/);
+    await expect(store.verifyBundle(snapshotId)).rejects.toThrow(/does not match its sha256/);
   });
 
   it('refuses a bundle whose manifest was edited after publishing', async () => {
@@ -97,7 +105,7 @@ describe('BundleStore', () => {
     const manifest = JSON.parse(await readFile(file, 'utf8'));
     manifest.freshUntil = '2030-01-01T00:00:00.000Z';
     await writeFile(file, JSON.stringify(manifest));
-    await expect(store.readBundle(snapshotId)).rejects.toThrow(/does not match its snapshot id/);
+    await expect(store.openBundle(snapshotId)).rejects.toThrow(/does not match its snapshot id/);
   });
 
   it('rolls current back to an earlier snapshot and refuses one of another dataset', async () => {
@@ -120,7 +128,7 @@ describe('BundleStore', () => {
     expect(result.deleted.sort()).toEqual([ids[0]!, ids[3]!].sort());
     const left = (await store.listSnapshots()).map((s) => s.snapshotId).sort();
     expect(left).toEqual(result.kept.sort());
-    expect((await store.readCurrent('articles'))?.manifest.snapshotId).toBe(ids[2]);
+    expect((await store.openCurrent('articles'))?.manifest.snapshotId).toBe(ids[2]);
   });
 
   it('leaves current on a snapshot generated later when an older build commits after it', async () => {
@@ -133,10 +141,10 @@ describe('BundleStore', () => {
   });
 
   it('sorts manifest sources by code unit, not by the machine locale', async () => {
-    const staged = await store.stageArrays('articles', { 'articles.json': [article('one')] });
+    const staged = await store.stageArrays('articles', { articles: [article('one')] });
     const sources = ['articles/b.md', 'articles/aab.md', 'articles/Z.md', 'articles/ä.md'].map((p) => ({ path: p, bytes: 1, sha256: 'b'.repeat(64) }));
     const { snapshotId } = await store.commit(staged, { ...fields(), sources }, NOW);
-    const manifest = (await store.readBundle(snapshotId)).manifest;
+    const manifest = (await store.openBundle(snapshotId)).manifest;
     expect(manifest.sources.map((s) => s.path)).toEqual(['articles/Z.md', 'articles/aab.md', 'articles/b.md', 'articles/ä.md']);
   });
 

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, bearer, get, newKey, type RunningServer, startServer, TestClock } from './helpers/harness.js';
@@ -31,7 +31,7 @@ describe('snapshot swaps', () => {
     const cursor = page.body.page.nextCursor as string;
 
     const later = new Date(NOW.getTime() + 3_600_000);
-    const newId = await publishDataset(store, 'articles', { 'articles.json': articles(later) }, {
+    const newId = await publishDataset(store, 'articles', { articles: articles(later) }, {
       generatedAt: later,
       freshUntil: new Date(NOW.getTime() + 7 * DAY),
     });
@@ -126,7 +126,7 @@ describe('unavailable datasets', () => {
     expect((await call('/v1/articles')).status).toBe(200);
   });
 
-  it('answers 503 when the current bundle fails verification, and serves again after a rollback', async () => {
+  it('keeps serving the previous verified snapshot when a new bundle fails verification, and moves on after a rollback', async () => {
     const { store, ids, call, server } = await setUp();
     const at = new Date(NOW.getTime() + 60_000);
     const badId = await publishDataset(store, 'calendar', calendarResources(at), {
@@ -134,14 +134,13 @@ describe('unavailable datasets', () => {
       freshUntil: new Date(NOW.getTime() + 7 * DAY),
       facts: { coverageThrough: '2027-03-31' },
     });
-    const file = path.join(store.bundleDir(badId), 'events.json');
+    const file = path.join(store.bundleDir(badId), 'events/00000.ndjson');
     const bytes = await readFile(file, 'utf8');
     await writeFile(file, bytes.replace('CPI y/y', 'CPI y/Y'));
     await server.app.snapshots.reload();
-    const corrupt = await call('/v1/economic-calendar?from=2026-12-01&to=2026-12-31');
-    expect(corrupt.status).toBe(503);
-    expect(corrupt.body.error.code).toBe('snapshot_unavailable');
-    expect(JSON.stringify(corrupt.body)).not.toContain('sha256');
+    const kept = await call('/v1/economic-calendar?from=2026-12-01&to=2026-12-31');
+    expect(kept.status).toBe(200);
+    expect(kept.body.snapshot.id).toBe(ids.calendar);
     expect((await call('/v1/articles')).status).toBe(200);
 
     await store.rollback('calendar', ids.calendar as string, at);
@@ -152,11 +151,44 @@ describe('unavailable datasets', () => {
   });
 });
 
+describe('read errors and corruption at start', () => {
+  it('answers 503 when the only snapshot of a dataset fails verification', async () => {
+    const clock = new TestClock(NOW);
+    const made = await makeStore(NOW);
+    const file = path.join(made.store.bundleDir(made.ids.calendar as string), 'events/00000.ndjson');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('CPI y/y', 'CPI y/Y'));
+    const key = await newKey(made.root, ALL_SCOPES, 'premium');
+    server = await startServer(made.root, clock);
+    const corrupt = await get(server.base, '/v1/economic-calendar?from=2026-12-01&to=2026-12-31', bearer(key));
+    expect(corrupt.status).toBe(503);
+    expect(corrupt.body.error.code).toBe('snapshot_unavailable');
+    expect(JSON.stringify(corrupt.body)).not.toContain('sha256');
+  });
+
+  it('does not remember a read error as corruption: the next reload serves the bundle once it reads', async () => {
+    const clock = new TestClock(NOW);
+    const made = await makeStore(NOW);
+    const file = path.join(made.store.bundleDir(made.ids.articles as string), 'articles/00000.ndjson');
+    // A folder where the part belongs: reading it fails with EISDIR, an I/O error, not a mismatch.
+    await rename(file, `${file}.away`);
+    await mkdir(file);
+    const key = await newKey(made.root, ALL_SCOPES, 'premium');
+    server = await startServer(made.root, clock);
+    expect((await get(server.base, '/v1/articles', bearer(key))).status).toBe(503);
+    await rmdir(file);
+    await rename(`${file}.away`, file);
+    await server.app.snapshots.reload();
+    const back = await get(server.base, '/v1/articles', bearer(key));
+    expect(back.status).toBe(200);
+    expect(back.body.snapshot.id).toBe(made.ids.articles);
+  });
+});
+
 describe('smart money resources', () => {
   it('serves the smart-money bundle as published through the store', async () => {
     const { call } = await setUp(['smart-money']);
     const resources = smartMoneyResources();
     const trades = await call('/v1/smart-money/trades?limit=100');
-    expect(trades.body.data).toEqual(resources['trades.json']);
+    expect(trades.body.data).toEqual(resources['trades']);
   });
 });

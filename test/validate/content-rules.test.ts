@@ -29,9 +29,9 @@ describe('security identifiers', () => {
   it('finds a CUSIP hidden in an issuer name, naming the record and the field', () => {
     const holder = investor('example-capital');
     holder.positions[1]!.issuerName = 'MICROSOFT CORP 594918104';
-    const findings = findSecurityIdentifiers({ 'investors.json': [investor('other-fund'), holder] });
+    const findings = findSecurityIdentifiers({ investors: [investor('other-fund'), holder] });
     expect(findings).toEqual([
-      { resource: 'investors.json', index: 1, field: 'positions[1].issuerName', reason: 'CUSIP 594918104 in the text' },
+      { resource: 'investors', index: 1, field: 'positions[1].issuerName', reason: 'CUSIP 594918104 in the text' },
     ]);
   });
 
@@ -49,18 +49,18 @@ describe('security identifiers', () => {
 
   it.each(['cusip', 'FIGI', 'ticker', 'symbol', 'isin'])('refuses a field named %s anywhere in a record', (key) => {
     const row = { ...consensusRow(1), extra: { [key]: 'x' } };
-    const findings = findSecurityIdentifiers({ 'consensus.json': [row] });
-    expect(findings).toEqual([{ resource: 'consensus.json', index: 0, field: `extra.${key}`, reason: `a field named "${key}"` }]);
+    const findings = findSecurityIdentifiers({ consensus: [row] });
+    expect(findings).toEqual([{ resource: 'consensus', index: 0, field: `extra.${key}`, reason: `a field named "${key}"` }]);
   });
 
   it('passes clean records and fails the rule with the places found', () => {
-    const clean = evaluateContentRules('articles', { 'articles.json': [article('clean-story')] }, SNAPSHOT);
+    const clean = evaluateContentRules('articles', { articles: [article('clean-story')] }, SNAPSHOT);
     expect(clean.find((r) => r.rule === 'content.identifiers')?.status).toBe('pass');
     const leaky = article('leaky-story');
     leaky.content = '<p>Apple Inc. (CUSIP 037833100) reported.</p>';
-    const rule = evaluateContentRules('articles', { 'articles.json': [leaky] }, SNAPSHOT).find((r) => r.rule === 'content.identifiers');
+    const rule = evaluateContentRules('articles', { articles: [leaky] }, SNAPSHOT).find((r) => r.rule === 'content.identifiers');
     expect(rule).toMatchObject({ status: 'fail', observed: '1 found' });
-    expect(rule?.message).toContain('articles.json record 0 field content: CUSIP 037833100 in the text');
+    expect(rule?.message).toContain('articles record 0 field content: CUSIP 037833100 in the text');
   });
 });
 
@@ -93,11 +93,11 @@ describe('consensus page size', () => {
     const slugs = (n: number) => Array.from({ length: n }, (_, i) => `investor-${String(i).padStart(6, '0')}-capital-management`);
     const huge = Array.from({ length: 10 }, (_, i) => consensusRow(i + 1, slugs(1_500)));
     expect(encodedPage(huge)).toBeGreaterThan(MAX_CONSENSUS_PAGE_BYTES);
-    const over = evaluateContentRules('smart-money', { 'consensus.json': huge }, SNAPSHOT).find((r) => r.rule === 'content.consensus-page-size');
+    const over = evaluateContentRules('smart-money', { consensus: huge }, SNAPSHOT).find((r) => r.rule === 'content.consensus-page-size');
     expect(over?.status).toBe('fail');
     const fits = Array.from({ length: 10 }, (_, i) => consensusRow(i + 1, slugs(1_200)));
     expect(encodedPage(fits)).toBeLessThanOrEqual(MAX_CONSENSUS_PAGE_BYTES);
-    const under = evaluateContentRules('smart-money', { 'consensus.json': fits }, SNAPSHOT).find((r) => r.rule === 'content.consensus-page-size');
+    const under = evaluateContentRules('smart-money', { consensus: fits }, SNAPSHOT).find((r) => r.rule === 'content.consensus-page-size');
     expect(under?.status).toBe('pass');
     expect(under?.observed).toBe(`${encodedPage(fits)} bytes (rows 1-10)`);
   });
@@ -105,16 +105,16 @@ describe('consensus page size', () => {
 
 describe('slugs', () => {
   it('accepts lowercase hyphenated slugs up to their length limits', () => {
-    expect(findSlugProblems('articles', { 'articles.json': [article('a'.repeat(200))] })).toEqual([]);
-    expect(findSlugProblems('smart-money', { 'investors.json': [investor('b'.repeat(160))] })).toEqual([]);
+    expect(findSlugProblems('articles', { articles: [article('a'.repeat(200))] })).toEqual([]);
+    expect(findSlugProblems('smart-money', { investors: [investor('b'.repeat(160))] })).toEqual([]);
   });
 
   it.each([
-    ['articles', 'articles.json', { ...article('x'), slug: 'a'.repeat(201) }, 'slug', /201 characters; at most 200/],
-    ['articles', 'articles.json', { ...article('x'), slug: 'Fed-Holds' }, 'slug', /does not match/],
-    ['smart-money', 'investors.json', investor('c'.repeat(161)), 'slug', /161 characters; at most 160/],
-    ['smart-money', 'trades.json', trade('bad--slug'), 'investorSlug', /does not match/],
-    ['smart-money', 'consensus.json', consensusRow(1, ['ok', '-leading']), 'topHolders[1]', /does not match/],
+    ['articles', 'articles', { ...article('x'), slug: 'a'.repeat(201) }, 'slug', /201 characters; at most 200/],
+    ['articles', 'articles', { ...article('x'), slug: 'Fed-Holds' }, 'slug', /does not match/],
+    ['smart-money', 'investors', investor('c'.repeat(161)), 'slug', /161 characters; at most 160/],
+    ['smart-money', 'trades', trade('bad--slug'), 'investorSlug', /does not match/],
+    ['smart-money', 'consensus', consensusRow(1, ['ok', '-leading']), 'topHolders[1]', /does not match/],
   ] as const)('%s: flags %s field with a bad slug', (dataset, resource, record, field, reason) => {
     const findings = findSlugProblems(dataset, { [resource]: [record] });
     expect(findings).toHaveLength(1);
@@ -123,6 +123,6 @@ describe('slugs', () => {
   });
 
   it('has no slug rule for the calendar, which has no slugs', () => {
-    expect(evaluateContentRules('calendar', { 'events.json': [] }, SNAPSHOT).map((r) => r.rule)).toEqual(['content.identifiers']);
+    expect(evaluateContentRules('calendar', { events: [] }, SNAPSHOT).map((r) => r.rule)).toEqual(['content.identifiers']);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/model/manifest.js';
-import { minRemainingRule, unavailableDataset, validateBundle } from '../../src/validate/bundle-checks.js';
+import { minRemainingRule, RecordChecks, unavailableDataset, validateBundle } from '../../src/validate/bundle-checks.js';
 import { applyLimitOverrides, DEFAULT_LIMITS } from '../../src/validate/limits.js';
 import { assembleReport, formatReport, summaryLine } from '../../src/validate/report.js';
 import { article } from '../helpers/records.js';
@@ -10,7 +10,7 @@ const HOUR = 3_600_000;
 
 function articlesBundle(records = [article('fed-holds-rates', '2026-11-21T00:00:00.000Z')]) {
   const manifest: Manifest = {
-    format: 1,
+    format: 2,
     dataset: 'articles',
     snapshotId: 'articles-20261122T000000Z-3f2a9c1b7d4e',
     generatedAt: GEN,
@@ -18,9 +18,12 @@ function articlesBundle(records = [article('fed-holds-rates', '2026-11-21T00:00:
     freshUntil: '2026-11-28T00:00:00.000Z',
     allowStale: false,
     sources: [],
-    resources: [{ path: 'articles.json', bytes: 1, sha256: 'a'.repeat(64), records: records.length }],
+    files: [{ path: 'articles/00000.ndjson', bytes: 1, sha256: 'a'.repeat(64), records: records.length }],
   };
-  return { manifest, resources: { 'articles.json': records as unknown[] } };
+  // The records as validate streams them past the checks.
+  const checks = new RecordChecks('articles');
+  for (const record of records) checks.inspect('articles', record);
+  return { manifest, recordRules: checks.results({ id: manifest.snapshotId, generatedAt: GEN }) };
 }
 
 const options = { limits: DEFAULT_LIMITS, warnWithinMs: 24 * HOUR, minRemainingMs: null };
@@ -44,7 +47,7 @@ describe('validateBundle', () => {
     const result = validateBundle(articlesBundle([article('first'), bad]), new Date(GEN), options);
     const schema = result.rules.find((r) => r.rule === 'schema');
     expect(schema?.status).toBe('fail');
-    expect(schema?.message).toContain('articles.json record 1 field /locale');
+    expect(schema?.message).toContain('articles record 1 field /locale');
     expect(result.status).toBe('fail');
   });
 

@@ -5,25 +5,25 @@ import { consensusRow, investor, trade } from './records.js';
 
 describe('checkResourceSchema', () => {
   it('accepts records that match the generated JSON Schemas', () => {
-    expect(checkResourceSchema('articles', 'articles.json', [article('one'), article('two')])).toEqual([]);
-    expect(checkResourceSchema('calendar', 'events.json', [calendarEvent('evt-0123456789abcdef', '2026-12-01T13:30:00.000Z')])).toEqual([]);
-    expect(checkResourceSchema('smart-money', 'investors.json', [investor('example-capital')])).toEqual([]);
-    expect(checkResourceSchema('smart-money', 'consensus.json', [consensusRow(1)])).toEqual([]);
-    expect(checkResourceSchema('smart-money', 'trades.json', [trade('example-capital')])).toEqual([]);
+    expect(checkResourceSchema('articles', 'articles', [article('one'), article('two')])).toEqual([]);
+    expect(checkResourceSchema('calendar', 'events', [calendarEvent('evt-0123456789abcdef', '2026-12-01T13:30:00.000Z')])).toEqual([]);
+    expect(checkResourceSchema('smart-money', 'investors', [investor('example-capital')])).toEqual([]);
+    expect(checkResourceSchema('smart-money', 'consensus', [consensusRow(1)])).toEqual([]);
+    expect(checkResourceSchema('smart-money', 'trades', [trade('example-capital')])).toEqual([]);
   });
 
   it('names the record index and the field of each problem', () => {
     const bad = { ...article('two'), publishedAt: '2026-11-21' };
-    const problems = checkResourceSchema('articles', 'articles.json', [article('one'), bad]);
+    const problems = checkResourceSchema('articles', 'articles', [article('one'), bad]);
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatchObject({ resource: 'articles.json', index: 1, field: '/publishedAt' });
-    expect(describeSchemaProblem(problems[0]!)).toMatch(/^articles\.json record 1 field \/publishedAt: /);
+    expect(problems[0]).toMatchObject({ resource: 'articles', index: 1, field: '/publishedAt' });
+    expect(describeSchemaProblem(problems[0]!)).toMatch(/^articles record 1 field \/publishedAt: /);
   });
 
   it('reports an unlisted field by name, and a missing one', () => {
     const withCusip = { ...consensusRow(1), cusip: '037833100' };
     const { totalShares: _dropped, ...withoutShares } = consensusRow(2);
-    const problems = checkResourceSchema('smart-money', 'consensus.json', [withCusip, withoutShares]);
+    const problems = checkResourceSchema('smart-money', 'consensus', [withCusip, withoutShares]);
     expect(problems.map((p) => [p.index, p.message])).toEqual(
       expect.arrayContaining([
         [0, expect.stringContaining('"cusip"')],
@@ -33,7 +33,7 @@ describe('checkResourceSchema', () => {
   });
 
   it('reports a resource that is not an array, and an unknown resource, without throwing', () => {
-    expect(checkResourceSchema('articles', 'articles.json', { slug: 'x' })[0]).toMatchObject({ index: null });
+    expect(checkResourceSchema('articles', 'articles', { slug: 'x' })[0]).toMatchObject({ index: null });
     expect(checkResourceSchema('articles', 'nope.json', [])[0]?.message).toMatch(/no resource nope\.json/);
   });
 });

@@ -33,7 +33,7 @@ export function inspectCommand(): Command {
       printLine(`fresh until  ${manifest.freshUntil}${manifest.allowStale ? '  (published with --allow-stale)' : ''}`);
       printLine(`facts        ${Object.entries(manifest.facts).map(([k, v]) => `${k}=${v}`).join('  ')}`);
       printLine('');
-      printLine(formatTable(['resource', 'records', 'bytes', 'sha256'], manifest.resources.map((r) => [r.path, String(r.records), String(r.bytes), r.sha256])));
+      printLine(formatTable(['file', 'records', 'bytes', 'sha256'], manifest.files.map((r) => [r.path, String(r.records), String(r.bytes), r.sha256])));
       printLine('');
       printLine(`${manifest.sources.length} source file(s); all digests verified`);
     });

@@ -2,9 +2,9 @@ import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
 import { z } from 'zod';
-import type { DatasetName } from '../../model/dataset.js';
+import { DATASET_RESOURCES, type DatasetName } from '../../model/dataset.js';
 import { BundleIntegrityError, BundleStore, datasetOfSnapshotId, SnapshotNotFoundError } from '../../publish/store.js';
-import { unavailableDataset, validateBundle } from '../../validate/bundle-checks.js';
+import { RecordChecks, unavailableDataset, validateBundle } from '../../validate/bundle-checks.js';
 import { formatDuration } from '../../validate/duration.js';
 import { assembleReport, type DatasetValidation, formatReport, type ValidationReport } from '../../validate/report.js';
 import { loadConfig } from '../config.js';
@@ -120,7 +120,13 @@ async function validateDataset(
     if (snapshotId === null) return unavailableDataset(dataset, null, 'snapshot', `no current snapshot in ${store.root}`, options);
   }
   try {
-    return validateBundle(await store.readBundle(snapshotId), now, options);
+    const bundle = await store.openBundle(snapshotId);
+    const checks = new RecordChecks(dataset);
+    for (const resource of Object.keys(DATASET_RESOURCES[dataset])) {
+      for await (const record of bundle.records(resource)) checks.inspect(resource, record);
+    }
+    const recordRules = checks.results({ id: bundle.manifest.snapshotId, generatedAt: bundle.manifest.generatedAt });
+    return validateBundle({ manifest: bundle.manifest, recordRules }, now, options);
   } catch (error) {
     if (error instanceof BundleIntegrityError) return unavailableDataset(dataset, snapshotId, 'integrity', error.message, options);
     if (error instanceof SnapshotNotFoundError) {

@@ -3,6 +3,7 @@ import type { DatasetBuild, DerivedFacts } from '../../model/dataset-build.js';
 import type { FreshnessFacts, RuleResult } from '../../model/freshness.js';
 import type { Progress } from '../../model/progress.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
+import { type ResourceEntry, resourceOfPath } from '../../model/manifest.js';
 import { InvalidRecordError } from '../../publish/resource-writer.js';
 import { BundleIntegrityError, BundleStore, type StagedBundle } from '../../publish/store.js';
 import { ContentCheck } from '../../validate/content-rules.js';
@@ -134,7 +135,7 @@ async function buildDataset(dataset: DatasetName, store: BundleStore, options: B
   }
   report.rejected.push(...derived.rejections);
   report.notes.push(...derived.notes);
-  report.records = Object.fromEntries(staged.resources.map((r) => [r.path, r.records]));
+  report.records = recordsPerResource(staged.files);
   const discardAndFail = async (reason: string) => {
     await store.discard(staged);
     return fail(reason);
@@ -191,7 +192,17 @@ function placeholderSnapshotId(dataset: DatasetName, now: Date): string {
 
 /** The resource whose emptiness means the snapshot has nothing to serve. */
 const PRIMARY_RESOURCE: Record<DatasetName, string> = {
-  articles: 'articles.json',
-  calendar: 'events.json',
-  'smart-money': 'investors.json',
+  articles: 'articles',
+  calendar: 'events',
+  'smart-money': 'investors',
 };
+
+/** Records per resource, summed over its parts: what the report shows. */
+function recordsPerResource(files: ResourceEntry[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const file of files) {
+    const resource = resourceOfPath(file.path);
+    counts[resource] = (counts[resource] ?? 0) + file.records;
+  }
+  return counts;
+}

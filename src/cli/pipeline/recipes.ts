@@ -46,8 +46,8 @@ function singleResourceRecipe<In, Out>(
 
 /** How each dataset goes from its sources to records: ingest (reads files), then derive (pure). */
 export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<DatasetBuild>> = {
-  articles: singleResourceRecipe('articles', 'articles.json', ingestArticles, deriveArticles),
-  calendar: singleResourceRecipe('calendar', 'events.json', ingestCalendar, deriveCalendar),
+  articles: singleResourceRecipe('articles', 'articles', ingestArticles, deriveArticles),
+  calendar: singleResourceRecipe('calendar', 'events', ingestCalendar, deriveCalendar),
 
   async 'smart-money'({ sourcesDir, now, limits, allFilers, progress }) {
     const ingested = await ingestFilings(sourcesDir, progress);
@@ -67,11 +67,11 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
             maxQuarterAgeDays: limits['smart-money'].maxQuarterAgeDays,
           },
           (investor, trades) => {
-            sink.add('investors.json', investor);
-            for (const trade of trades) sink.add('trades.json', trade);
+            sink.add('investors', investor);
+            for (const trade of trades) sink.add('trades', trade);
           },
         );
-        for (const row of derived.consensus) sink.add('consensus.json', row);
+        for (const row of derived.consensus) sink.add('consensus', row);
         step.done(`${derived.consensus.length} consensus rows`);
         return { facts: derived.facts, rejections: [], notes: derived.notes };
       },

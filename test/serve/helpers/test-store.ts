@@ -42,15 +42,15 @@ export async function publishDataset(
 }
 
 export function articleResources(now: Date) {
-  return { 'articles.json': articles(now) };
+  return { articles: articles(now) };
 }
 
 export function calendarResources(now: Date) {
-  return { 'events.json': calendarEvents('2026-10-01', 182, new Date(now.getTime() - DAY).toISOString()) };
+  return { events: calendarEvents('2026-10-01', 182, new Date(now.getTime() - DAY).toISOString()) };
 }
 
 export function smartMoneyResources() {
-  return { 'investors.json': investors(), 'consensus.json': consensus(), 'trades.json': trades() };
+  return { investors: investors(), consensus: consensus(), trades: trades() };
 }
 
 /** A temp store with all three datasets current and fresh for a week after `now`. */
