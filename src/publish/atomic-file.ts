@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Writes data to a file and forces it to disk, so a rename that follows publishes complete bytes. */
@@ -34,7 +34,13 @@ export async function syncDir(dir: string): Promise<void> {
 export async function replaceFileAtomically(file: string, data: string, options: { mode?: number } = {}): Promise<void> {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  await writeDurable(temp, data, options.mode);
+  try {
+    await writeDurable(temp, data, options.mode);
+  } catch (error) {
+    // A full disk leaves a short temp file: it is of no use to anyone.
+    await rm(temp, { force: true });
+    throw error;
+  }
   await rename(temp, file);
   await syncDir(dir);
 }

@@ -12,3 +12,14 @@ export async function faultPoint(point: FaultPoint): Promise<void> {
     setInterval(() => {}, 1 << 30);
   });
 }
+
+/**
+ * Named writes where a test can make the real process fail as a full disk would
+ * (PDSNAP_FAIL_AT=<point>): the write throws ENOSPC, without a path, as Node's own write errors do.
+ */
+export type FailPoint = 'part-write' | 'manifest-write' | 'pointer-write';
+
+export function failPoint(point: FailPoint): void {
+  if (process.env.PDSNAP_FAIL_AT !== point) return;
+  throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+}

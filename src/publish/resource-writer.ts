@@ -3,6 +3,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { ResourceEntry } from '../model/manifest.js';
 import { canonicalJson } from './canonical-json.js';
+import { failPoint } from './fault-point.js';
 
 /** Checks one record before it is written; returns a reason, or null when the record is valid. */
 export type RecordCheck = (record: unknown) => string | null;
@@ -113,7 +114,14 @@ export class NdjsonPartsWriter {
     this.pendingBytes = 0;
     this.hash.update(chunk);
     this.partBytesWritten += chunk.length;
-    let offset = 0;
-    while (offset < chunk.length) offset += writeSync(this.fd, chunk, offset);
+    try {
+      failPoint('part-write');
+      let offset = 0;
+      while (offset < chunk.length) offset += writeSync(this.fd, chunk, offset);
+    } catch (error) {
+      // Node names no file in the error of a write to an open descriptor (ENOSPC, EIO).
+      const file = path.join(this.folder, `${String(this.entries.length).padStart(5, '0')}.ndjson`);
+      throw Object.assign(new Error(`${file}: ${(error as Error).message}`), { code: (error as NodeJS.ErrnoException).code });
+    }
   }
 }

@@ -12,7 +12,7 @@ import { checkRecord } from '../validate/schema-check.js';
 import { replaceFileAtomically, syncDir, writeDurable } from './atomic-file.js';
 import { compareText } from '../model/text-order.js';
 import { canonicalJson } from './canonical-json.js';
-import { faultPoint } from './fault-point.js';
+import { failPoint, faultPoint } from './fault-point.js';
 import { withFileLock } from './file-lock.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter } from './resource-writer.js';
@@ -68,11 +68,54 @@ export interface PublishResult {
   previousSnapshotId: string | null;
   /** Set when current was left on a snapshot generated later than this one. */
   keptNewerCurrent: { snapshotId: string; generatedAt: string } | null;
+  /** Set when the current pointer was broken and this publish rewrote it: what was wrong. */
+  repairedPointer: string | null;
+  /** Set when a bundle with this id existed but no longer verified, and was replaced: what was wrong. */
+  republishedDamaged: string | null;
+  removedLeftovers: string[];
 }
 
 export interface GcResult {
   deleted: string[];
   kept: string[];
+  /** Bundles whose manifest could not be read: never deleted, named here for a person to look at. */
+  unreadable: string[];
+  /** Datasets left alone because their current pointer is broken (which bundle is current is unknown). */
+  skipped: Array<{ dataset: DatasetName; reason: string }>;
+  /** What dead processes on this host left behind (staging folders, gc trash, pointer temp files), removed. */
+  removedLeftovers: string[];
+}
+
+/** A current pointer that exists but cannot be used: empty, garbage, or not naming a snapshot. */
+export class InvalidPointerError extends Error {
+  override readonly name = 'InvalidPointerError';
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`${file} is not a valid current pointer (${reason}): pdsnap build or pdsnap rollback rewrites it`);
+  }
+}
+
+/** What publishing did to the store, also when it failed half way (see PublishFailure). */
+export interface PublishState {
+  bundlePublished: boolean;
+  pointerMoved: boolean;
+}
+
+/** A publish that failed after it changed the store: says exactly what is in place. */
+export class PublishFailure extends Error {
+  override readonly name = 'PublishFailure';
+  constructor(
+    readonly snapshotId: string,
+    readonly state: PublishState,
+    failure: Error,
+  ) {
+    super(
+      `${failure.message}; ${state.bundlePublished ? `bundle ${snapshotId} is in place (complete and verified)` : 'no bundle was added'}, ` +
+        `${state.pointerMoved ? 'current points at it' : 'current is unchanged'}`,
+    );
+  }
 }
 
 /** A scheduled build and a manual one may overlap: the second waits this long for the first by default. */
@@ -126,8 +169,36 @@ export class BundleStore {
       throw error;
     }
     const parsed = CurrentPointer.safeParse(safeJson(text));
-    if (!parsed.success) throw new Error(`${file} is not a valid current pointer`);
+    if (!parsed.success) {
+      throw new InvalidPointerError(file, text.trim() === '' ? 'empty' : parsed.error.issues[0]?.message ?? 'not a pointer');
+    }
+    if (datasetOfSnapshotId(parsed.data.snapshotId) !== dataset) throw new InvalidPointerError(file, `names ${parsed.data.snapshotId}, of another dataset`);
     return parsed.data;
+  }
+
+  /** The pointer for a writer that is about to replace it: a broken one counts as none, and says why. */
+  private async pointerToReplace(dataset: DatasetName): Promise<{ pointer: CurrentPointer | null; broken: string | null }> {
+    try {
+      return { pointer: await this.currentPointer(dataset), broken: null };
+    } catch (error) {
+      if (error instanceof InvalidPointerError) return { pointer: null, broken: error.reason };
+      throw error;
+    }
+  }
+
+  /** Each dataset's pointer: none, ok, or broken (with the reason), for list and gc. */
+  async pointerStates(): Promise<Record<DatasetName, { state: 'none' | 'ok' | 'broken'; snapshotId?: string; reason?: string }>> {
+    const states = {} as Record<DatasetName, { state: 'none' | 'ok' | 'broken'; snapshotId?: string; reason?: string }>;
+    for (const dataset of DATASETS) {
+      try {
+        const pointer = await this.currentPointer(dataset);
+        states[dataset] = pointer ? { state: 'ok', snapshotId: pointer.snapshotId } : { state: 'none' };
+      } catch (error) {
+        if (!(error instanceof InvalidPointerError)) throw error;
+        states[dataset] = { state: 'broken', reason: error.message };
+      }
+    }
+    return states;
   }
 
   /** Verifies a bundle's manifest and id; its records are then streamed, each part verified as it is read. */
@@ -209,8 +280,9 @@ export class BundleStore {
   /** Every bundle's manifest summary (not digest-verified: use readBundle for that), newest first. */
   async listSnapshots(): Promise<SnapshotEntry[]> {
     const entries: SnapshotEntry[] = [];
+    const pointers = await this.pointerStates();
     for (const dataset of DATASETS) {
-      const current = (await this.currentPointer(dataset))?.snapshotId;
+      const current = pointers[dataset].snapshotId;
       for (const snapshotId of await listDir(path.join(this.bundlesDir, dataset))) {
         // Only folders named like this dataset's snapshots are bundles; anything else is left alone.
         if (!isSnapshotId(snapshotId) || datasetOfSnapshotId(snapshotId) !== dataset) continue;
@@ -296,35 +368,70 @@ export class BundleStore {
     const manifest: Manifest = Manifest.parse({ ...body, snapshotId });
     await faultPoint('resources-staged');
     return this.withLock(async () => {
-      await this.removeAbandonedStaging(staged.directory);
+      const removedLeftovers = await this.removeLeftovers(staged.directory);
       const target = this.bundleDir(snapshotId);
-      let published = false;
-      if (await pathExists(target)) {
-        try {
-          await this.verifyBundle(snapshotId); // refuses a corrupt existing bundle instead of pointing at it
-        } finally {
-          await this.discard(staged);
+      const state: PublishState = { bundlePublished: false, pointerMoved: false };
+      let republishedDamaged: string | null = null;
+      try {
+        if (await pathExists(target)) {
+          try {
+            await this.verifyBundle(snapshotId);
+          } catch (error) {
+            if (!(error instanceof BundleIntegrityError)) throw error;
+            // Same id, so the same content, damaged since (a bad disk, a bad restore): the staged
+            // copy is what the bundle should be. The damaged one is moved aside, then removed.
+            republishedDamaged = error.message;
+            const aside = path.join(this.tmpDir, stagingName('damaged'));
+            await rename(target, aside);
+            await rm(aside, { recursive: true, force: true });
+          }
         }
-      } else {
-        // Key-sorted and indented: deterministic bytes that a person can still read with cat.
-        const manifestText = `${JSON.stringify(JSON.parse(canonicalJson(manifest)), null, 2)}\n`;
-        await writeDurable(path.join(staged.directory, 'manifest.json'), manifestText);
-        await syncDir(staged.directory);
-        await faultPoint('manifest-written');
-        await mkdir(path.dirname(target), { recursive: true });
-        await rename(staged.directory, target);
-        await syncDir(path.dirname(target));
-        published = true;
-        await faultPoint('bundle-renamed');
+        if (await pathExists(target)) {
+          await this.discard(staged);
+        } else {
+          // Key-sorted and indented: deterministic bytes that a person can still read with cat.
+          const manifestText = `${JSON.stringify(JSON.parse(canonicalJson(manifest)), null, 2)}\n`;
+          const manifestFile = path.join(staged.directory, 'manifest.json');
+          try {
+            failPoint('manifest-write');
+            await writeDurable(manifestFile, manifestText);
+          } catch (error) {
+            throw withPath(error as Error, manifestFile);
+          }
+          await syncDir(staged.directory);
+          await faultPoint('manifest-written');
+          await mkdir(path.dirname(target), { recursive: true });
+          await rename(staged.directory, target);
+          await syncDir(path.dirname(target));
+          state.bundlePublished = true;
+          await faultPoint('bundle-renamed');
+        }
+        const { pointer, broken } = await this.pointerToReplace(staged.dataset);
+        const previous = pointer?.snapshotId ?? null;
+        // Builds can overlap (a slow scheduled job, a manual rebuild): the one generated last stays
+        // current, whichever commits last. Only rollback moves current back in time.
+        const newerCurrent = previous !== null && previous !== snapshotId ? await this.newerThan(previous, fields.generatedAt) : null;
+        const madeCurrent = (previous !== snapshotId || broken !== null) && newerCurrent === null;
+        if (madeCurrent) {
+          await this.writePointer(staged.dataset, snapshotId, publishedAt);
+          state.pointerMoved = true;
+        }
+        await faultPoint('pointer-written');
+        return {
+          snapshotId,
+          published: state.bundlePublished,
+          madeCurrent,
+          previousSnapshotId: previous,
+          keptNewerCurrent: newerCurrent,
+          repairedPointer: broken,
+          republishedDamaged,
+          removedLeftovers,
+        };
+      } catch (error) {
+        if (!state.bundlePublished) await this.discard(staged);
+        if (state.bundlePublished || state.pointerMoved) throw new PublishFailure(snapshotId, state, error as Error);
+        throw error;
       }
-      const previous = (await this.currentPointer(staged.dataset))?.snapshotId ?? null;
-      // Builds can overlap (a slow scheduled job, a manual rebuild): the one generated last stays
-      // current, whichever commits last. Only rollback moves current back in time.
-      const newerCurrent = previous !== null && previous !== snapshotId ? await this.newerThan(previous, fields.generatedAt) : null;
-      const madeCurrent = previous !== snapshotId && newerCurrent === null;
-      if (madeCurrent) await this.writePointer(staged.dataset, snapshotId, publishedAt);
-      await faultPoint('pointer-written');
-      return { snapshotId, published, madeCurrent, previousSnapshotId: previous, keptNewerCurrent: newerCurrent };
     });
   }
 
@@ -339,7 +446,7 @@ export class BundleStore {
   }
 
   /** Re-points current/<dataset>.json at an existing, verified bundle. */
-  async rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<{ previousSnapshotId: string | null }> {
+  async rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
     if (datasetOfSnapshotId(snapshotId) !== dataset) {
       throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
     }
@@ -348,9 +455,10 @@ export class BundleStore {
     await this.verifyBundle(snapshotId);
     return this.withLock(async () => {
       if (!(await pathExists(path.join(this.bundleDir(snapshotId), 'manifest.json')))) throw new SnapshotNotFoundError(snapshotId);
-      const previous = (await this.currentPointer(dataset))?.snapshotId ?? null;
-      if (previous !== snapshotId) await this.writePointer(dataset, snapshotId, at);
-      return { previousSnapshotId: previous };
+      const { pointer, broken } = await this.pointerToReplace(dataset);
+      const previous = pointer?.snapshotId ?? null;
+      if (previous !== snapshotId || broken !== null) await this.writePointer(dataset, snapshotId, at);
+      return { previousSnapshotId: previous, repairedPointer: broken };
     });
   }
 
@@ -359,22 +467,34 @@ export class BundleStore {
    * generated just before it (the rollback target).
    */
   async gc(keep: number, dryRun: boolean): Promise<GcResult> {
-    return this.withLock(async () => {
-      const result: GcResult = { deleted: [], kept: [] };
+    const work = async (): Promise<GcResult> => {
+      const result: GcResult = { deleted: [], kept: [], unreadable: [], skipped: [], removedLeftovers: [] };
+      if (!dryRun) result.removedLeftovers = await this.removeLeftovers(null);
+      const pointers = await this.pointerStates();
       const all = await this.listSnapshots();
       for (const dataset of DATASETS) {
         const bundles = all.filter((s) => s.dataset === dataset); // newest first
-        const currentIndex = bundles.findIndex((s) => s.current);
+        const pointer = pointers[dataset];
+        if (pointer.state === 'broken') {
+          result.skipped.push({ dataset, reason: pointer.reason ?? 'broken current pointer' });
+          result.kept.push(...bundles.map((s) => s.snapshotId));
+          continue;
+        }
+        // A bundle whose manifest cannot be read has no known age: it is never a candidate.
+        const readable = bundles.filter((s) => s.generatedAt !== '');
+        for (const s of bundles) if (s.generatedAt === '') result.unreadable.push(s.snapshotId);
+        const currentIndex = readable.findIndex((s) => s.current);
         const protectedIds = new Set<string>();
         if (currentIndex >= 0) {
-          protectedIds.add(bundles[currentIndex]!.snapshotId);
-          const before = bundles[currentIndex + 1];
+          protectedIds.add(readable[currentIndex]!.snapshotId);
+          const before = readable[currentIndex + 1];
           if (before) protectedIds.add(before.snapshotId);
         }
-        bundles.forEach((s, i) => {
+        readable.forEach((s, i) => {
           if (i < keep || protectedIds.has(s.snapshotId)) result.kept.push(s.snapshotId);
           else result.deleted.push(s.snapshotId);
         });
+        result.kept.push(...result.unreadable.filter((id) => datasetOfSnapshotId(id) === dataset));
       }
       if (!dryRun) {
         for (const snapshotId of result.deleted) {
@@ -386,13 +506,21 @@ export class BundleStore {
         }
       }
       return result;
-    });
+    };
+    // A dry run changes nothing, so it needs no lock and works on a read-only store.
+    return dryRun ? work() : this.withLock(work);
   }
 
   private async writePointer(dataset: DatasetName, snapshotId: string, at: Date): Promise<void> {
     await mkdir(this.currentDir, { recursive: true });
     const pointer: CurrentPointer = { snapshotId, publishedAt: at.toISOString() };
-    await replaceFileAtomically(path.join(this.currentDir, `${dataset}.json`), `${canonicalJson(pointer)}\n`);
+    const file = path.join(this.currentDir, `${dataset}.json`);
+    try {
+      failPoint('pointer-write');
+      await replaceFileAtomically(file, `${canonicalJson(pointer)}\n`);
+    } catch (error) {
+      throw withPath(error as Error, file);
+    }
   }
 
   /** One writer at a time: publishes, rollbacks and gc of concurrent processes never interleave. */
@@ -401,17 +529,29 @@ export class BundleStore {
     return withFileLock(path.join(this.root, 'publish.lock'), { waitMs: this.lockWaitMs }, work);
   }
 
-  /** Staging folders of processes that died mid-build; they were never visible to readers. */
-  private async removeAbandonedStaging(keepDirectory: string): Promise<void> {
+  /**
+   * What processes that died on this host left behind: staging folders and gc trash in tmp/
+   * (`<what>~<host>~<pid>~<random>`) and pointer temp files in current/ (`.<dataset>.json.<pid>.<hex>.tmp`).
+   * None was ever visible to readers. Only this host can tell whether a pid is alive: leftovers of
+   * other hosts (a shared store) stay until their own host cleans up. Returns what was removed.
+   */
+  private async removeLeftovers(keepDirectory: string | null): Promise<string[]> {
+    const removed: string[] = [];
     for (const name of await listDir(this.tmpDir)) {
       const full = path.join(this.tmpDir, name);
       const [, host, pidText] = name.split('~');
       const pid = Number(pidText);
-      // Only this host can tell whether a pid is alive: a store shared by several machines keeps
-      // their staging folders until they clean up after themselves.
       if (full === keepDirectory || host !== thisHost() || !Number.isInteger(pid) || isAlive(pid)) continue;
       await rm(full, { recursive: true, force: true });
+      removed.push(path.relative(this.root, full));
     }
+    for (const name of await listDir(this.currentDir, true)) {
+      const match = /^\.[a-z-]+\.json\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);
+      if (!match || isAlive(Number(match[1]))) continue;
+      await rm(path.join(this.currentDir, name), { force: true });
+      removed.push(path.join('current', name));
+    }
+    return removed;
   }
 }
 
@@ -422,6 +562,12 @@ function stagingName(what: string): string {
 
 function thisHost(): string {
   return hostname().replace(/[^A-Za-z0-9.-]/g, '_');
+}
+
+/** Node names no path in the errors of writes to an open file (ENOSPC, EIO): add it. */
+function withPath(error: Error, file: string): Error {
+  if (error.message.includes(file)) return error;
+  return Object.assign(new Error(`${file}: ${error.message}`), { code: (error as NodeJS.ErrnoException).code });
 }
 
 function checkResource(snapshotId: string, entry: ResourceEntry, bytes: number, sha256: string): void {
@@ -455,9 +601,9 @@ async function pathExists(p: string): Promise<boolean> {
   }
 }
 
-async function listDir(dir: string): Promise<string[]> {
+async function listDir(dir: string, withHidden = false): Promise<string[]> {
   try {
-    return (await readdir(dir)).filter((n) => !n.startsWith('.')).sort();
+    return (await readdir(dir)).filter((n) => withHidden || !n.startsWith('.')).sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;

@@ -69,7 +69,7 @@ describe('a build killed in the middle of publishing', () => {
 });
 
 describe('a published bundle with one flipped byte', () => {
-  it('is refused by inspect, and a rebuild never rewrites it', async () => {
+  it('is refused by inspect, and a rebuild of the same content republishes it whole, saying so', async () => {
     const sources = await tempDir('sources');
     await runCli(['sample', '--out', sources, '--now', NOW, '--force']);
     const store = await tempDir('store');
@@ -85,9 +85,14 @@ describe('a published bundle with one flipped byte', () => {
     expect(inspect.exitCode).toBe(2);
     expect(String(inspect.stderr)).toMatch(/events\/00000\.ndjson does not match its sha256/);
 
-    const rebuild = await runCli(['build', '--datasets', 'calendar', '--sources', sources, '--store', store, '--now', NOW]);
-    expect(rebuild.exitCode).toBe(2);
-    expect(String(rebuild.stdout)).toMatch(/failed verification.*not rewritten/);
-    expect((await readFile(file)).equals(bytes)).toBe(true);
+    const rebuild = await runCli(['build', '--datasets', 'calendar', '--sources', sources, '--store', store, '--now', NOW, '--json']);
+    expect(rebuild.exitCode, String(rebuild.stderr)).toBe(0);
+    const report = JSON.parse(String(rebuild.stdout)).datasets[0];
+    expect(report.snapshotId).toBe(id);
+    expect(report.notes.map((n: { message: string }) => n.message)).toContainEqual(
+      expect.stringMatching(new RegExp(`^republished damaged bundle ${id}: .*events/00000\\.ndjson does not match its sha256`)),
+    );
+    expect((await readFile(file)).equals(bytes)).toBe(false);
+    expect((await runCli(['inspect', id, '--store', store])).exitCode).toBe(0);
   });
 });

@@ -1,24 +1,139 @@
-import { cp, mkdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { execa } from 'execa';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 
-// The committed sample is dated for this instant.
+// The committed sample is dated for this instant; later builds stay within its freshness.
 const NOW = '2026-11-22T12:00:00.000Z';
+const at = (hour: number) => `2026-11-22T${String(hour).padStart(2, '0')}:00:00.000Z`;
+
+let sources: string;
+beforeAll(async () => {
+  sources = await tempDir('damage-sources');
+  await cp(path.join(REPO_ROOT, 'data/sources'), sources, { recursive: true });
+});
+
+async function build(store: string, now = NOW, env: Record<string, string> = {}) {
+  const result = await runCli(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', now, '--json'], { env });
+  return { result, report: result.stdout ? JSON.parse(String(result.stdout)).datasets[0] : null };
+}
+
+/** The pid of a process that has already exited. */
+async function deadPid(): Promise<number> {
+  const child = execa('node', ['-e', '']);
+  const pid = child.pid!;
+  await child;
+  return pid;
+}
+
+const pointerFile = (store: string) => path.join(store, 'current/articles.json');
 
 describe('a store damaged from outside pdsnap', () => {
   it('a regular file where the publish lock belongs fails the build at once, naming the path and what to do', async () => {
-    const sources = await tempDir('sources');
-    await cp(path.join(REPO_ROOT, 'data/sources'), sources, { recursive: true });
     const store = await tempDir('store');
     await mkdir(store, { recursive: true });
     await writeFile(path.join(store, 'publish.lock'), 'left by a restore script\n');
-    const result = await runCli(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', NOW, '--json']);
+    const { result, report } = await build(store);
     expect(result.exitCode).toBe(3);
-    const report = JSON.parse(String(result.stdout));
-    expect(report.datasets[0].outcome).toBe('error');
-    expect(report.datasets[0].reason).toContain(
-      `${path.join(store, 'publish.lock')} is not a pdsnap lock (it is a file, not a folder): remove it if no pdsnap process is running`,
+    expect(report.outcome).toBe('error');
+    expect(report.reason).toContain(`${path.join(store, 'publish.lock')} is not a pdsnap lock (it is a file, not a folder): remove it if no pdsnap process is running`);
+  });
+
+  it('a garbage current pointer: list marks it, validate fails naming it, build repairs it with a note, rollback repairs it too', async () => {
+    const store = await tempDir('store');
+    const first = await build(store, at(10));
+    await writeFile(pointerFile(store), 'garbage from a bad restore');
+
+    const list = await runCli(['list', '--store', store]);
+    expect(list.exitCode).toBe(0);
+    expect(String(list.stdout)).toContain(`articles: BROKEN current pointer: ${pointerFile(store)} is not a valid current pointer`);
+    expect(String(list.stdout)).toContain(first.report.snapshotId);
+
+    const validate = await runCli(['validate', '--datasets', 'articles', '--store', store, '--now', NOW]);
+    expect(validate.exitCode).toBe(2);
+    expect(String(validate.stdout)).toContain(pointerFile(store));
+
+    const repaired = await build(store, at(11));
+    expect(repaired.result.exitCode, String(repaired.result.stderr)).toBe(0);
+    expect(repaired.report.madeCurrent).toBe(true);
+    expect(repaired.report.notes.map((n: { message: string }) => n.message)).toContainEqual(expect.stringMatching(/^repaired current pointer: current\/articles\.json was /));
+    expect(JSON.parse(await readFile(pointerFile(store), 'utf8')).snapshotId).toBe(repaired.report.snapshotId);
+
+    await writeFile(pointerFile(store), '');
+    const rollback = await runCli(['rollback', 'articles', first.report.snapshotId, '--store', store]);
+    expect(rollback.exitCode, String(rollback.stderr)).toBe(0);
+    expect(String(rollback.stdout)).toContain('was a broken pointer: empty; repaired');
+    expect(JSON.parse(await readFile(pointerFile(store), 'utf8')).snapshotId).toBe(first.report.snapshotId);
+  });
+
+  it('gc never deletes a bundle whose manifest it cannot read, and names it', async () => {
+    const store = await tempDir('store');
+    const ids: string[] = [];
+    for (const hour of [8, 9, 10, 11]) ids.push((await build(store, at(hour))).report.snapshotId);
+    await writeFile(path.join(store, 'bundles/articles', ids[0]!, 'manifest.json'), '{ truncated');
+    const gc = await runCli(['gc', '--keep', '1', '--store', store, '--json']);
+    expect(gc.exitCode).toBe(0);
+    const result = JSON.parse(String(gc.stdout));
+    expect(result.unreadable).toEqual([ids[0]]);
+    expect(result.deleted).toEqual([ids[1]]);
+    expect((await readdir(path.join(store, 'bundles/articles'))).sort()).toEqual([ids[0], ids[2], ids[3]].sort());
+  });
+
+  it('gc and build remove what dead processes on this host left behind, report it, and keep a live process\'s', async () => {
+    const store = await tempDir('store');
+    await build(store, at(10));
+    const dead = await deadPid();
+    const host = hostname().replace(/[^A-Za-z0-9.-]/g, '_');
+    await mkdir(path.join(store, `tmp/articles~${host}~${dead}~0a0b0c`), { recursive: true });
+    await mkdir(path.join(store, `tmp/gc~${host}~${dead}~0d0e0f`), { recursive: true });
+    await mkdir(path.join(store, `tmp/articles~${host}~${process.pid}~live00`), { recursive: true });
+    await writeFile(path.join(store, `current/.articles.json.${dead}.abcd1234.tmp`), '');
+    const gc = await runCli(['gc', '--keep', '5', '--store', store, '--json']);
+    expect(JSON.parse(String(gc.stdout)).removedLeftovers.sort()).toEqual(
+      [`current/.articles.json.${dead}.abcd1234.tmp`, `tmp/articles~${host}~${dead}~0a0b0c`, `tmp/gc~${host}~${dead}~0d0e0f`].sort(),
     );
+    expect(await readdir(path.join(store, 'tmp'))).toEqual([`articles~${host}~${process.pid}~live00`]);
+
+    await mkdir(path.join(store, `tmp/calendar~${host}~${dead}~111111`), { recursive: true });
+    const next = await build(store, at(11));
+    expect(next.report.notes.map((n: { message: string }) => n.message)).toContain(`removed tmp/calendar~${host}~${dead}~111111, left by a process that died`);
+  });
+
+  it('gc --dry-run takes no lock: it answers while another process holds it', async () => {
+    const store = await tempDir('store');
+    await build(store, at(10));
+    await mkdir(path.join(store, 'publish.lock'));
+    await writeFile(path.join(store, 'publish.lock/holder.json'), JSON.stringify({ host: hostname(), pid: process.pid, startedAt: NOW }));
+    const dry = await runCli(['gc', '--keep', '1', '--dry-run', '--store', store]);
+    expect(dry.exitCode, String(dry.stderr)).toBe(0);
+    expect(String(dry.stdout)).toContain('would delete 0 bundle(s)');
+  });
+});
+
+describe('a disk that fills during publish', () => {
+  it.each(['part-write', 'manifest-write'])('at %s: the build fails naming the file, the store is as it was, no temp file stays', async (point) => {
+    const store = await tempDir('store');
+    const first = await build(store, at(10));
+    const { result, report } = await build(store, at(11), { PDSNAP_FAIL_AT: point });
+    expect(result.exitCode).toBe(3);
+    expect(report.published).toBe(false);
+    expect(report.reason).toMatch(new RegExp(`${store.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/tmp/articles~[^:]+/${point === 'part-write' ? 'articles/00000\\.ndjson' : 'manifest\\.json'}: ENOSPC`));
+    expect(JSON.parse(await readFile(pointerFile(store), 'utf8')).snapshotId).toBe(first.report.snapshotId);
+    expect(await readdir(path.join(store, 'tmp'))).toEqual([]);
+    expect(await readdir(path.join(store, 'bundles/articles'))).toEqual([first.report.snapshotId]);
+  });
+
+  it('at pointer-write: the report says the bundle is in place and current is unchanged, and no temp pointer stays', async () => {
+    const store = await tempDir('store');
+    const first = await build(store, at(10));
+    const { result, report } = await build(store, at(11), { PDSNAP_FAIL_AT: 'pointer-write' });
+    expect(result.exitCode).toBe(2);
+    expect(report).toMatchObject({ outcome: 'failed', published: true, madeCurrent: false });
+    expect(report.reason).toContain(`${pointerFile(store)}: ENOSPC`);
+    expect(report.reason).toContain(`bundle ${report.snapshotId} is in place (complete and verified), current is unchanged`);
+    expect(JSON.parse(await readFile(pointerFile(store), 'utf8')).snapshotId).toBe(first.report.snapshotId);
+    expect((await readdir(path.join(store, 'current'))).sort()).toEqual(['articles.json']);
   });
 });

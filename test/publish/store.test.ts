@@ -68,6 +68,9 @@ describe('BundleStore', () => {
       madeCurrent: false,
       previousSnapshotId: first.snapshotId,
       keptNewerCurrent: null,
+      repairedPointer: null,
+      republishedDamaged: null,
+      removedLeftovers: [],
     });
     expect(await readFile(path.join(root, 'bundles/articles', first.snapshotId, 'manifest.json'))).toEqual(manifestBefore);
     expect(await readdir(path.join(root, 'tmp'))).toEqual([]);

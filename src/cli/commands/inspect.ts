@@ -25,7 +25,7 @@ export function inspectCommand(): Command {
         if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; refusing to use it`);
         throw error;
       }
-      const current = (await store.currentPointer(manifest.dataset))?.snapshotId === snapshotId;
+      const current = (await store.pointerStates())[manifest.dataset].snapshotId === snapshotId;
       if (options.json) return printJson({ verified: true, current, manifest });
       printLine(`snapshot     ${manifest.snapshotId}${current ? '  (current)' : ''}`);
       printLine(`dataset      ${manifest.dataset}`);

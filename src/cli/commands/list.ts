@@ -17,7 +17,11 @@ export function listCommand(): Command {
       const store = new BundleStore(options.store);
       if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
       const snapshots = await store.listSnapshots();
-      if (options.json) return printJson({ store: options.store, snapshots });
+      const pointers = await store.pointerStates();
+      if (options.json) return printJson({ store: options.store, pointers, snapshots });
+      for (const [dataset, pointer] of Object.entries(pointers)) {
+        if (pointer.state === 'broken') printLine(`${dataset}: BROKEN current pointer: ${pointer.reason}`);
+      }
       if (snapshots.length === 0) return printLine(`no snapshots in ${options.store}`);
       printLine(
         formatTable(

@@ -29,7 +29,10 @@ export function rollbackCommand(): Command {
         if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; current not changed`);
         throw error;
       }
-      if (options.json) return printJson({ dataset: dataset.data, snapshotId, previousSnapshotId: result.previousSnapshotId });
-      printLine(`${dataset.data}: current is now ${snapshotId} (was ${result.previousSnapshotId ?? 'none'})`);
+      if (options.json) {
+        return printJson({ dataset: dataset.data, snapshotId, previousSnapshotId: result.previousSnapshotId, repairedPointer: result.repairedPointer });
+      }
+      const was = result.repairedPointer ? `a broken pointer: ${result.repairedPointer}; repaired` : (result.previousSnapshotId ?? 'none');
+      printLine(`${dataset.data}: current is now ${snapshotId} (was ${was})`);
     });
 }

@@ -5,7 +5,7 @@ import type { Progress } from '../../model/progress.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import { type ResourceEntry, resourceOfPath } from '../../model/manifest.js';
 import { InvalidRecordError } from '../../publish/resource-writer.js';
-import { BundleIntegrityError, BundleStore, type StagedBundle } from '../../publish/store.js';
+import { BundleStore, PublishFailure, type StagedBundle } from '../../publish/store.js';
 import { ContentCheck } from '../../validate/content-rules.js';
 import { evaluateFreshness, freshUntil } from '../../validate/freshness.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
@@ -168,10 +168,18 @@ async function buildDataset(dataset: DatasetName, store: BundleStore, options: B
       options.now,
     );
   } catch (error) {
-    // An existing bundle with this id that no longer verifies is never rewritten: someone must look at it.
-    if (error instanceof BundleIntegrityError) return fail(`${error.message}; it is not rewritten and current is unchanged`);
+    // The disk filled (or failed) after the store changed: say exactly what is in place.
+    if (error instanceof PublishFailure) {
+      return { ...fail(error.message), published: error.state.bundlePublished, madeCurrent: error.state.pointerMoved, snapshotId: error.snapshotId };
+    }
     throw error;
   }
+  const storeNotes = [
+    ...(result.repairedPointer ? [`repaired current pointer: current/${dataset}.json was ${result.repairedPointer}`] : []),
+    ...(result.republishedDamaged ? [`republished damaged bundle ${result.snapshotId}: ${result.republishedDamaged}`] : []),
+    ...result.removedLeftovers.map((left) => `removed ${left}, left by a process that died`),
+  ];
+  report.notes.push(...storeNotes.map((message) => ({ source: store.root, message })));
   const kept = result.keptNewerCurrent;
   return {
     ...report,
