@@ -1,5 +1,5 @@
 /**
- * Exit codes every command shares (CONTRACT section 6): validate and gate use all four;
+ * Exit codes every command shares (docs/spec.md, Exit codes): validate and gate use all four;
  * other commands use 0, 2 (the job failed on its data) and 3.
  */
 export const ExitCode = {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Slugs of articles and investors (service description, section 4). */
+/** Slugs of articles and investors (docs/spec.md, Slugs). */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 export const Slug = (maxLength: number) => z.string().min(1).max(maxLength).regex(SLUG_PATTERN);

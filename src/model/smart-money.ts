@@ -84,7 +84,7 @@ export const TradeRow = z
   .strict();
 export type TradeRow = z.infer<typeof TradeRow>;
 
-/** Caps of the service description, section 8. */
+/** Caps of docs/spec.md, Caps. */
 export const POSITION_CAP = 250;
 export const CONSENSUS_INPUT_CAP = 250;
 export const CURRENT_CHANGE_ROW_CAP = 250;

@@ -1,4 +1,4 @@
-/** Every error code of both profiles' error tables (service description, section 7). */
+/** Every error code of both profiles' error tables (docs/spec.md, Error codes). */
 export type ErrorCode =
   | 'invalid_request'
   | 'invalid_cursor'

@@ -2,7 +2,7 @@ import type { Profile } from './access/index.js';
 
 export type { Profile };
 
-/** Base paths of the two published interface profiles (service description, section 9). */
+/** Base paths of the two published interface profiles (docs/spec.md, API profiles). */
 export const PROFILE_PREFIX: Readonly<Record<Profile, string>> = { A: '/v1', B: '/api/v1' };
 
 /**

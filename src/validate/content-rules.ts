@@ -5,8 +5,8 @@ import { SLUG_PATTERN } from '../model/primitives.js';
 import { INVESTOR_SLUG_MAX } from '../model/smart-money.js';
 
 /**
- * Content rules on a loaded bundle's records (CONTRACT sections 3 and 9, service description
- * section 8). Pure: records in, findings out.
+ * Content rules on a bundle's records (docs/spec.md, Content rules). Pure: records in, findings
+ * out.
  */
 
 export type Resources = Record<string, unknown[]>;
@@ -107,7 +107,7 @@ function collectIdentifiers(resource: string, index: number, record: unknown, fi
 
 export const CONSENSUS_PAGE_ROWS = 10;
 export const MAX_CONSENSUS_PAGE_BYTES = 512 * 1024;
-/** The longest values the envelope can carry (service description: cursor 1..2048; a UUID request id). */
+/** The longest values the envelope can carry (docs/spec.md, Paging and size limits: cursor 1..2048; a UUID request id). */
 export const WORST_CASE_CURSOR_LENGTH = 2048;
 export const WORST_CASE_REQUEST_ID_LENGTH = 36;
 

@@ -6,7 +6,7 @@ import { DEFAULT_LIMITS, FreshnessLimits } from './limits.js';
 export { DEFAULT_LIMITS, FreshnessLimits };
 
 /**
- * Every freshness rule of CONTRACT section 6, in one pure module used by build, validate, gate and
+ * Every freshness rule of docs/spec.md, Freshness rules, in one pure module used by build, validate, gate and
  * serve. All arithmetic is on UTC epoch milliseconds; a timestamp with an offset is converted to UTC
  * before it is compared. "At most X days old" means: exactly X days passes, X days and 1 ms fails.
  *

@@ -4,7 +4,7 @@ import type { DatasetName } from '../model/dataset.js';
 const Days = z.number().int().positive();
 
 /**
- * The freshness limits of each dataset, in whole days (CONTRACT section 6). The service promises
+ * The freshness limits of each dataset, in whole days (docs/spec.md, Freshness rules). The service promises
  * DEFAULT_LIMITS; a config file may override them, and every report line says when it did.
  */
 export const FreshnessLimits = z

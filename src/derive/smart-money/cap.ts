@@ -17,7 +17,7 @@ export function compareByReportedValue(a: Rankable, b: Rankable): number {
 }
 
 /**
- * The 250-row cap of CONTRACT section 3: the largest positions by reported value, in that order.
+ * The 250-row cap of docs/spec.md, Caps: the largest positions by reported value, in that order.
  * Never mutates its input.
  */
 export function capPositions<T extends Rankable>(positions: readonly T[], cap: number = POSITION_CAP): T[] {

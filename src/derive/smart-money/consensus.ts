@@ -4,7 +4,7 @@ import { compareDescending, compareText } from './order.js';
 import type { AggregatedPosition } from './positions.js';
 
 /**
- * Consensus (CONTRACT section 3): which issuers most investors hold. Inputs are each investor's
+ * Consensus (docs/spec.md, Consensus): which issuers most investors hold. Inputs are each investor's
  * positions capped to 250 rows (the same rows its detail page shows), of which only equity rows
  * count: options and principal amounts are not holdings of the issuer's shares. Equity rows are
  * grouped by their position key, which for equity is the CUSIP alone, so two share classes of one

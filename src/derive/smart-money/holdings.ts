@@ -2,7 +2,7 @@ import type { FilingMeta, HoldingRow } from '../../model/filing.js';
 import { compareText } from './order.js';
 
 /**
- * Which filings make up one investor's holdings for one report period (CONTRACT section 3).
+ * Which filings make up one investor's holdings for one report period (docs/spec.md, Effective holdings).
  *
  * - The base is the latest RESTATEMENT amendment, else the latest original 13F-HR: a restatement
  *   replaces everything filed before it.

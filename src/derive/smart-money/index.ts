@@ -12,7 +12,7 @@ import { isPeriodTooOld, periodFreshUntil } from './staleness.js';
 import { deriveTrades } from './trades.js';
 
 /**
- * Smart Money from accepted Form 13F filings (CONTRACT sections 3 and 4). Pure: the catalog, the
+ * Smart Money from accepted Form 13F filings (docs/spec.md, Smart Money derivation and Records). Pure: the catalog, the
  * registry and `now` go in; records, build notes and freshness facts come out.
  *
  * Scale: the whole SEC data set is ~9,000 filers x 2 quarters x ~390 rows. Planning reads filing
@@ -27,7 +27,7 @@ export interface SmartMoneyInput {
   /** With a registry: publish every filer, not only the listed ones. */
   allFilers: boolean;
   now: Date;
-  /** An investor whose latest report period is older than this is left out (CONTRACT section 6). */
+  /** An investor whose latest report period is older than this is left out (docs/spec.md, Investors published). */
   maxQuarterAgeDays: number;
 }
 
@@ -42,7 +42,7 @@ export interface SmartMoneyResult {
   facts: { oldestPeriod?: string };
 }
 
-/** Where the registry lives (CONTRACT section 2), for notes about its entries. */
+/** Where the registry lives (docs/spec.md, Filing sources), for notes about its entries. */
 export const REGISTRY_SOURCE = 'filings/investors.yaml';
 
 /** What one investor will be built from: metadata only, no rows yet. */

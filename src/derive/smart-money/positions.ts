@@ -18,7 +18,7 @@ export interface AggregatedPosition {
   reportedValue: number;
 }
 
-/** The position key of CONTRACT section 3: (CUSIP, putCall, SH/PRN). Options never share a key with equity. */
+/** The position key of docs/spec.md, Position key and aggregation: (CUSIP, putCall, SH/PRN). Options never share a key with equity. */
 export function positionKey(row: Pick<HoldingRow, 'cusip' | 'putCall' | 'amountType'>): string {
   return `${row.cusip.trim().toUpperCase()}|${row.putCall ?? '-'}|${row.amountType}`;
 }

@@ -1,5 +1,5 @@
 /**
- * The 180-day rule of Smart Money (CONTRACT section 6) as applied to one investor's period.
+ * The 180-day rule of Smart Money (docs/spec.md, Investors published) as applied to one investor's period.
  * A quarter end is a whole UTC day, so its age is counted from the last instant of that day,
  * 23:59:59.999Z: a period of 2026-06-30 is still within 180 days at 2026-12-27T23:59:59.999Z
  * and too old one millisecond later.

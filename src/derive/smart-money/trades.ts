@@ -85,7 +85,7 @@ function compareTrades(a: KeyedTrade, b: KeyedTrade): number {
 }
 
 /**
- * Quarter-over-quarter trades of one investor (CONTRACT section 3).
+ * Quarter-over-quarter trades of one investor (docs/spec.md, Trades).
  *
  * - Compares with the adjacent previous quarter only; if `previous` is missing or is any other
  *   period, there are no trades at all (never a list of `new`).

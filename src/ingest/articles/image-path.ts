@@ -1,5 +1,5 @@
 /**
- * Article images are published as relative paths only (the service description: "Relative image
+ * Article images are published as relative paths only (docs/spec.md, Article: "a relative image
  * path"): the API's clients resolve them against the publisher's own asset host. An absolute URL
  * would point readers at a third-party host the licence may not cover, so it is dropped with a
  * note rather than published; so is anything that is not a clean path.

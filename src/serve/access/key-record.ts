@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TIER_NAMES } from './limits.js';
 
-/** Scopes of Profile A (service description section 4): one per area. */
+/** Scopes of Profile A (docs/spec.md, Authentication and scopes): one per area. */
 export const SCOPES = ['articles:read', 'calendar:read', 'smart-money:read'] as const;
 export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;

@@ -4,7 +4,7 @@ import { nextUtcMonthStart, unixSeconds, windowEndSeconds } from './utc-windows.
 export type Profile = 'A' | 'B';
 
 /**
- * The rate-limit and quota headers of one response, per profile (service description section 8).
+ * The rate-limit and quota headers of one response, per profile (docs/spec.md, Response headers).
  * All resets are Unix timestamps in whole seconds; Retry-After is a number of seconds.
  *
  * Profile A: X-RateLimit-Limit/-Remaining/-Reset, X-Quota-Limit (the monthly hard cap),

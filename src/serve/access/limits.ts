@@ -1,6 +1,6 @@
 import { nextUtcMonthStart, secondsUntil, unixSeconds, windowEndSeconds } from './utc-windows.js';
 
-/** Tiers of CONTRACT section 7 / service description section 8. */
+/** Tiers of docs/spec.md, Tiers. */
 export const TIER_NAMES = ['member', 'premium'] as const;
 export type TierName = (typeof TIER_NAMES)[number];
 

@@ -9,7 +9,7 @@ import { profileAEnvelope } from '../schemas/envelopes.js';
 import { PARAMETERS } from '../schemas/parameter-schemas.js';
 import { inlineRecord } from '../schemas/record-schemas.js';
 
-/** The seven Profile A operations (service description section 4), under /v1. */
+/** The seven Profile A operations (docs/spec.md, Profile A operations), under /v1. */
 export const PROFILE_A_OPERATIONS: readonly Operation[] = [
   listOperation({
     profile: 'A',

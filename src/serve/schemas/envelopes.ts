@@ -2,7 +2,7 @@ import type { JsonSchema } from '../parameter-validation.js';
 import type { RecordName, SchemaRef } from './record-schemas.js';
 
 /**
- * Response envelopes (CONTRACT section 9, service description section 4). Each builder takes how to
+ * Response envelopes (docs/spec.md, Envelopes). Each builder takes how to
  * refer to a record schema, so the routes (records inline, for the serializer) and the OpenAPI
  * description ($refs into components) are generated from the same definitions.
  */

@@ -6,7 +6,7 @@ import type { JsonSchema } from '../parameter-validation.js';
 import { REGIONS } from './profile-b-shapes.js';
 
 /**
- * Query and path parameters of every operation, as JSON schemas (service description section 4).
+ * Query and path parameters of every operation, as JSON schemas (docs/spec.md, Profile A parameters and Profile B parameters).
  * The server validates requests against exactly these, and the OpenAPI description lists them.
  */
 
