@@ -343,7 +343,10 @@ interface ProviderSample {
   previous: string;
 }
 
-/** Times are New York wall-clock times (the zone the sidecars declare); weekday 0 is Monday. */
+/**
+ * Release times as New York wall-clock times; weekday 0 is Monday. The JSON export writes them
+ * with their New York offset, the XML export in UTC (as the provider's XML does).
+ */
 const XML_WEEK: ProviderSample[] = [
   { weekday: 0, time: 'All Day', currency: 'JPY', title: 'Bank Holiday', impact: 'Holiday', forecast: '', previous: '' },
   { weekday: 1, time: '10:00am', currency: 'USD', title: 'CB Consumer Confidence', impact: 'High', forecast: '93.4', previous: '94.6' },
@@ -398,16 +401,25 @@ function cdata(value: string): string {
   return `<![CDATA[${value}]]>`;
 }
 
+/** The XML export's `date` and `time`: the release instant in UTC, `h:mmam`; All Day and Tentative keep their day. */
+function utcDateAndTime(day: LocalDay, time: string): { day: LocalDay; time: string } {
+  if (!/^\d{1,2}:\d{2}(am|pm)$/.test(time)) return { day, time };
+  const at = new Date(zoned(day, clock24(time), NY).getTime());
+  const hour = at.getUTCHours();
+  const clock = `${hour % 12 === 0 ? 12 : hour % 12}:${String(at.getUTCMinutes()).padStart(2, '0')}${hour < 12 ? 'am' : 'pm'}`;
+  return { day: utcDay(at.getTime()), time: clock };
+}
+
 function providerXml(now: Date): string {
   const events = XML_WEEK.map((s) => {
-    const d = providerDay(now, s);
+    const { day: d, time } = utcDateAndTime(providerDay(now, s), s.time);
     const usDate = `${String(d.month).padStart(2, '0')}-${String(d.day).padStart(2, '0')}-${d.year}`;
     return [
       '<event>',
       `<title>${s.title}</title>`,
       `<country>${s.currency}</country>`,
       `<date>${cdata(usDate)}</date>`,
-      `<time>${cdata(s.time)}</time>`,
+      `<time>${cdata(time)}</time>`,
       `<impact>${cdata(s.impact)}</impact>`,
       s.forecast ? `<forecast>${cdata(s.forecast)}</forecast>` : '<forecast />',
       s.previous ? `<previous>${cdata(s.previous)}</previous>` : '<previous />',
@@ -434,11 +446,14 @@ const PROVIDER_CATEGORIES = {
 };
 
 function providerSidecar(now: Date, formatName: 'provider-json' | 'provider-xml'): string {
+  // The XML export's times are UTC, pdsnap's default for provider-xml, so its sidecar names no
+  // zone. (The JSON export carries its own offsets; its sidecar's timeZone is not needed.)
   return (
     '# Curation metadata for the provider weekly export beside this file.\n' +
+    (formatName === 'provider-xml' ? '# Its dates and times are UTC (the default for provider-xml; timeZone: would override it).\n' : '') +
     toYaml({
       format: formatName,
-      timeZone: NY,
+      ...(formatName === 'provider-json' ? { timeZone: NY } : {}),
       license: 'Example Markets Data Agreement 2026 (redistribution with attribution)',
       attribution: {
         source: 'Example Markets weekly calendar export',

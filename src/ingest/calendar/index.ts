@@ -6,7 +6,7 @@ import { readCuratedCsv } from './curated-csv.js';
 import { isObject, readCuratedJson, readCuratedYaml, type CuratedDocument } from './curated-document.js';
 import { normaliseCuratedEvent, type IngestedEvent } from './curated-event.js';
 import { mergeCuration, requireCuration } from './curation-metadata.js';
-import { normaliseProviderRow } from './provider-event.js';
+import { normaliseProviderRow, providerXmlZone } from './provider-event.js';
 import { readProviderJson, readProviderXml } from './provider-export.js';
 import { SIDECAR_PATTERN, readSidecar, sidecarCandidates, type Sidecar } from './sidecar.js';
 import { decodeSourceText } from './source-text.js';
@@ -50,7 +50,7 @@ function readCuratedFile(file: LoadedSource, extension: string, sidecar: Sidecar
     throw new SourceProblem(
       sidecar
         ? 'XML is read only as a provider weekly export: set format: provider-xml in its sidecar'
-        : 'curation metadata missing: a provider XML export needs a sidecar <file>.meta.yaml (format, timeZone, license, attribution, verifiedAt)',
+        : 'curation metadata missing: a provider XML export needs a sidecar <file>.meta.yaml (format, license, attribution, verifiedAt; timeZone if its times are not UTC)',
     );
   }
   const text = decodeSourceText(file.content, extension);
@@ -77,9 +77,6 @@ function readProviderFile(file: LoadedSource, extension: string, sidecar: Sideca
   } catch (error) {
     if (error instanceof SourceProblem) throw new SourceProblem(`curation metadata missing in the sidecar: ${error.message}`);
     throw error;
-  }
-  if (sidecar.format === 'provider-xml' && !sidecar.meta.timeZone) {
-    throw new SourceProblem('the sidecar of an XML export must give timeZone (IANA), the zone of its dates and times');
   }
   const text = decodeSourceText(file.content, extension);
   const rows = sidecar.format === 'provider-json' ? readProviderJson(text) : readProviderXml(text);
@@ -135,6 +132,15 @@ export async function ingestCalendar(sourcesRoot: string): Promise<IngestResult<
           : readCuratedFile(loaded, extension, sidecar);
       result.records.push(...outcome.events);
       result.rejections.push(...outcome.rejections);
+      if (sidecar?.format === 'provider-xml') {
+        const zone = providerXmlZone(sidecar);
+        note(
+          loaded.relativePath,
+          sidecar.meta.timeZone === undefined
+            ? `provider XML dates and times read as ${zone} (the default for provider-xml; a sidecar timeZone overrides it)`
+            : `provider XML dates and times read as ${zone} (the sidecar's timeZone, instead of the UTC default)`,
+        );
+      }
     } catch (error) {
       if (!(error instanceof SourceProblem)) throw error;
       result.rejections.push({ source: loaded.relativePath, location: error.location ?? 'file', reason: error.message });

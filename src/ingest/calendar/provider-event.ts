@@ -22,6 +22,18 @@ export function categoryOfTitle(title: string, sidecar: Sidecar): string {
   return match?.[1] ?? sidecar.defaultCategory ?? FALLBACK_CATEGORY;
 }
 
+/**
+ * The provider's XML export writes `date` + `time` in UTC (checked against known release times:
+ * the US 09:45 ET flash PMI is listed at 1:45pm in summer, Australia's 09:00 AEDT one at 10:00pm
+ * the day before), while its JSON export carries New York offsets. So UTC, unless the sidecar
+ * names another zone for an export that is written otherwise.
+ */
+export const PROVIDER_XML_DEFAULT_ZONE = 'UTC';
+
+export function providerXmlZone(sidecar: Sidecar): string {
+  return sidecar.meta.timeZone ?? PROVIDER_XML_DEFAULT_ZONE;
+}
+
 function scheduledAtOf(row: ProviderRow, sidecar: Sidecar): string {
   if (row.when.kind === 'zoned') {
     const instant = parseZonedInstant(row.when.dateTime);
@@ -32,8 +44,7 @@ function scheduledAtOf(row: ProviderRow, sidecar: Sidecar): string {
   if (!date) throw new SourceProblem(`date ${quote(row.when.date)} is not MM-DD-YYYY`);
   const clock = parseClock(row.when.time);
   if (!clock) throw new SourceProblem(`time ${quote(row.when.time)} is not h:mmam/pm, "All Day" or "Tentative"`);
-  if (!sidecar.meta.timeZone) throw new SourceProblem('the sidecar gives no timeZone for this XML export');
-  return zonedToInstant(date, clock, sidecar.meta.timeZone);
+  return zonedToInstant(date, clock, providerXmlZone(sidecar));
 }
 
 /**

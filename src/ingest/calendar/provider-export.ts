@@ -12,7 +12,7 @@ export interface ProviderRow {
   title: string;
   /** Currency code: USD, EUR, ... or "All". */
   currency: string;
-  /** JSON exports: an ISO date-time with offset. XML exports: date `MM-DD-YYYY` + time local to the sidecar's zone. */
+  /** JSON exports: an ISO date-time with offset. XML exports: date `MM-DD-YYYY` + time in UTC (or the sidecar's zone). */
   when: { kind: 'zoned'; dateTime: string } | { kind: 'local'; date: string; time: string };
   impact: string;
   forecast: string;

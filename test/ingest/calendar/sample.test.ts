@@ -45,7 +45,12 @@ describe('sample calendar', () => {
     await writeSampleCalendar(dir, NOW);
     const ingested = await ingestCalendar(dir);
     expect(ingested.rejections).toEqual([]);
-    expect(ingested.notes).toEqual([]);
+    expect(ingested.notes).toEqual([
+      {
+        source: 'calendar/provider/ff_calendar_thisweek.xml',
+        message: 'provider XML dates and times read as UTC (the default for provider-xml; a sidecar timeZone overrides it)',
+      },
+    ]);
     const derived = deriveCalendar(ingested.records, NOW);
     expect(derived.rejections).toEqual([]);
     const { records, facts } = derived;
@@ -82,11 +87,15 @@ describe('sample calendar', () => {
     expect(new Set(provider.map((r) => r.source))).toEqual(
       new Set(['calendar/provider/ff_calendar_thisweek.json', 'calendar/provider/ff_calendar_thisweek.xml']),
     );
-    // 2026-11-22 is a Sunday: its week runs from Monday 2026-11-16 (New York time).
-    const monday = Date.parse('2026-11-16T05:00:00.000Z');
-    for (const { record } of provider) {
+    // 2026-11-22 is a Sunday: its week runs from Monday 2026-11-16, in UTC for the XML export
+    // (whose dates and times are UTC) and in New York time for the JSON one.
+    for (const { record, source } of provider) {
+      const monday = Date.parse(source.endsWith('.xml') ? '2026-11-16T00:00:00.000Z' : '2026-11-16T05:00:00.000Z');
       expect(Date.parse(record.scheduledAt)).toBeGreaterThanOrEqual(monday);
       expect(Date.parse(record.scheduledAt)).toBeLessThan(monday + 5 * DAY);
     }
+    // The XML export writes UTC: a 10:00 New York release is listed at 3:00pm and read as 15:00Z.
+    const confidence = provider.find((r) => r.record.eventName === 'CB Consumer Confidence');
+    expect(confidence?.record.scheduledAt).toBe('2026-11-17T15:00:00.000Z');
   });
 });

@@ -18,11 +18,6 @@ describe('calendar source problems', () => {
       { source: 'calendar/broken.yaml', location: expect.stringMatching(/^line \d$/), reason: expect.stringMatching(/^not valid YAML/) },
       { source: 'calendar/no-country-column.csv', location: 'row 1', reason: 'header row lacks column country' },
       {
-        source: 'calendar/no-zone.xml',
-        location: 'file',
-        reason: 'the sidecar of an XML export must give timeZone (IANA), the zone of its dates and times',
-      },
-      {
         source: 'calendar/unlicensed-export.json',
         location: 'file',
         reason: 'curation metadata missing in the sidecar: missing license (give it per file, in a sidecar, or per event)',
@@ -37,6 +32,6 @@ describe('calendar source problems', () => {
       { source: 'calendar/orphan.meta.yaml', message: 'ignored: sidecar without a matching source file' },
     ]);
     expect(sources.map((s) => s.path)).not.toContain('calendar/README.txt');
-    expect(sources.map((s) => s.path)).toContain('calendar/no-zone.xml.meta.yaml');
+    expect(sources.map((s) => s.path)).toContain('calendar/broken-sidecar.json.meta.yaml');
   });
 });
