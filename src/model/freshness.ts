@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { Instant, IsoDate } from './primitives.js';
 
 /**
- * The facts of a snapshot that the freshness rules read. Which fields are set depends on the
- * dataset: articles set latestPublishedAt; calendar sets oldestVerifiedAt and coverageThrough;
- * smart-money sets oldestPeriod.
+ * The facts of a snapshot: what the freshness rules read, and counts a reader of the manifest
+ * should see. Which fields are set depends on the dataset: articles set latestPublishedAt;
+ * calendar sets oldestVerifiedAt and coverageThrough; smart-money sets oldestPeriod and
+ * filingsWithDisagreeingTotals.
  */
 export const FreshnessFacts = z
   .object({
@@ -15,6 +16,8 @@ export const FreshnessFacts = z
     coverageThrough: IsoDate.optional(),
     /** Earliest filing quarter end among the published investors. */
     oldestPeriod: IsoDate.optional(),
+    /** Filings whose cover page totals disagree with their information table, published from the table. */
+    filingsWithDisagreeingTotals: z.number().int().min(0).optional(),
   })
   .strict();
 export type FreshnessFacts = z.infer<typeof FreshnessFacts>;

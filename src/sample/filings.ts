@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { cusipCheckDigit } from '../model/security-identifiers.js';
 
 /**
  * `pdsnap sample` filings: a realistic `filings/` source tree in the real EDGAR layouts, dated
@@ -477,17 +478,11 @@ export function hashText(text: string): number {
   return hash;
 }
 
-/** Appends the CUSIP check digit (modulus 10 "double-add-double") to an 8-character base. */
+/** Appends the CUSIP check digit to an 8-character base. */
 export function cusipWithCheckDigit(base: string): string {
-  if (!/^[0-9A-Z*@#]{8}$/.test(base)) throw new Error(`bad CUSIP base ${base}`);
-  let sum = 0;
-  for (let i = 0; i < 8; i++) {
-    const char = base[i]!;
-    let value = /\d/.test(char) ? Number(char) : char === '*' ? 36 : char === '@' ? 37 : char === '#' ? 38 : char.charCodeAt(0) - 55;
-    if (i % 2 === 1) value *= 2;
-    sum += Math.floor(value / 10) + (value % 10);
-  }
-  return base + String((10 - (sum % 10)) % 10);
+  const check = cusipCheckDigit(base);
+  if (check === null) throw new Error(`bad CUSIP base ${base}`);
+  return base + String(check);
 }
 
 export function addDays(isoDate: string, days: number): string {

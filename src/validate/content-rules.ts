@@ -2,6 +2,7 @@ import { ARTICLE_SLUG_MAX } from '../model/article.js';
 import type { DatasetName } from '../model/dataset.js';
 import type { RuleResult } from '../model/freshness.js';
 import { SLUG_PATTERN } from '../model/primitives.js';
+import { locateSecurityIdentifiers } from '../model/security-identifiers.js';
 import { INVESTOR_SLUG_MAX } from '../model/smart-money.js';
 
 /**
@@ -28,52 +29,9 @@ const LISTED_FINDINGS = 5;
 
 const IDENTIFIER_KEYS = new Set(['cusip', 'figi', 'ticker', 'symbol', 'isin']);
 
-// A token counts when it stands on its own in text (spaces, brackets, quotes, tags, sentence
-// punctuation around it). Inside a URL path, a query string or a hyphenated word it is part of
-// something else, and flagging it would stop deploys for article links that merely hold numbers.
-const BEFORE = `(?<=^|[\\s(),;:"'\\[\\]<>])`;
-const AFTER = `(?=$|[\\s(),;:"'\\[\\]<>.!?])`;
-const CUSIP_TOKEN = new RegExp(`${BEFORE}[0-9A-Z]{8}[0-9]${AFTER}`, 'g');
-const FIGI_TOKEN = new RegExp(`${BEFORE}BBG[0-9A-Z]{9}${AFTER}`, 'g');
-const ISIN_TOKEN = new RegExp(`${BEFORE}[A-Z]{2}[0-9A-Z]{9}[0-9]${AFTER}`, 'g');
-
-function charValue(c: string): number {
-  const code = c.charCodeAt(0);
-  return code >= 48 && code <= 57 ? code - 48 : code - 55; // '0'..'9' -> 0..9, 'A'..'Z' -> 10..35
-}
-
-/** CUSIP check digit (the "modulus 10 double add double" of the CUSIP standard). */
-export function isValidCusip(token: string): boolean {
-  if (!/^[0-9A-Z]{8}[0-9]$/.test(token)) return false;
-  let sum = 0;
-  for (let i = 0; i < 8; i++) {
-    let v = charValue(token[i]!);
-    if (i % 2 === 1) v *= 2;
-    sum += Math.floor(v / 10) + (v % 10);
-  }
-  return (10 - (sum % 10)) % 10 === Number(token[8]);
-}
-
-/** ISIN check digit: letters become two digits, then the Luhn check over all of it. */
-export function isValidIsin(token: string): boolean {
-  if (!/^[A-Z]{2}[0-9A-Z]{9}[0-9]$/.test(token)) return false;
-  const digits = [...token].map((c) => String(charValue(c))).join('');
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let v = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1) v *= 2;
-    sum += v > 9 ? v - 9 : v;
-  }
-  return sum % 10 === 0;
-}
-
-/** CUSIP, FIGI and ISIN tokens in a text; a CUSIP or ISIN only when its check digit is right. */
+/** CUSIP, FIGI and ISIN tokens in a text (see src/model/security-identifiers.ts for what counts as a token). */
 export function identifiersInText(text: string): string[] {
-  const found: string[] = [];
-  for (const token of text.match(CUSIP_TOKEN) ?? []) if (isValidCusip(token)) found.push(`CUSIP ${token}`);
-  for (const token of text.match(FIGI_TOKEN) ?? []) found.push(`FIGI ${token}`);
-  for (const token of text.match(ISIN_TOKEN) ?? []) if (isValidIsin(token)) found.push(`ISIN ${token}`);
-  return found;
+  return locateSecurityIdentifiers(text).map((span) => `${span.kind} ${span.value}`);
 }
 
 /** Every published string value and key is searched: an identifier hidden in an issuer name is still published. */

@@ -4,8 +4,6 @@ import {
   findSecurityIdentifiers,
   findSlugProblems,
   identifiersInText,
-  isValidCusip,
-  isValidIsin,
   largestConsensusPage,
   MAX_CONSENSUS_PAGE_BYTES,
 } from '../../src/validate/content-rules.js';
@@ -14,16 +12,31 @@ import { consensusRow, investor, trade } from './records.js';
 
 const SNAPSHOT = { id: 'smart-money-20261122T000000Z-3f2a9c1b7d4e', generatedAt: '2026-11-22T00:00:00.000Z' };
 
+// Check digits and token boundaries in detail: test/model/security-identifiers.test.ts.
 describe('security identifiers', () => {
   it.each(['037833100', '594918104', '88160R101', '02079K305'])('knows %s as a CUSIP by its check digit', (cusip) => {
-    expect(isValidCusip(cusip)).toBe(true);
+    expect(identifiersInText(`ISSUER ${cusip}`)).toEqual([`CUSIP ${cusip}`]);
   });
   it.each(['037833101', '123456788', 'BERKSHIRE', 'ABCDEFGH'])('does not take %s for a CUSIP', (token) => {
-    expect(isValidCusip(token)).toBe(false);
+    expect(identifiersInText(`ISSUER ${token}`)).toEqual([]);
   });
   it('checks ISIN check digits', () => {
-    expect(isValidIsin('US0378331005')).toBe(true);
-    expect(isValidIsin('US0378331006')).toBe(false);
+    expect(identifiersInText('US0378331005')).toEqual(['ISIN US0378331005']);
+    expect(identifiersInText('US0378331006')).toEqual([]);
+  });
+
+  it.each([
+    ['WPP PLC NEW ADR ISIN#US92937A1025', 'ISIN US92937A1025'],
+    ['APPLE INC CUSIP:037833100', 'CUSIP 037833100'],
+    ['COM/88160R101', 'CUSIP 88160R101'],
+    ['ETF cusip=464287200', 'CUSIP 464287200'],
+    ['ISHARES TR CORE S&P500 ETF CUSIP464287200', 'CUSIP 464287200'],
+  ])('catches an identifier glued to # : / = or letters in %j', (name, what) => {
+    const holder = investor('example-capital');
+    holder.positions[0]!.issuerName = name;
+    expect(findSecurityIdentifiers({ 'investors.json': [holder] })).toEqual([
+      { resource: 'investors.json', index: 0, field: 'positions[0].issuerName', reason: `${what} in the text` },
+    ]);
   });
 
   it('finds a CUSIP hidden in an issuer name, naming the record and the field', () => {

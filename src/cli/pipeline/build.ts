@@ -103,6 +103,7 @@ async function buildDataset(dataset: DatasetName, store: BundleStore, options: B
       now: options.now,
       limits: options.limits,
       allFilers: options.allFilers,
+      strict: options.strict,
       progress: options.progress,
     });
   } catch (error) {

@@ -15,6 +15,8 @@ export interface RecipeContext {
   now: Date;
   limits: FreshnessLimits;
   allFilers: boolean;
+  /** --strict: filings whose cover page totals disagree are rejected at ingest instead of noted. */
+  strict: boolean;
   progress: Progress;
 }
 
@@ -49,8 +51,8 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
   articles: singleResourceRecipe('articles', 'articles', ingestArticles, deriveArticles),
   calendar: singleResourceRecipe('calendar', 'events', ingestCalendar, deriveCalendar),
 
-  async 'smart-money'({ sourcesDir, now, limits, allFilers, progress }) {
-    const ingested = await ingestFilings(sourcesDir, progress);
+  async 'smart-money'({ sourcesDir, now, limits, allFilers, strict, progress }) {
+    const ingested = await ingestFilings(sourcesDir, progress, { strictTotals: strict });
     return {
       dataset: 'smart-money',
       sources: ingested.sources,
@@ -73,7 +75,11 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
         );
         for (const row of derived.consensus) sink.add('consensus', row);
         step.done(`${derived.consensus.length} consensus rows`);
-        return { facts: derived.facts, rejections: [], notes: derived.notes };
+        return {
+          facts: { ...derived.facts, filingsWithDisagreeingTotals: ingested.totalsDisagreements },
+          rejections: [],
+          notes: derived.notes,
+        };
       },
     };
   },

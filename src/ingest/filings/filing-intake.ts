@@ -1,8 +1,10 @@
 import type { FilingMeta } from '../../model/filing.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import type { CompactFilingCatalog } from './catalog.js';
+import { FilingProblem } from './filing-problem.js';
+import { IdentifiersInNames } from './identifiers-in-names.js';
 import type { RawHoldingRow } from './raw-holding-row.js';
-import { tableTotalsProblem } from './table-totals.js';
+import { tableTotalsDisagreement } from './table-totals.js';
 import { decideValueUnit, type ValueUnitDecision } from './value-unit.js';
 
 /** Everything known about a filing except how its values are read. */
@@ -23,13 +25,19 @@ export interface SourceLocation {
 export interface FilingLocations {
   /** Named by a later duplicate's rejection, and the place a duplicate of this copy is rejected at. */
   accession: SourceLocation;
-  /** The place a mismatch of the totals is rejected at. */
+  /** The place a disagreement of the totals is noted (or, under --strict, rejected) at. */
   totals: SourceLocation;
 }
 
+export interface IntakeOptions {
+  /** `--strict`: a filing whose cover page totals disagree with its table is rejected, not noted. */
+  strictTotals: boolean;
+}
+
 /**
- * The one gate every filing passes, whatever file it came from: the cover page totals, duplicate
- * accessions, the value unit, then commit — or discard as a whole, with a rejection.
+ * The one gate every filing passes, whatever file it came from: identifiers out of its names, the
+ * cover page totals, duplicate accessions, the value unit, then commit — or discard as a whole,
+ * with a rejection.
  *
  * An accession belongs to the first copy that is committed, not the first one read: a broken copy
  * is rejected for its own problem and leaves the accession to a good copy read later. A duplicate
@@ -40,8 +48,14 @@ export class FilingIntake {
   readonly notes: BuildNote[] = [];
   private readonly committedAt = new Map<string, string>();
   private readonly unitDecisions: ValueUnitDecision[] = [];
+  private readonly names = new IdentifiersInNames();
+  /** Committed filings whose cover page totals disagree with their information table. */
+  totalsDisagreements = 0;
 
-  constructor(readonly catalog: CompactFilingCatalog) {}
+  constructor(
+    readonly catalog: CompactFilingCatalog,
+    private readonly options: IntakeOptions = { strictTotals: false },
+  ) {}
 
   reject(source: string, location: string, reason: string): void {
     this.rejections.push({ source, location, reason });
@@ -60,8 +74,32 @@ export class FilingIntake {
   /** Stages rows held in memory (the XML paths) and completes the filing. */
   accept(facts: FilingFacts, rows: readonly RawHoldingRow[], totals: SummaryTotals, at: FilingLocations): boolean {
     const stagingId = this.catalog.stage(facts.accessionNumber);
-    for (const row of rows) this.catalog.addRow(stagingId, row);
+    rows.forEach((row, index) => {
+      try {
+        this.addRow(stagingId, row);
+      } catch (error) {
+        this.discard(stagingId);
+        if (error instanceof FilingProblem) throw new FilingProblem(error.message, `informationTable/infoTable[${index + 1}]`);
+        throw error;
+      }
+    });
     return this.complete(stagingId, facts, totals, at);
+  }
+
+  /** Stages one row, its issuer name and title without security identifiers. */
+  addRow(stagingId: number, row: RawHoldingRow): void {
+    const issuerName = this.names.clean(stagingId, 'issuer name', row.issuerName, true);
+    const titleOfClass = this.names.clean(stagingId, 'title of class', row.titleOfClass, false);
+    this.catalog.addRow(
+      stagingId,
+      issuerName === row.issuerName && titleOfClass === row.titleOfClass ? row : { ...row, issuerName, titleOfClass },
+    );
+  }
+
+  /** Drops a staged filing as a whole, with whatever its names would have reported. */
+  discard(stagingId: number): void {
+    this.names.discard(stagingId);
+    this.catalog.discard(stagingId);
   }
 
   /** Checks the staged rows against the cover page and earlier copies, decides the unit, and commits or discards. */
@@ -69,30 +107,49 @@ export class FilingIntake {
     const accession = facts.accessionNumber;
     const rowCount = this.catalog.stagedRowCount(stagingId);
     const isNotice = facts.submissionType.startsWith('13F-NT');
-    let problem: string | null;
-    if (isNotice) {
-      problem = rowCount > 0 ? `${facts.submissionType} is a notice without holdings but lists ${rowCount} information-table rows` : null;
-    } else {
+    const rejectFiling = (where: SourceLocation, reason: string): false => {
+      this.discard(stagingId);
+      this.reject(where.source, where.location, `filing ${accession} rejected: ${reason}`);
+      return false;
+    };
+    if (isNotice && rowCount > 0) {
+      return rejectFiling(at.totals, `${facts.submissionType} is a notice without holdings but lists ${rowCount} information-table rows`);
+    }
+    let disagreement: string | null = null;
+    if (!isNotice) {
       let sum = 0;
       for (const row of this.catalog.stagedRows(stagingId)) sum += row.reportedValue;
-      problem = tableTotalsProblem(rowCount, sum, totals.tableEntryTotal, totals.tableValueTotal);
+      disagreement = tableTotalsDisagreement(rowCount, sum, totals.tableEntryTotal, totals.tableValueTotal);
     }
-    if (problem) {
-      this.catalog.discard(stagingId);
-      this.reject(at.totals.source, at.totals.location, `filing ${accession} rejected: ${problem}`);
-      return false;
-    }
+    if (disagreement && this.options.strictTotals) return rejectFiling(at.totals, `${disagreement} (--strict)`);
     if (this.committedAt.has(accession)) {
-      this.catalog.discard(stagingId);
+      this.discard(stagingId);
       this.rejectDuplicate(accession, at.accession);
       return false;
+    }
+    let filerName: string;
+    try {
+      filerName = this.names.clean(stagingId, 'filer name', facts.filerName, true);
+    } catch (error) {
+      if (error instanceof FilingProblem) return rejectFiling(at.accession, error.message);
+      throw error;
     }
     const decision = isNotice
       ? { unit: facts.filedAt >= '2023-01-03' ? ('dollars' as const) : ('thousands' as const), reason: 'notice: no information table', overridden: false }
       : decideValueUnit(facts.filedAt, this.catalog.stagedRows(stagingId));
-    const meta: FilingMeta = { ...facts, valueUnit: decision.unit, valueUnitReason: decision.reason };
+    const meta: FilingMeta = { ...facts, filerName, valueUnit: decision.unit, valueUnitReason: decision.reason };
     this.catalog.commit(stagingId, meta);
+    this.names.commit(stagingId, facts.source, accession);
     this.committedAt.set(accession, `${at.accession.source} (${at.accession.location})`);
+    if (disagreement) {
+      // Filers slip on the summary page; the table is what every 13F tool reads, and it is what
+      // the value-unit check and the rows below use. Published from the table, and said so.
+      this.totalsDisagreements += 1;
+      this.notes.push({
+        source: at.totals.source,
+        message: `filing ${accession}${at.totals.location.includes(accession) ? '' : ` (${at.totals.location})`}: ${disagreement}; published from the information table (--strict rejects it)`,
+      });
+    }
     if (rowCount > 0) {
       // Issue 3: the decision and its reason for every filing whose values are used. The source
       // of a data set filing is the data set, so the accession is in the message.
@@ -102,8 +159,15 @@ export class FilingIntake {
     return true;
   }
 
-  /** One summary note after the per-filing ones, counted from the decisions. */
+  /** The notes of the names changed, then one summary note after the per-filing ones, counted from the decisions. */
   finish(): void {
+    this.notes.push(...this.names.notes());
+    if (this.totalsDisagreements > 0) {
+      this.notes.push({
+        source: 'filings',
+        message: `cover page totals: ${this.totalsDisagreements} filing(s) disagree with their information table and were published from the table (noted above)`,
+      });
+    }
     if (this.unitDecisions.length === 0) return;
     const count = (test: (decision: ValueUnitDecision) => boolean) => this.unitDecisions.filter(test).length;
     const dollars = count((decision) => decision.unit === 'dollars');

@@ -52,7 +52,7 @@ export async function ingestForm13fDataset(
     // Its filings are committed only after the last row is read, so none of them holds an
     // accession yet (a later copy stays free); `pending` keeps only the unsettled ones.
     for (const filing of pending.values()) {
-      if (filing.stagingId !== null) intake.catalog.discard(filing.stagingId);
+      if (filing.stagingId !== null) intake.discard(filing.stagingId);
     }
     const location = error instanceof FilingProblem ? (error.location ?? 'file') : 'file';
     intake.reject(datasetSource, location, `data set not read: ${error instanceof Error ? error.message : String(error)}`);
@@ -164,7 +164,7 @@ export async function ingestForm13fDataset(
             reportedValue: readNonNegativeNumber(field('VALUE'), 'VALUE'),
           };
           filing.stagingId ??= intake.catalog.stage(accession);
-          intake.catalog.addRow(filing.stagingId, row);
+          intake.addRow(filing.stagingId, row);
         });
       },
       (fields, at, source, problem) => {
@@ -191,7 +191,7 @@ export async function ingestForm13fDataset(
         markBad(filing, members.describe('COVERPAGE.tsv'), 'file', `no COVERPAGE.tsv row`);
       }
       if (filing.bad) {
-        intake.catalog.discard(stagingId);
+        intake.discard(stagingId);
         const more = filing.bad.more > 0 ? ` (and ${filing.bad.more} more bad row(s))` : '';
         intake.reject(filing.bad.source, filing.bad.location, `filing ${filing.accession} rejected: ${filing.bad.reason}${more}`);
         continue;

@@ -7,7 +7,7 @@ import { fileProvenance, listFiles, relativeSourcePath, sha256Hex } from '../sou
 import { CompactFilingCatalog } from './catalog.js';
 import { folderMembers, zipMembers, type DatasetMembers } from './dataset-members.js';
 import { ingestEdgarTree } from './edgar-submissions.js';
-import { FilingIntake } from './filing-intake.js';
+import { FilingIntake, type IntakeOptions } from './filing-intake.js';
 import { ingestForm13fDataset } from './form13f-dataset.js';
 import { parseInvestorRegistry } from './investor-registry.js';
 
@@ -18,6 +18,8 @@ export interface FilingsIngest {
   rejections: Rejection[];
   notes: BuildNote[];
   sources: SourceFile[];
+  /** Accepted filings whose cover page totals disagree with their information table (each noted). */
+  totalsDisagreements: number;
 }
 
 /**
@@ -26,9 +28,13 @@ export interface FilingsIngest {
  * Sources are read in sorted order (EDGAR first, then data sets), so that which of two copies of
  * an accession is kept — the first — is the same on every build.
  */
-export async function ingestFilings(sourcesRoot: string, progress: Progress): Promise<FilingsIngest & { catalog: CompactFilingCatalog }> {
+export async function ingestFilings(
+  sourcesRoot: string,
+  progress: Progress,
+  options: IntakeOptions = { strictTotals: false },
+): Promise<FilingsIngest & { catalog: CompactFilingCatalog }> {
   const catalog = new CompactFilingCatalog();
-  const intake = new FilingIntake(catalog);
+  const intake = new FilingIntake(catalog, options);
   const sources: SourceFile[] = [];
 
   const edgarStep = progress.step('smart-money: read EDGAR filings');
@@ -65,11 +71,19 @@ export async function ingestFilings(sourcesRoot: string, progress: Progress): Pr
     const parsed = parseInvestorRegistry(registryText.toString('utf8'), source);
     registry = parsed.entries;
     intake.rejections.push(...parsed.rejections);
+    intake.notes.push(...parsed.notes);
     sources.push({ path: source, bytes: registryText.length, sha256: sha256Hex(registryText) });
   }
 
   intake.finish();
-  return { catalog, registry, rejections: intake.rejections, notes: intake.notes, sources };
+  return {
+    catalog,
+    registry,
+    rejections: intake.rejections,
+    notes: intake.notes,
+    sources,
+    totalsDisagreements: intake.totalsDisagreements,
+  };
 }
 
 interface DatasetLocation {

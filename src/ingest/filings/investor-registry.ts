@@ -1,7 +1,8 @@
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import type { InvestorRegistryEntry } from '../../model/filing.js';
-import type { Rejection } from '../../model/report.js';
+import type { BuildNote, Rejection } from '../../model/report.js';
+import { stripSecurityIdentifiers } from '../../model/security-identifiers.js';
 import { Slug } from '../../model/primitives.js';
 import { INVESTOR_SLUG_MAX } from '../../model/smart-money.js';
 
@@ -10,7 +11,8 @@ import { INVESTOR_SLUG_MAX } from '../../model/smart-money.js';
  * `investors:`. Each entry: cik (digits, leading zeros allowed), slug, name, category (a slug,
  * e.g. hedge-fund, pension, asset-manager). A bad entry, or one repeating a CIK or slug, is
  * rejected on its own; a file that is not YAML yields an empty registry (and a rejection), so that
- * a broken registry publishes nobody rather than every filer.
+ * a broken registry publishes nobody rather than every filer. A name is published as written,
+ * less any CUSIP, ISIN or FIGI typed into it (noted); a name that is only an identifier is rejected.
  */
 const RegistryEntry = z
   .object({
@@ -24,18 +26,19 @@ const RegistryEntry = z
 export function parseInvestorRegistry(
   text: string,
   source: string,
-): { entries: InvestorRegistryEntry[]; rejections: Rejection[] } {
+): { entries: InvestorRegistryEntry[]; rejections: Rejection[]; notes: BuildNote[] } {
   const rejections: Rejection[] = [];
+  const notes: BuildNote[] = [];
   const document = parseDocument(text);
   if (document.errors.length > 0) {
     const error = document.errors[0]!;
     const line = error.linePos?.[0]?.line;
-    return { entries: [], rejections: [{ source, location: line ? `line ${line}` : 'file', reason: `not valid YAML: ${error.message.split('\n')[0]}` }] };
+    return { entries: [], rejections: [{ source, location: line ? `line ${line}` : 'file', reason: `not valid YAML: ${error.message.split('\n')[0]}` }], notes };
   }
   const root: unknown = document.toJS();
   const list = Array.isArray(root) ? root : root && typeof root === 'object' ? (root as { investors?: unknown }).investors : undefined;
   if (!Array.isArray(list)) {
-    return { entries: [], rejections: [{ source, location: 'file', reason: 'expected a list of investors, or an `investors:` list' }] };
+    return { entries: [], rejections: [{ source, location: 'file', reason: 'expected a list of investors, or an `investors:` list' }], notes };
   }
   const entries: InvestorRegistryEntry[] = [];
   const byCik = new Map<string, number>();
@@ -48,7 +51,16 @@ export function parseInvestorRegistry(
       rejections.push({ source, location: `${location}${issue.path.length ? '.' + issue.path.join('.') : ''}`, reason: issue.message });
       return;
     }
-    const entry = { ...parsed.data, cik: parsed.data.cik.replace(/^0+(?=\d)/, '') };
+    const stripped = stripSecurityIdentifiers(parsed.data.name);
+    if (stripped.name === '') {
+      rejections.push({ source, location: `${location}.name`, reason: `name ${JSON.stringify(parsed.data.name)} is only a security identifier` });
+      return;
+    }
+    if (stripped.removed.length > 0) {
+      const kinds = [...new Set(stripped.removed.map((span) => span.kind))].join(' and ');
+      notes.push({ source, message: `${location}.name ${JSON.stringify(parsed.data.name)} read as ${JSON.stringify(stripped.name)}: ${kinds} removed, never published` });
+    }
+    const entry = { ...parsed.data, name: stripped.name, cik: parsed.data.cik.replace(/^0+(?=\d)/, '') };
     const sameCik = byCik.get(entry.cik);
     const sameSlug = bySlug.get(entry.slug);
     if (sameCik !== undefined || sameSlug !== undefined) {
@@ -66,5 +78,5 @@ export function parseInvestorRegistry(
     bySlug.set(entry.slug, index);
     entries.push(entry);
   });
-  return { entries, rejections };
+  return { entries, rejections, notes };
 }

@@ -77,6 +77,7 @@ describe('data sets whose copies of a filing fail', async () => {
       ['0001603000-26-000103', 'filings/datasets/2026q3_b_good'],
       ['0001605000-26-000105', 'filings/datasets/2026q3_b_good'],
       ['0001606000-26-000106', 'filings/datasets/2026q3_b_good'],
+      ['0001527817-26-000058', 'filings/datasets/2026q3_b_good'], // its totals disagree: noted, not rejected
     ]);
     expect(result.rejections).toContainEqual({
       source: 'filings/datasets/2026q3_a_broken',

@@ -56,6 +56,7 @@ describe.each([
       '0001603000-26-000103',
       '0001605000-26-000105',
       '0001606000-26-000106',
+      '0001527817-26-000058',
     ]);
     expect(byAccession.get('0001601000-26-000101')).toMatchObject({
       cik: '1601000',
@@ -96,12 +97,13 @@ describe.each([
     });
   });
 
-  it('rejects a filing whose SUMMARYPAGE entry total does not match its INFOTABLE rows', () => {
-    expect(byAccession.has('0001527817-26-000058')).toBe(false);
-    expect(result.rejections).toContainEqual({
+  it('publishes a filing whose SUMMARYPAGE entry total disagrees with its INFOTABLE rows, from the rows, and notes it', () => {
+    expect(result.catalog.rows('0001527817-26-000058')).toHaveLength(1);
+    expect(result.rejections.filter((r) => r.reason.includes('0001527817-26-000058'))).toEqual([]);
+    expect(result.notes).toContainEqual({
       source: infotable.replace('INFOTABLE', 'SUMMARYPAGE'),
-      location: 'accession 0001527817-26-000058',
-      reason: 'filing 0001527817-26-000058 rejected: cover page tableEntryTotal is 3 but the information table has 1 rows',
+      message:
+        'filing 0001527817-26-000058: cover page tableEntryTotal is 3 but the information table has 1 rows; cover page tableValueTotal is 56160000 but the information table\'s values sum to 36300000; published from the information table (--strict rejects it)',
     });
   });
 
@@ -117,7 +119,7 @@ describe.each([
       location: 'row 14 (line 15)',
       reason: expect.stringMatching(/^1 row\(s\) for accession 0001699999-26-000199, which is not listed in /),
     });
-    expect(result.rejections).toHaveLength(5);
+    expect(result.rejections).toHaveLength(4);
   });
 });
 

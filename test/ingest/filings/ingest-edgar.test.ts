@@ -128,16 +128,31 @@ describe('ingestFilings rejections', async () => {
   const reasonFor = (needle: string) => result.rejections.find((r) => r.source.includes(needle) || r.reason.includes(needle));
 
   it('adds nothing from a bad filing and builds on', () => {
-    expect([...result.catalog.filings()]).toEqual([]);
+    // 0001545000-26-000011 only disagrees with its own cover page: it is published from its table.
+    expect([...result.catalog.filings()].map((meta) => meta.accessionNumber)).toEqual(['0001545000-26-000011']);
     expect(result.registry).toBeNull();
-    expect(result.rejections).toHaveLength(5);
+    expect(result.rejections).toHaveLength(4);
   });
 
-  it('rejects a cover page whose tableEntryTotal does not match the table', () => {
-    expect(reasonFor('1545000')).toEqual({
+  it('publishes a folder filing whose cover page tableEntryTotal disagrees with its table, from the table, and notes it', () => {
+    expect(reasonFor('1545000')).toBeUndefined();
+    expect(result.catalog.rows('0001545000-26-000011')).toHaveLength(2);
+    expect(result.totalsDisagreements).toBe(1);
+    expect(result.notes).toContainEqual({
+      source: 'filings/edgar/1545000/0001545000-26-000011',
+      message:
+        'filing 0001545000-26-000011 (primary_doc.xml formData/summaryPage): cover page tableEntryTotal is 3 but the information table has 2 rows; published from the information table (--strict rejects it)',
+    });
+  });
+
+  it('under --strict, rejects that filing whole, as before', async () => {
+    const strict = await ingestFilings(BAD, SILENT_PROGRESS, { strictTotals: true });
+    expect([...strict.catalog.filings()]).toEqual([]);
+    expect(strict.totalsDisagreements).toBe(0);
+    expect(strict.rejections.find((r) => r.source.includes('1545000'))).toEqual({
       source: 'filings/edgar/1545000/0001545000-26-000011',
       location: 'primary_doc.xml formData/summaryPage',
-      reason: 'filing 0001545000-26-000011 rejected: cover page tableEntryTotal is 3 but the information table has 2 rows',
+      reason: 'filing 0001545000-26-000011 rejected: cover page tableEntryTotal is 3 but the information table has 2 rows (--strict)',
     });
   });
 

@@ -30,4 +30,24 @@ describe('investors.yaml registry', () => {
     expect(broken.entries).toEqual([]);
     expect(broken.rejections[0]!.reason).toMatch(/^not valid YAML/);
   });
+
+  it('takes a CUSIP, ISIN or FIGI out of a registry name, with a note, and rejects a name that is only one', () => {
+    const text = [
+      'investors:',
+      '  - { cik: "1612000", slug: northgate-global, name: "Northgate Global Advisors (CUSIP: 037833100)", category: hedge-fund }',
+      '  - { cik: "1613000", slug: lakeside-partners, name: "US0378331005", category: hedge-fund }',
+      '  - { cik: "1614000", slug: summit-lane, name: "Summit Lane Capital", category: hedge-fund }',
+    ].join('\n');
+    const parsed = parseInvestorRegistry(text, 'filings/investors.yaml');
+    expect(parsed.entries.map((entry) => entry.name)).toEqual(['Northgate Global Advisors', 'Summit Lane Capital']);
+    expect(parsed.notes).toEqual([
+      {
+        source: 'filings/investors.yaml',
+        message: 'investors[0].name "Northgate Global Advisors (CUSIP: 037833100)" read as "Northgate Global Advisors": CUSIP removed, never published',
+      },
+    ]);
+    expect(parsed.rejections).toEqual([
+      { source: 'filings/investors.yaml', location: 'investors[1].name', reason: 'name "US0378331005" is only a security identifier' },
+    ]);
+  });
 });

@@ -1,0 +1,85 @@
+import type { BuildNote } from '../../model/report.js';
+import { stripSecurityIdentifiers } from '../../model/security-identifiers.js';
+import { FilingProblem } from './filing-problem.js';
+
+/** The names of a filing that Smart Money publishes. */
+export type NameField = 'issuer name' | 'title of class' | 'filer name';
+
+interface NameChange {
+  field: NameField;
+  from: string;
+  to: string;
+  kinds: string;
+  /** Where the first committed filing carrying it came from. */
+  source: string;
+  accession: string;
+  rows: number;
+  filings: number;
+}
+
+/**
+ * Filers type CUSIPs, ISINs and FIGIs into names (`WPP PLC NEW ADR ISIN#US92937A1025`); a
+ * published name must never carry one, so ingest takes them out and the build report says so.
+ *
+ * Names repeat across millions of rows, so each distinct text is looked at once. Changes are
+ * counted per staged filing and only kept when the filing is committed: a rejected filing's
+ * names are not reported as published. One note per distinct change, with its row and filing
+ * counts.
+ */
+export class IdentifiersInNames {
+  private readonly cleaned = new Map<string, string>();
+  private readonly pending = new Map<number, Map<string, number>>();
+  private readonly changes = new Map<string, NameChange>();
+
+  /** The name without identifiers; throws when nothing else is left (a required name must stay). */
+  clean(stagingId: number, field: NameField, text: string, required: boolean): string {
+    let result = this.cleaned.get(text);
+    if (result === undefined) {
+      result = stripSecurityIdentifiers(text).name;
+      this.cleaned.set(text, result);
+    }
+    if (result === text) return text;
+    if (result === '' && required) {
+      throw new FilingProblem(`${field} ${JSON.stringify(text)} is only a security identifier; there is no name to publish`);
+    }
+    const key = `${field}\n${text}`;
+    let counts = this.pending.get(stagingId);
+    if (counts === undefined) this.pending.set(stagingId, (counts = new Map()));
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    return result;
+  }
+
+  /** The filing's changes count from now on. */
+  commit(stagingId: number, source: string, accession: string): void {
+    const counts = this.pending.get(stagingId);
+    if (counts === undefined) return;
+    this.pending.delete(stagingId);
+    for (const [key, rows] of counts) {
+      const known = this.changes.get(key);
+      if (known) {
+        known.rows += rows;
+        known.filings += 1;
+        continue;
+      }
+      const [field, from] = key.split('\n') as [NameField, string];
+      const stripped = stripSecurityIdentifiers(from);
+      const kinds = [...new Set(stripped.removed.map((span) => span.kind))].join(' and ');
+      this.changes.set(key, { field, from, to: stripped.name, kinds, source, accession, rows, filings: 1 });
+    }
+  }
+
+  discard(stagingId: number): void {
+    this.pending.delete(stagingId);
+  }
+
+  /** One note per distinct change, in the order first committed. */
+  notes(): BuildNote[] {
+    return [...this.changes.values()].map((change) => {
+      const used = change.field === 'filer name' ? `${change.filings} filing(s)` : `${change.rows} row(s) in ${change.filings} filing(s)`;
+      return {
+        source: change.source,
+        message: `${change.field} ${JSON.stringify(change.from)} read as ${JSON.stringify(change.to)}: ${change.kinds} removed, never published (${used}; first in filing ${change.accession})`,
+      };
+    });
+  }
+}
