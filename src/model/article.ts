@@ -33,3 +33,20 @@ export type ArticleSummary = z.infer<typeof ArticleSummary>;
 /** An article with its rendered, sanitized HTML content: what articles.json holds. */
 export const Article = ArticleSummary.extend({ content: z.string() }).strict();
 export type Article = z.infer<typeof Article>;
+
+/**
+ * An article as ingest hands it to derivation: the record, where it was read, and for a feed item
+ * its identity, which decides duplicates and tells namesakes apart (src/derive/articles.ts).
+ */
+export interface IngestedArticle {
+  record: Article;
+  source: string;
+  location: string;
+  /** Set for items of a syndication feed (RSS, Atom, JSON Feed). */
+  feedItem?: {
+    /** The registry id of the feed's source. */
+    sourceId: string;
+    /** guid (RSS) or id (Atom, JSON Feed), else the link, else title and publication instant. */
+    id: string;
+  };
+}

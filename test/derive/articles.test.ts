@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deriveArticles } from '../../src/derive/articles.js';
-import type { Article } from '../../src/model/article.js';
+import type { Article, IngestedArticle } from '../../src/model/article.js';
 import type { Sourced } from '../../src/model/dataset-build.js';
 
 /** The build time every test derives at. */
@@ -116,5 +116,40 @@ describe('deriveArticles', () => {
     const { records, rejections } = deriveArticles([due, future], NOW);
     expect(records).toEqual([due.record]);
     expect(rejections).toEqual([expect.objectContaining({ source: 'articles/b.md', reason: expect.stringMatching(/is after the build time/) })]);
+  });
+
+  describe('feed items', () => {
+    const item = (slug: string, publishedAt: string, location: string, id: string): IngestedArticle => ({
+      ...article(slug, 'en-US', publishedAt, 'articles/feeds/wire.xml', location),
+      feedItem: { sourceId: 'wire', id },
+    });
+
+    it('leaves an editor\'s article its slug and gives a namesake feed item the title slug plus a hash of its guid', () => {
+      const written = article('north-west', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/en-US/north-west.md');
+      const fromFeed = item('north-west', '2026-11-20T08:00:00.000Z', 'item 1', 'https://host/?p=1');
+      const { records, notes, rejections } = deriveArticles([fromFeed, written], NOW);
+      expect(rejections).toEqual([]);
+      expect(records.map((r) => r.slug)).toEqual(['north-west', expect.stringMatching(/^north-west-[0-9a-f]{8}$/)]);
+      expect(notes).toEqual([
+        {
+          source: 'articles/feeds/wire.xml',
+          message: expect.stringMatching(/^item 1: slug "north-west" is already taken by articles\/en-US\/north-west.md \(front matter\); published as "north-west-[0-9a-f]{8}"/),
+        },
+      ]);
+    });
+
+    it('keeps the most recent of two items with the same guid and rejects the other, whatever their slugs', () => {
+      const first = item('old-title', '2026-11-20T08:00:00.000Z', 'item 2', 'urn:x');
+      const edited = item('new-title', '2026-11-20T09:00:00.000Z', 'item 1', 'urn:x');
+      const { records, rejections } = deriveArticles([first, edited], NOW);
+      expect(records.map((r) => r.slug)).toEqual(['new-title']);
+      expect(rejections).toEqual([
+        {
+          source: 'articles/feeds/wire.xml',
+          location: 'item 2',
+          reason: 'duplicate feed item "urn:x" of source wire: kept the item from articles/feeds/wire.xml (item 1)',
+        },
+      ]);
+    });
   });
 });

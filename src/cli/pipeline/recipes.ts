@@ -6,7 +6,7 @@ import { ingestCalendar } from '../../ingest/calendar/index.js';
 import { ingestFilings } from '../../ingest/filings/index.js';
 import type { DatasetName } from '../../model/dataset.js';
 import type { DatasetBuild, DerivedFacts, IngestResult } from '../../model/dataset-build.js';
-import type { Rejection } from '../../model/report.js';
+import type { BuildNote, Rejection } from '../../model/report.js';
 import type { Progress } from '../../model/progress.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
 
@@ -28,7 +28,7 @@ function singleResourceRecipe<In, Out>(
   dataset: DatasetName,
   resource: string,
   ingest: (sourcesDir: string) => Promise<IngestResult<In>>,
-  derive: (records: In[], now: Date) => { records: Out[]; rejections: Rejection[]; facts: DerivedFacts['facts'] },
+  derive: (records: In[], now: Date) => { records: Out[]; rejections: Rejection[]; notes?: BuildNote[]; facts: DerivedFacts['facts'] },
 ): (ctx: RecipeContext) => Promise<DatasetBuild> {
   return async ({ sourcesDir, now }) => {
     const ingested = await ingest(sourcesDir);
@@ -40,7 +40,7 @@ function singleResourceRecipe<In, Out>(
       derive(sink) {
         const derived = derive(ingested.records, now);
         for (const record of derived.records) sink.add(resource, record);
-        return { facts: derived.facts, rejections: derived.rejections, notes: [] };
+        return { facts: derived.facts, rejections: derived.rejections, notes: derived.notes ?? [] };
       },
     };
   };

@@ -1,3 +1,4 @@
+import type { Locale } from '../../model/article.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import type { RegisteredSource } from './source-registry.js';
 
@@ -26,9 +27,16 @@ export interface ArticleDraft {
   /** Candidate categories in the source's order; the first one is used. */
   categories: unknown[];
   locale?: unknown;
+  /** The locale the file's folder names (`articles/en-US/`); Markdown and JSON articles only. */
+  folderLocale?: { locale: Locale; folder: string };
   slug?: unknown;
-  /** Tried in order when no slug is written: file name stem, link stem, title. */
+  /**
+   * Tried in order when no slug is written: Markdown its file name stem then its title, JSON its
+   * title, a feed item its title then its link stem (only when the link's path identifies it).
+   */
   slugCandidates: string[];
+  /** A feed item's guid (RSS), id (Atom, JSON Feed) or else its link: what tells two items apart. */
+  itemId?: string;
   image?: unknown;
   /** Unsanitized HTML content. */
   html: string;

@@ -2,7 +2,7 @@ import type { LoadedSource } from '../source-files.js';
 import { type ArticleDraft, type DraftBatch, marksMarketSnapshot } from './article-draft.js';
 import { attribute, escapeHtml, parseFeedXml, rawText, xmlText } from './feed-xml.js';
 import { plainText } from './html-content.js';
-import { linkStem } from './slug.js';
+import { identifyingLinkStems } from './slug.js';
 import type { RegisteredSource } from './source-registry.js';
 
 /** Atom 1.0 (RFC 4287): feed/entry with id, title, link, published|updated, author/name, category@term, summary, content. */
@@ -15,13 +15,16 @@ export function readAtomFeed(file: Pick<LoadedSource, 'relativePath' | 'content'
   }
   const feedAuthor = authorOf(feed.author);
   const entries = Array.isArray(feed.entry) ? feed.entry : [];
+  const fieldsOf = (entry: unknown) => (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
+  const linksOf = (fields: Record<string, unknown>) => (Array.isArray(fields.link) ? fields.link : []);
+  const alternateOf = (fields: Record<string, unknown>) =>
+    attribute(linksOf(fields).find((l) => (attribute(l, 'rel') ?? 'alternate') === 'alternate'), 'href');
+  const stems = identifyingLinkStems(entries.map((entry) => alternateOf(fieldsOf(entry))));
   const drafts = entries.map((entry, index): ArticleDraft => {
-    const fields = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
+    const fields = fieldsOf(entry);
     const id = plainTextOf(fields.id);
-    const links = Array.isArray(fields.link) ? fields.link : [];
-    const alternate = links.find((l) => (attribute(l, 'rel') ?? 'alternate') === 'alternate');
-    const enclosure = links.find((l) => attribute(l, 'rel') === 'enclosure' && attribute(l, 'type')?.startsWith('image/'));
-    const href = attribute(alternate, 'href');
+    const enclosure = linksOf(fields).find((l) => attribute(l, 'rel') === 'enclosure' && attribute(l, 'type')?.startsWith('image/'));
+    const href = alternateOf(fields);
     const categories = (Array.isArray(fields.category) ? fields.category : [])
       .map((c) => attribute(c, 'term')?.trim())
       .filter((c): c is string => !!c);
@@ -39,7 +42,8 @@ export function readAtomFeed(file: Pick<LoadedSource, 'relativePath' | 'content'
       date: plainTextOf(fields.published) ?? plainTextOf(fields.updated),
       author: authorOf(fields.author) ?? feedAuthor,
       categories: categories.filter((c) => !marksMarketSnapshot([c])),
-      slugCandidates: [href === undefined ? undefined : linkStem(href), title].filter((c): c is string => c !== undefined),
+      slugCandidates: [title, stems[index]].filter((c): c is string => c !== undefined),
+      ...(id ?? href ? { itemId: id ?? href } : {}),
       image: attribute(enclosure, 'href'),
       html: content ?? summary ?? '',
       ...(marksMarketSnapshot(categories) ? { exclusion: 'provider market snapshot' } : {}),

@@ -1,5 +1,4 @@
-import { Article, type Locale } from '../../model/article.js';
-import type { Sourced } from '../../model/dataset-build.js';
+import { Article, type IngestedArticle, type Locale } from '../../model/article.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import type { ArticleDraft } from './article-draft.js';
 import { describeArticle } from './description.js';
@@ -10,13 +9,13 @@ import { normaliseLocale } from './locale.js';
 import { parsePublishedDate } from './published-date.js';
 import { resolveRights } from './rights-resolution.js';
 import { hashSlug, isValidSlug, slugify } from './slug.js';
-import type { SourceRegistry } from './source-registry.js';
+import type { RegisteredSource, SourceRegistry } from './source-registry.js';
 import { formatZodIssues } from './zod-issues.js';
 
 const CATEGORY_MAX = 80;
 
 export interface DraftOutcome {
-  article?: Sourced<Article>;
+  article?: IngestedArticle;
   rejection?: Rejection;
   notes: BuildNote[];
 }
@@ -52,14 +51,8 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
   const date = parsePublishedDate(dateValue);
   if ('error' in date) problems.push(dateValue === undefined ? 'missing date' : date.error);
 
-  let locale: Locale | undefined;
-  if (draft.locale !== undefined) {
-    locale = typeof draft.locale === 'string' ? normaliseLocale(draft.locale) : undefined;
-    if (locale === undefined) problems.push(`unsupported locale "${String(draft.locale)}" (en-US, ko-KR, ja-JP or zh-CN)`);
-  } else {
-    locale = registered?.locale;
-    if (locale === undefined) missing('locale');
-  }
+  const locale = resolveLocale(draft, registered, problems);
+  if (locale === undefined && draft.locale === undefined && draft.folderLocale === undefined) missing('locale');
 
   const author = authorName(draft.author) ?? registered?.defaults?.author;
   if (author === undefined) missing('author');
@@ -110,5 +103,39 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
   if (!checked.success) {
     return { rejection: { ...where, reason: `invalid article: ${formatZodIssues(checked.error)}` }, notes };
   }
-  return { article: { record: checked.data, ...where }, notes };
+  const feedItem =
+    draft.feedSource === undefined
+      ? {}
+      : { feedItem: { sourceId: draft.feedSource.id, id: draft.itemId ?? `${title} ${date.instant}` } };
+  return { article: { record: checked.data, ...where, ...feedItem }, notes };
+}
+
+/**
+ * The locale of an article: written in its front matter (or JSON record), else named by its folder
+ * (`articles/en-US/`), else its registered source's. A written locale replaces the source's, as
+ * written rights do (a source's locale is its default); but a folder must agree with what is
+ * written, and, when nothing is written, with the source: a contradiction is rejected, naming both.
+ */
+function resolveLocale(draft: ArticleDraft, registered: RegisteredSource | undefined, problems: string[]): Locale | undefined {
+  const folder = draft.folderLocale;
+  if (draft.locale !== undefined) {
+    const written = typeof draft.locale === 'string' ? normaliseLocale(draft.locale) : undefined;
+    if (written === undefined) {
+      problems.push(`unsupported locale "${String(draft.locale)}" (en-US, ko-KR, ja-JP or zh-CN)`);
+    } else if (folder !== undefined && folder.locale !== written) {
+      problems.push(`locale contradiction: ${draft.location} says ${written} but the folder ${folder.folder}/ says ${folder.locale}`);
+      return undefined;
+    }
+    return written;
+  }
+  if (folder !== undefined) {
+    if (registered !== undefined && registered.locale !== folder.locale) {
+      problems.push(
+        `locale contradiction: the folder ${folder.folder}/ says ${folder.locale} but source "${registered.id}" is registered as ${registered.locale}; write the locale in ${draft.location}`,
+      );
+      return undefined;
+    }
+    return folder.locale;
+  }
+  return registered?.locale;
 }

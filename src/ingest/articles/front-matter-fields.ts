@@ -1,6 +1,6 @@
 import { type ArticleDraft, marksMarketSnapshot } from './article-draft.js';
 
-type DraftBase = Pick<ArticleDraft, 'source' | 'location' | 'html' | 'slugCandidates' | 'fallbackDate'>;
+type DraftBase = Pick<ArticleDraft, 'source' | 'location' | 'html' | 'slugCandidates' | 'fallbackDate' | 'folderLocale'>;
 
 /**
  * Maps the fields an editor writes (Jekyll and Hugo front matter, or the same names in a JSON

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { Article } from '../../model/article.js';
-import type { IngestResult, Sourced } from '../../model/dataset-build.js';
+import type { IngestedArticle } from '../../model/article.js';
+import type { IngestResult } from '../../model/dataset-build.js';
 import { listFiles, loadSource, relativeSourcePath } from '../source-files.js';
 import type { DraftBatch } from './article-draft.js';
 import { readFeed } from './feed.js';
@@ -22,9 +22,9 @@ const ASSET = /\.(png|jpe?g|gif|webp|avif|svg)$/i;
  * the registry declares. A missing folder is an empty dataset, not an error. Every file read is
  * listed in `sources`; every article that cannot be published is a rejection, and the rest goes on.
  */
-export async function ingestArticles(sourcesRoot: string): Promise<IngestResult<Sourced<Article>>> {
+export async function ingestArticles(sourcesRoot: string): Promise<IngestResult<IngestedArticle>> {
   const folder = path.join(sourcesRoot, ARTICLES_FOLDER);
-  const result: IngestResult<Sourced<Article>> = { records: [], rejections: [], notes: [], sources: [] };
+  const result: IngestResult<IngestedArticle> = { records: [], rejections: [], notes: [], sources: [] };
   const files = await listFiles(folder);
   if (files.length === 0) return result;
 

@@ -3,6 +3,7 @@ import type { ArticleDraft, DraftBatch } from './article-draft.js';
 import { textOf } from './field-text.js';
 import { draftFromFields } from './front-matter-fields.js';
 import { renderMarkdown } from './html-content.js';
+import { folderLocaleOf } from './locale.js';
 
 /**
  * A JSON article file: one article object or an array of them, with the front matter field names
@@ -37,6 +38,7 @@ export function readJsonArticles(file: Pick<LoadedSource, 'relativePath' | 'cont
       location,
       html,
       slugCandidates: title === undefined ? [] : [title],
+      ...folderLocaleOf(file.relativePath),
     });
     batch.drafts.push(draft);
   });

@@ -2,7 +2,7 @@ import type { LoadedSource } from '../source-files.js';
 import { type ArticleDraft, type DraftBatch, marksMarketSnapshot } from './article-draft.js';
 import { textToHtml } from './feed-xml.js';
 import { textOf } from './field-text.js';
-import { linkStem } from './slug.js';
+import { identifyingLinkStems } from './slug.js';
 import type { RegisteredSource } from './source-registry.js';
 
 /** JSON Feed 1.1 (and 1.0): items with id, url, title, content_html|content_text, summary, date_published, authors, tags, image. */
@@ -26,8 +26,10 @@ export function readJsonFeed(file: Pick<LoadedSource, 'relativePath' | 'content'
   if (!Array.isArray(items)) return reject('document', 'a JSON Feed needs an items array');
   const feedAuthor = (feed as { authors?: unknown; author?: unknown }).authors ?? (feed as { author?: unknown }).author;
 
+  const fieldsOf = (item: unknown) => (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+  const stems = identifyingLinkStems(items.map((item) => textOf(fieldsOf(item).url)));
   const drafts = items.map((item, index): ArticleDraft => {
-    const fields = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+    const fields = fieldsOf(item);
     const id = textOf(fields.id);
     const url = textOf(fields.url);
     const title = textOf(fields.title);
@@ -48,7 +50,8 @@ export function readJsonFeed(file: Pick<LoadedSource, 'relativePath' | 'content'
       // 1.1 writes `authors` (a list); 1.0 wrote `author` (one object).
       author: fields.authors ?? fields.author ?? feedAuthor,
       categories: tags.filter((t) => !marksMarketSnapshot([t])),
-      slugCandidates: [url === undefined ? undefined : linkStem(url), title].filter((c): c is string => c !== undefined),
+      slugCandidates: [title, stems[index]].filter((c): c is string => c !== undefined),
+      ...(id ?? url ? { itemId: id ?? url } : {}),
       image: fields.image,
       html,
       ...(marksMarketSnapshot(tags) ? { exclusion: 'provider market snapshot' } : {}),

@@ -9,3 +9,22 @@ export function normaliseLocale(value: string): Locale | undefined {
   const exact = LOCALES.find((locale) => locale.toLowerCase() === wanted);
   return exact ?? LANGUAGE_LOCALE[wanted];
 }
+
+/**
+ * The locale a file's folder names, e.g. `articles/en-US/post.md` -> en-US: the innermost folder
+ * below `articles/` whose name is a served locale (or its bare language, `ko/`).
+ */
+export function folderLocale(relativePath: string): { locale: Locale; folder: string } | undefined {
+  const folders = relativePath.split('/').slice(0, -1);
+  for (let i = folders.length - 1; i >= 1; i--) {
+    const locale = normaliseLocale(folders[i]!);
+    if (locale !== undefined) return { locale, folder: folders.slice(0, i + 1).join('/') };
+  }
+  return undefined;
+}
+
+/** `{ folderLocale }` for a draft, or nothing when the folder names no locale. */
+export function folderLocaleOf(relativePath: string): { folderLocale?: { locale: Locale; folder: string } } {
+  const found = folderLocale(relativePath);
+  return found === undefined ? {} : { folderLocale: found };
+}

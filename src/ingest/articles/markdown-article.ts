@@ -6,6 +6,7 @@ import { textOf } from './field-text.js';
 import { draftFromFields } from './front-matter-fields.js';
 import { splitFrontMatter } from './front-matter.js';
 import { renderMarkdown } from './html-content.js';
+import { folderLocaleOf } from './locale.js';
 import { splitDatedFileName } from './slug.js';
 
 const LOCATION = 'front matter';
@@ -45,6 +46,7 @@ export function readMarkdownArticle(file: Pick<LoadedSource, 'relativePath' | 'c
     html: renderMarkdown(split.body),
     slugCandidates: [fromName.stem, ...(title === undefined ? [] : [title])],
     ...(fromName.date === undefined ? {} : { fallbackDate: fromName.date }),
+    ...folderLocaleOf(file.relativePath),
   });
   return { drafts: [draft], rejections: [], notes: [] };
 }

@@ -2,7 +2,7 @@ import type { LoadedSource } from '../source-files.js';
 import { type ArticleDraft, type DraftBatch, marksMarketSnapshot } from './article-draft.js';
 import { attribute, parseFeedXml, rawText, xmlText } from './feed-xml.js';
 import { plainText } from './html-content.js';
-import { linkStem } from './slug.js';
+import { identifyingLinkStems } from './slug.js';
 import type { RegisteredSource } from './source-registry.js';
 
 /** RSS 2.0: channel/item with title, link, guid, pubDate, author|dc:creator, category, description, content:encoded. */
@@ -14,10 +14,14 @@ export function readRssFeed(file: Pick<LoadedSource, 'relativePath' | 'content'>
     return rejectFile(file.relativePath, 'document', 'not an RSS 2.0 document (no rss/channel element)');
   }
   const items = Array.isArray(rss.channel.item) ? rss.channel.item : [];
+  const fieldsOf = (item: unknown) => (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+  const links = items.map((item) => textField(arrayOf(fieldsOf(item).link)[0]));
+  const stems = identifyingLinkStems(links);
   const drafts = items.map((item, index): ArticleDraft => {
-    const fields = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+    const fields = fieldsOf(item);
     const title = textField(fields.title);
-    const link = textField(arrayOf(fields.link)[0]);
+    const link = links[index];
+    const guid = textField(arrayOf(fields.guid)[0]);
     const categories = arrayOf(fields.category).map((c) => rawText(c)?.trim()).filter((c): c is string => !!c);
     const description = textField(fields.description);
     const encoded = textField(fields.encoded);
@@ -32,9 +36,8 @@ export function readRssFeed(file: Pick<LoadedSource, 'relativePath' | 'content'>
       date: textField(fields.pubDate) ?? textField(fields.date),
       author: textField(fields.creator) ?? rssAuthorName(textField(arrayOf(fields.author)[0])),
       categories: categories.filter((c) => !marksMarketSnapshot([c])),
-      slugCandidates: [link === undefined ? undefined : linkStem(link), title === undefined ? undefined : plainText(title)].filter(
-        (c): c is string => c !== undefined,
-      ),
+      slugCandidates: [title === undefined ? undefined : plainText(title), stems[index]].filter((c): c is string => c !== undefined),
+      ...(guid ?? link ? { itemId: guid ?? link } : {}),
       image: attribute(image, 'url'),
       html: encoded ?? description ?? '',
       ...(snapshot ? { exclusion: 'provider market snapshot' } : {}),

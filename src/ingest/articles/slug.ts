@@ -50,16 +50,40 @@ export function splitDatedFileName(fileName: string): { date?: string; stem: str
 
 /** The last path segment of an item link, without extension: a publisher's own slug, usually. */
 export function linkStem(link: string): string | undefined {
-  let pathname: string;
+  let url: URL;
   try {
-    pathname = new URL(link).pathname;
+    url = new URL(link);
   } catch {
     return undefined;
   }
-  const segments = pathname.split('/').filter((s) => s !== '');
+  const segments = url.pathname.split('/').filter((s) => s !== '');
   const last = segments.at(-1);
   if (last === undefined) return undefined;
   return decodeURIComponentSafe(last).replace(/\.(html?|php|aspx?)$/i, '');
+}
+
+/**
+ * The link stems of a feed's items, only where the link's path identifies its item: a link with
+ * a query or a fragment (`/north-west/?p=6133`, `/live#update-4`) is told apart by those, not
+ * by its path, and a path that two items of the feed share names neither. Undefined elsewhere.
+ */
+export function identifyingLinkStems(links: ReadonlyArray<string | undefined>): Array<string | undefined> {
+  const pathOf = (link: string | undefined): string | undefined => {
+    if (link === undefined) return undefined;
+    try {
+      const url = new URL(link);
+      return url.search === '' && url.hash === '' ? `${url.origin}${url.pathname.replace(/\/+$/, '')}` : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const paths = links.map(pathOf);
+  const uses = new Map<string, number>();
+  for (const p of paths) if (p !== undefined) uses.set(p, (uses.get(p) ?? 0) + 1);
+  return links.map((link, index) => {
+    const p = paths[index];
+    return p === undefined || uses.get(p)! > 1 ? undefined : linkStem(link!);
+  });
 }
 
 function decodeURIComponentSafe(text: string): string {

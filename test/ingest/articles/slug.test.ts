@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashSlug, isValidSlug, linkStem, slugify, splitDatedFileName } from '../../../src/ingest/articles/slug.js';
+import { hashSlug, identifyingLinkStems, isValidSlug, linkStem, slugify, splitDatedFileName } from '../../../src/ingest/articles/slug.js';
 
 describe('slugs', () => {
   it('slugify lowercases, hyphenates and folds Latin accents', () => {
@@ -44,5 +44,20 @@ describe('slugs', () => {
     expect(linkStem('https://x.example/markets/2026/11/21/oil-slips.html')).toBe('oil-slips');
     expect(linkStem('https://x.example/')).toBeUndefined();
     expect(linkStem('not a url')).toBeUndefined();
+  });
+
+  it('uses a link stem only where the link path identifies its item', () => {
+    expect(
+      identifyingLinkStems([
+        'https://host.example/north-west/?p=6133', // told apart by the query, not the path
+        'https://host.example/north-west/?p=6134',
+        'https://host.example/live#update-4', // told apart by the fragment
+        'https://host.example/2026/11/20/oil-slips/', // a permalink
+        'https://host.example/markets/latest', // a path two items share
+        'https://host.example/markets/latest/',
+        undefined,
+        'not a url',
+      ]),
+    ).toEqual([undefined, undefined, undefined, 'oil-slips', undefined, undefined, undefined, undefined]);
   });
 });
