@@ -1,7 +1,9 @@
 import { cp, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Manifest } from '../../src/model/manifest.js';
 import { locateSecurityIdentifiers } from '../../src/model/security-identifiers.js';
+import { readResourceRecords } from '../../src/publish/record-reader.js';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 
 /**
@@ -19,6 +21,19 @@ interface DatasetReport {
   rejected: { source: string; location: string; reason: string }[];
   notes: { source: string; message: string }[];
   reason: string | null;
+}
+
+/** A published bundle: its manifest, every byte of its record parts, and a reader of one resource's records. */
+async function openBundle(store: string, dataset: string, snapshotId: string) {
+  const directory = path.join(store, 'bundles', dataset, snapshotId);
+  const manifest = Manifest.parse(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')));
+  const text = (await Promise.all(manifest.files.map((file) => readFile(path.join(directory, file.path), 'utf8')))).join('\n');
+  const records = async (resource: string) => {
+    const out: unknown[] = [];
+    for await (const record of readResourceRecords(manifest, directory, resource)) out.push(record);
+    return out;
+  };
+  return { manifest, text, records };
 }
 
 async function build(sources: string, extra: string[] = []) {
@@ -42,13 +57,11 @@ describe('pdsnap build on real-world sources', () => {
     expect(result.exitCode, String(result.stderr)).toBe(0);
     const smartMoney = dataset('smart-money');
     expect(smartMoney).toMatchObject({ outcome: 'published', rejected: [] });
-    const bundle = path.join(store, 'bundles/smart-money', smartMoney.snapshotId!);
-    const manifest = JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8'));
-    expect(manifest.facts.filingsWithDisagreeingTotals).toBe(2);
-    for (const file of await readdir(bundle)) {
-      expect(locateSecurityIdentifiers(await readFile(path.join(bundle, file), 'utf8')), file).toEqual([]);
-    }
-    const investors = JSON.parse(await readFile(path.join(bundle, 'investors.json'), 'utf8')) as { positions: { issuerName: string }[] }[];
+    const bundle = await openBundle(store, 'smart-money', smartMoney.snapshotId!);
+    expect(bundle.manifest.facts.filingsWithDisagreeingTotals).toBe(2);
+    expect(bundle.text.length).toBeGreaterThan(1000);
+    expect(locateSecurityIdentifiers(bundle.text)).toEqual([]);
+    const investors = (await bundle.records('investors')) as { positions: { issuerName: string }[] }[];
     const issuers = new Set(investors.flatMap((investor) => investor.positions.map((p) => p.issuerName)));
     expect([...issuers]).toEqual(expect.arrayContaining(['WPP PLC NEW ADR', 'APPLE INC', 'MICROSOFT CORP', 'ISHARES TR CORE S&P500 ETF']));
     // Every decision is in the report: each name change once, each disagreement, and the count.
@@ -85,9 +98,8 @@ describe('pdsnap build on real-world sources', () => {
     const { store, dataset } = await build(sources);
     const articles = dataset('articles');
     expect(articles.outcome).toBe('published');
-    const published = JSON.parse(
-      await readFile(path.join(store, 'bundles/articles', articles.snapshotId!, 'articles.json'), 'utf8'),
-    ) as { slug: string; locale: string }[];
+    const bundle = await openBundle(store, 'articles', articles.snapshotId!);
+    const published = (await bundle.records('articles')) as { slug: string; locale: string }[];
     expect(published.map((a) => a.slug)).toEqual([
       expect.stringMatching(/^north-west-weather-flood-warnings-extended-[0-9a-f]{8}$/),
       'rail-strike-in-the-north-west-called-off',
