@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import YAML from 'yaml';
+import { parseYamlText } from '../ingest/yaml-text.js';
 import { applyLimitOverrides, type FreshnessLimits, PdsnapConfig } from '../validate/limits.js';
 import { UsageError } from './errors.js';
 
@@ -33,7 +33,8 @@ export async function loadConfig(file?: string, cwd: string = process.cwd()): Pr
   }
   let raw: unknown;
   try {
-    raw = full.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
+    // The one YAML loader of pdsnap (core schema, unique keys, alias limit).
+    raw = full.endsWith('.json') ? JSON.parse(text) : parseYamlText(text);
   } catch (error) {
     throw new UsageError(`config ${shown} does not parse: ${(error as Error).message.split('\n')[0]}`);
   }

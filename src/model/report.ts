@@ -27,6 +27,11 @@ export const SourceFile = z
     path: z.string(),
     bytes: z.number().int().min(0),
     sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    /**
+     * Where the file really is, when a symlink under the sources root led to it: relative to the
+     * sources root when inside it, else absolute. Absent when no symlink was crossed.
+     */
+    resolvedPath: z.string().optional(),
   })
   .strict();
 export type SourceFile = z.infer<typeof SourceFile>;

@@ -1,7 +1,18 @@
 import { z } from 'zod';
 import type { DatasetName } from '../model/dataset.js';
 
-const Days = z.number().int().positive();
+/**
+ * A limit in whole days, at most MAX_LIMIT_DAYS: a larger one (9007199254740991) would make
+ * "now minus the limit" an invalid date deep inside a build instead of a refused config.
+ */
+export const MAX_LIMIT_DAYS = 3650;
+const dayRange = (min: number) =>
+  z
+    .number({ error: `must be a whole number of days from ${min} to ${MAX_LIMIT_DAYS}` })
+    .int(`must be a whole number of days from ${min} to ${MAX_LIMIT_DAYS}`)
+    .min(min, `must be a whole number of days from ${min} to ${MAX_LIMIT_DAYS}`)
+    .max(MAX_LIMIT_DAYS, `must be a whole number of days from ${min} to ${MAX_LIMIT_DAYS}`);
+const Days = dayRange(1);
 
 /**
  * The freshness limits of each dataset, in whole days (docs/spec.md, Freshness rules). The service promises
@@ -22,7 +33,7 @@ export const FreshnessLimits = z
         /** Every event's verifiedAt at most this old. */
         maxVerificationAgeDays: Days,
         /** coverageThrough (end of that day) at least this far past snapshot generation. */
-        minCoverageDays: z.number().int().min(0),
+        minCoverageDays: dayRange(0),
       })
       .strict(),
     'smart-money': z

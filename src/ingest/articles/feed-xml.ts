@@ -1,34 +1,22 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { readXml } from '../xml-reader.js';
 
 /** Elements that repeat in RSS and Atom, always read as arrays so one item is not a special case. */
 const REPEATED = new Set(['item', 'entry', 'category', 'link', 'author', 'enclosure']);
 
 /**
- * Parses a feed document. Text constructs that may hold HTML are kept raw (`stopNodes`) and
- * decoded by xmlText/atomHtml, so that markup inside them is never mistaken for feed structure.
- * Namespace prefixes are dropped (`content:encoded` -> `encoded`, `dc:creator` -> `creator`).
+ * Parses a feed document with the one XML reader configuration (no entity declarations, a depth
+ * limit). Text constructs that may hold HTML are kept raw and decoded by xmlText/atomHtml, so that
+ * markup inside them is never mistaken for feed structure. Namespace prefixes are dropped
+ * (`content:encoded` -> `encoded`, `dc:creator` -> `creator`).
  */
 export function parseFeedXml(
   text: string,
   rawElements: string[],
 ): { root: Record<string, unknown> } | { location: string; reason: string } {
-  const document = text.replace(/^\uFEFF/, '').trimStart();
-  const valid = XMLValidator.validate(document);
-  if (valid !== true) {
-    return { location: `line ${valid.err.line}, column ${valid.err.col}`, reason: `not well-formed XML: ${valid.err.msg}` };
-  }
-  const parser = new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: '@_',
-    removeNSPrefix: true,
-    parseTagValue: false,
-    parseAttributeValue: false,
-    trimValues: true,
-    htmlEntities: false,
-    stopNodes: rawElements.map((name) => `*.${name}`),
-    isArray: (name) => REPEATED.has(name),
-  });
-  return { root: parser.parse(document) as Record<string, unknown> };
+  const read = readXml(text, { rawElements, arrays: REPEATED, attributes: true, removeNamespacePrefix: true });
+  if (read.ok) return { root: read.root };
+  const location = read.column === undefined ? `line ${read.line}` : `line ${read.line}, column ${read.column}`;
+  return { location, reason: read.kind === 'syntax' ? `not well-formed XML: ${read.reason}` : read.reason };
 }
 
 /** The raw text of an element (a string, or `#text` beside attributes). */

@@ -1,6 +1,8 @@
 /** A non-blank string with its whitespace collapsed, or undefined. */
 export function textOf(value: unknown): string | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  // A number is text as JavaScript prints it, but not one beyond a double (a 400-digit number is Infinity).
+  if (typeof value === 'number' && !Number.isFinite(value)) return undefined;
   const text = String(value).replace(/\s+/g, ' ').trim();
   return text === '' ? undefined : text;
 }

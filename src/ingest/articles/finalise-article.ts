@@ -1,5 +1,6 @@
 import { Article, type IngestedArticle, type Locale } from '../../model/article.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
+import { fieldWithNul, nulProblem } from '../text-fields.js';
 import type { ArticleDraft } from './article-draft.js';
 import { describeArticle } from './description.js';
 import { authorName, textOf } from './field-text.js';
@@ -32,6 +33,9 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
   }
   const problems: string[] = [];
   const notes: BuildNote[] = [];
+  // Everything the source wrote; the registry entry and the draft's own bookkeeping are not text of it.
+  const nul = fieldWithNul({ ...draft, source: undefined, location: undefined, feedSource: undefined });
+  if (nul !== undefined) return { rejection: { ...where, reason: nulProblem(nul === 'html' ? 'content' : nul) }, notes };
 
   const resolved = resolveRights(draft, registry);
   if (!resolved.ok) problems.push(resolved.reason);
@@ -45,7 +49,7 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
   };
 
   const title = textOf(draft.title);
-  if (title === undefined) problems.push('missing title');
+  if (title === undefined) problems.push(typeof draft.title === 'string' || draft.title == null ? 'missing title' : 'title must be text');
 
   const dateValue = draft.date ?? draft.fallbackDate;
   const date = parsePublishedDate(dateValue);

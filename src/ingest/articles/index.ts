@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { IngestedArticle } from '../../model/article.js';
 import type { IngestResult } from '../../model/dataset-build.js';
-import { listFiles, loadSource, relativeSourcePath } from '../source-files.js';
+import { listSourceFiles, loadSource, relativeSourcePath, UnreadableSource, type LoadedSource } from '../source-files.js';
+import { decodeSourceText } from '../source-text.js';
 import type { DraftBatch } from './article-draft.js';
 import { readFeed } from './feed.js';
 import { finaliseDraft } from './finalise-article.js';
@@ -25,15 +26,21 @@ const ASSET = /\.(png|jpe?g|gif|webp|avif|svg)$/i;
 export async function ingestArticles(sourcesRoot: string): Promise<IngestResult<IngestedArticle>> {
   const folder = path.join(sourcesRoot, ARTICLES_FOLDER);
   const result: IngestResult<IngestedArticle> = { records: [], rejections: [], notes: [], sources: [] };
-  const files = await listFiles(folder);
+  const listing = await listSourceFiles(sourcesRoot, folder);
+  result.notes.push(...listing.notes);
+  const files = listing.files;
   if (files.length === 0) return result;
 
   const registryPath = path.join(folder, REGISTRY_FILE);
   let registry: SourceRegistry = EMPTY_REGISTRY;
   if (files.includes(registryPath)) {
+    // Unreadable (too large, not a regular file, not text, not YAML): the dataset fails naming it.
     const loaded = await loadSource(sourcesRoot, registryPath);
     result.sources.push(loaded.provenance);
-    const parsed = parseSourceRegistry(loaded.content.toString('utf8'), loaded.relativePath);
+    const decoded = decodeSourceText(loaded.content);
+    if (!decoded.ok) throw new UnreadableSource(loaded.relativePath, decoded.reason);
+    if (decoded.warning) result.notes.push({ source: loaded.relativePath, message: decoded.warning });
+    const parsed = parseSourceRegistry(decoded.text, loaded.relativePath);
     registry = parsed.registry;
     result.rejections.push(...parsed.rejections);
   }
@@ -68,12 +75,27 @@ export async function ingestArticles(sourcesRoot: string): Promise<IngestResult<
       if (!ASSET.test(file)) result.notes.push({ source: relative, message: 'ignored: not an article, feed or image file' });
       continue;
     }
-    const loaded = await loadSource(sourcesRoot, file);
+    let loaded: LoadedSource;
+    try {
+      loaded = await loadSource(sourcesRoot, file);
+    } catch (error) {
+      if (!(error instanceof UnreadableSource)) throw error;
+      result.rejections.push({ source: relative, location: error.location, reason: error.reason });
+      continue;
+    }
     result.sources.push(loaded.provenance);
+    const decoded = decodeSourceText(loaded.content, { xml: kind === 'feed' || kind === 'undeclared-feed' });
+    if (!decoded.ok) {
+      result.rejections.push({ source: relative, location: 'file', reason: decoded.reason });
+      continue;
+    }
+    if (decoded.warning) result.notes.push({ source: relative, message: decoded.warning });
+    // Readers get UTF-8 whatever the file's encoding (UTF-16, windows-1252...), BOM removed.
+    const text = { relativePath: relative, content: Buffer.from(decoded.text, 'utf8') };
     let batch: DraftBatch;
-    if (feedSource) batch = readFeed(loaded, feedSource);
-    else if (kind === 'markdown') batch = readMarkdownArticle(loaded);
-    else if (kind === 'json') batch = readJsonArticles(loaded);
+    if (feedSource) batch = readFeed(text, feedSource);
+    else if (kind === 'markdown') batch = readMarkdownArticle(text);
+    else if (kind === 'json') batch = readJsonArticles(text);
     else {
       batch = {
         drafts: [],

@@ -1,3 +1,4 @@
+import { JsonTextError, parseJsonText } from '../json-text.js';
 import type { LoadedSource } from '../source-files.js';
 import type { ArticleDraft, DraftBatch } from './article-draft.js';
 import { textOf } from './field-text.js';
@@ -13,11 +14,12 @@ export function readJsonArticles(file: Pick<LoadedSource, 'relativePath' | 'cont
   const text = file.content.toString('utf8').replace(/^\uFEFF/, '');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonText(text);
   } catch (error) {
+    if (!(error instanceof JsonTextError)) throw error;
     return {
       drafts: [],
-      rejections: [{ source: file.relativePath, location: jsonErrorLocation(error as Error, text), reason: `invalid JSON: ${(error as Error).message}` }],
+      rejections: [{ source: file.relativePath, location: error.line === undefined ? 'document' : `line ${error.line}`, reason: `invalid JSON: ${error.message}` }],
       notes: [],
     };
   }
@@ -43,12 +45,4 @@ export function readJsonArticles(file: Pick<LoadedSource, 'relativePath' | 'cont
     batch.drafts.push(draft);
   });
   return batch;
-}
-
-/** Node reports "at position N" (and sometimes line/column); editors want a line. */
-function jsonErrorLocation(error: Error, text: string): string {
-  const position = /position (\d+)/.exec(error.message);
-  if (!position) return 'document';
-  const before = text.slice(0, Number(position[1]));
-  return `line ${before.split('\n').length}`;
 }

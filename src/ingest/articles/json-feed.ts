@@ -1,3 +1,4 @@
+import { JsonTextError, parseJsonText } from '../json-text.js';
 import type { LoadedSource } from '../source-files.js';
 import { type ArticleDraft, type DraftBatch, marksMarketSnapshot } from './article-draft.js';
 import { textToHtml } from './feed-xml.js';
@@ -14,9 +15,10 @@ export function readJsonFeed(file: Pick<LoadedSource, 'relativePath' | 'content'
   });
   let feed: unknown;
   try {
-    feed = JSON.parse(file.content.toString('utf8').replace(/^\uFEFF/, ''));
+    feed = parseJsonText(file.content.toString('utf8').replace(/^\uFEFF/, ''));
   } catch (error) {
-    return reject('document', `invalid JSON: ${(error as Error).message}`);
+    const line = error instanceof JsonTextError ? error.line : undefined;
+    return reject(line === undefined ? 'document' : `line ${line}`, `invalid JSON: ${(error as Error).message}`);
   }
   const version = (feed as { version?: unknown } | null)?.version;
   if (typeof version !== 'string' || !version.startsWith('https://jsonfeed.org/version/')) {

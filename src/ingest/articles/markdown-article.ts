@@ -1,5 +1,7 @@
 import path from 'node:path';
 import type { LoadedSource } from '../source-files.js';
+import { LineCounter } from '../line-index.js';
+import { nulProblem } from '../text-fields.js';
 import { parseYamlText, YamlTextError } from '../yaml-text.js';
 import type { DraftBatch } from './article-draft.js';
 import { textOf } from './field-text.js';
@@ -18,7 +20,11 @@ export function readMarkdownArticle(file: Pick<LoadedSource, 'relativePath' | 'c
     rejections: [{ source: file.relativePath, location, reason }],
     notes: [],
   });
-  const split = splitFrontMatter(file.content.toString('utf8'));
+  const text = file.content.toString('utf8');
+  // Checked on the raw text: Markdown rendering would turn a NUL into U+FFFD without a word.
+  const nul = text.indexOf('\u0000');
+  if (nul !== -1) return reject(`line ${new LineCounter(text).lineAt(nul)}`, nulProblem('the article'));
+  const split = splitFrontMatter(text);
   if (split.kind === 'refused') {
     return reject(split.line === undefined ? LOCATION : `${LOCATION}, line ${split.line}`, split.reason);
   }

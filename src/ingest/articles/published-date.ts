@@ -1,3 +1,5 @@
+import { yearProblem } from '../date-range.js';
+
 /**
  * Publication dates as editors and feeds write them, normalised to a UTC instant with milliseconds.
  * Accepted: a date alone (taken as 00:00:00Z, the Jekyll convention), an RFC 3339 / ISO 8601
@@ -33,7 +35,9 @@ interface Parts {
 
 export function parsePublishedDate(value: unknown): DateParse {
   if (value instanceof Date) {
-    return Number.isNaN(value.getTime()) ? { error: 'invalid date' } : { instant: value.toISOString() };
+    if (Number.isNaN(value.getTime())) return { error: 'invalid date' };
+    const problem = yearProblem(value.getUTCFullYear());
+    return problem === undefined ? { instant: value.toISOString() } : { error: `${problem} in date ${value.toISOString()}` };
   }
   if (value === undefined || value === null || value === '') return { error: 'missing date' };
   if (typeof value !== 'string') return { error: `date must be written as text, got ${JSON.stringify(value)}` };
@@ -106,6 +110,8 @@ function numericOffset(zone: string): number {
 }
 
 function rangeProblem(p: Parts): string | undefined {
+  const year = yearProblem(p.year);
+  if (year !== undefined) return year;
   if (p.month < 1 || p.month > 12) return 'month out of range';
   const daysInMonth = new Date(Date.UTC(p.year, p.month, 0)).getUTCDate();
   if (p.day < 1 || p.day > daysInMonth) return 'day out of range';

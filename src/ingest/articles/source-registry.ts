@@ -1,10 +1,11 @@
 import path from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { Locale } from '../../model/article.js';
 import { NonEmpty, Slug } from '../../model/primitives.js';
 import type { Rejection } from '../../model/report.js';
 import { Rights } from '../../model/rights.js';
+import { UnreadableSource } from '../source-files.js';
+import { parseYamlDocument, YamlTextError } from '../yaml-text.js';
 import { formatZodIssues } from './zod-issues.js';
 
 export const REGISTRY_FILE = 'sources.yaml';
@@ -55,37 +56,32 @@ export interface SourceRegistry {
 export const EMPTY_REGISTRY: SourceRegistry = { byId: new Map(), available: false };
 
 /**
- * Reads the registry. A broken file rejects the whole file (nothing in it can be trusted); a bad
- * entry rejects that entry only, and articles naming it are later rejected as unresolvable.
+ * Reads the registry. The dataset needs it (rights, locales and feeds come from it), so a file that
+ * cannot be read as a registry at all (not YAML, an alias bomb, no `sources` list) is an
+ * UnreadableSource, which fails the dataset naming the file, rather than a build that quietly
+ * publishes only the articles that need no registry. A bad entry rejects that entry only, and
+ * articles naming it are later rejected as unresolvable.
  */
 export function parseSourceRegistry(
   text: string,
   relativePath: string,
 ): { registry: SourceRegistry; rejections: Rejection[] } {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  const firstError = doc.errors[0];
-  if (firstError) {
-    const line = lineCounter.linePos(firstError.pos[0]).line;
-    return {
-      registry: { byId: new Map(), available: false },
-      rejections: [{ source: relativePath, location: `line ${line}`, reason: `invalid YAML: ${firstLine(firstError.message)}` }],
-    };
+  let doc;
+  try {
+    doc = parseYamlDocument(text);
+  } catch (error) {
+    if (!(error instanceof YamlTextError)) throw error;
+    throw new UnreadableSource(relativePath, `invalid YAML: ${error.message}`, error.line === undefined ? 'document' : `line ${error.line}`);
   }
-  const root: unknown = doc.toJS();
-  const shape = z.object({ sources: z.array(z.unknown()) }).strict().safeParse(root);
+  const shape = z.object({ sources: z.array(z.unknown()) }).strict().safeParse(doc.value);
   if (!shape.success) {
-    return {
-      registry: { byId: new Map(), available: false },
-      rejections: [{ source: relativePath, location: 'document', reason: `expected a "sources" list: ${formatZodIssues(shape.error)}` }],
-    };
+    throw new UnreadableSource(relativePath, `expected a "sources" list: ${formatZodIssues(shape.error)}`, 'document');
   }
 
   const byId = new Map<string, RegisteredSource>();
   const rejections: Rejection[] = [];
   shape.data.sources.forEach((raw, index) => {
-    const node = doc.getIn(['sources', index], true) as { range?: [number, number, number] } | undefined;
-    const line = node?.range ? lineCounter.linePos(node.range[0]).line : undefined;
+    const line = doc.lineOf(['sources', index]);
     const id = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined;
     const location = `sources[${index}]${typeof id === 'string' ? ` (${id})` : ''}${line ? `, line ${line}` : ''}`;
     const entry = RegisteredSource.safeParse(raw);
@@ -98,8 +94,4 @@ export function parseSourceRegistry(
     }
   });
   return { registry: { byId, available: true }, rejections };
-}
-
-function firstLine(message: string): string {
-  return message.split('\n')[0]!.trim();
 }

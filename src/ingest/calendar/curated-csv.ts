@@ -1,4 +1,5 @@
 import { CsvError, parse } from 'csv-parse/sync';
+import { splitLines } from '../line-index.js';
 import type { CuratedDocument, SourceEntry } from './curated-document.js';
 import { SourceProblem } from './source-problem.js';
 
@@ -46,41 +47,46 @@ function rowToEvent(fields: (string | undefined)[], cells: string[]): Record<str
 
 /**
  * A curated CSV: a header row, then one event per row. `row N` is the file's line N (the header
- * is row 1). A row whose cell count differs from the header's is rejected, not shifted.
+ * is row 1). Each line is parsed on its own, so a stray quote (an opening quote never closed, a
+ * quote inside an unquoted field) costs its own row only, rejected with its line number, instead
+ * of swallowing every row after it into one field. The price: a field cannot span lines, which no
+ * calendar field needs. A row whose cell count differs from the header's is rejected, not shifted.
  * File-level curation comes from a sidecar, so `meta` is empty here.
  */
 export function readCuratedCsv(text: string): CuratedDocument {
-  let rows: { info: { lines: number }; record: string[] }[];
-  try {
-    // With info: true each record comes as {info, record}; the sync typings do not model that.
-    rows = parse(text, {
-      bom: true,
-      trim: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-      info: true,
-    }) as unknown as typeof rows;
-  } catch (error) {
-    if (error instanceof CsvError) {
-      const line = (error as CsvError & { lines?: number }).lines;
-      throw new SourceProblem(`not valid CSV: ${error.message}`, line ? `row ${line}` : undefined);
-    }
-    throw error;
-  }
+  const rows: { line: number; cells: string[] | { problem: string } }[] = [];
+  splitLines(text.replace(/^\uFEFF/, '')).forEach((lineText, index) => {
+    if (lineText.trim() === '') return;
+    rows.push({ line: index + 1, cells: parseCsvLine(lineText) });
+  });
   const [header, ...body] = rows;
   if (!header) throw new SourceProblem('empty CSV: expected a header row');
-  const fields = header.record.map(fieldOfColumn);
+  if (!Array.isArray(header.cells)) throw new SourceProblem(`not valid CSV: ${header.cells.problem}`, `row ${header.line}`);
+  const headerCells = header.cells;
+  const fields = headerCells.map(fieldOfColumn);
   const has = (field: string) => fields.includes(field);
   const missing = ['eventName', 'country', 'category', 'importance'].filter((f) => !has(f));
   if (!has('scheduledAt') && !(has('date') && has('time'))) missing.push('scheduledAt (or date + time)');
-  if (missing.length > 0) throw new SourceProblem(`header row lacks column ${missing.join(', ')}`, 'row 1');
+  if (missing.length > 0) throw new SourceProblem(`header row lacks column ${missing.join(', ')}`, `row ${header.line}`);
 
-  const entries: SourceEntry[] = body.map(({ info, record }) => {
-    const location = `row ${info.lines}`;
-    if (record.length !== header.record.length) {
-      return { location, raw: record, problem: `expected ${header.record.length} columns as in the header, found ${record.length}` };
+  const entries: SourceEntry[] = body.map(({ line, cells }) => {
+    const location = `row ${line}`;
+    if (!Array.isArray(cells)) return { location, raw: null, problem: `not valid CSV: ${cells.problem}` };
+    if (cells.length !== headerCells.length) {
+      return { location, raw: cells, problem: `expected ${headerCells.length} columns as in the header, found ${cells.length}` };
     }
-    return { location, raw: rowToEvent(fields, record) };
+    return { location, raw: rowToEvent(fields, cells) };
   });
   return { meta: {}, entries };
+}
+
+/** One line's cells, or why the line is not CSV (csv-parse's reason, without its line number). */
+function parseCsvLine(line: string): string[] | { problem: string } {
+  try {
+    const records = parse(line, { trim: true, relax_column_count: true }) as string[][];
+    return records[0] ?? [];
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error;
+    return { problem: error.message.replace(/ at line \d+/, '').replace(/^Quote Not Closed: the parsing is finished with an opening quote$/, 'a quote is opened and never closed on this line') };
+  }
 }

@@ -1,4 +1,5 @@
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { JsonTextError, parseJsonText } from '../json-text.js';
+import { parseYamlText as parseYaml, YamlTextError } from '../yaml-text.js';
 import { readCurationMetadata, type CurationMetadata } from './curation-metadata.js';
 import { SourceProblem } from './source-problem.js';
 
@@ -44,24 +45,26 @@ export function readCuratedValue(value: unknown): CuratedDocument {
 }
 
 export function readCuratedJson(text: string): CuratedDocument {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new SourceProblem(`not valid JSON: ${(error as Error).message}`);
-  }
-  return readCuratedValue(value);
+  return readCuratedValue(parseJsonSource(text));
 }
 
+/** JSON through the one JSON reader (duplicate keys, out-of-range numbers, depth), as a SourceProblem. */
+export function parseJsonSource(text: string): unknown {
+  try {
+    return parseJsonText(text);
+  } catch (error) {
+    if (!(error instanceof JsonTextError)) throw error;
+    throw new SourceProblem(`not valid JSON: ${error.message}`, error.line === undefined ? undefined : `line ${error.line}`);
+  }
+}
+
+/** YAML through the one YAML loader (core schema, unique keys, alias limit), as a SourceProblem. */
 export function parseYamlText(text: string): unknown {
   try {
     return parseYaml(text);
   } catch (error) {
-    if (error instanceof YAMLParseError) {
-      const line = error.linePos?.[0]?.line;
-      throw new SourceProblem(`not valid YAML: ${error.message.split('\n')[0]!.replace(/:$/, '')}`, line ? `line ${line}` : undefined);
-    }
-    throw error;
+    if (!(error instanceof YamlTextError)) throw error;
+    throw new SourceProblem(`not valid YAML: ${error.message.replace(/:$/, '')}`, error.line === undefined ? undefined : `line ${error.line}`);
   }
 }
 

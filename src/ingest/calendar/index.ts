@@ -1,7 +1,9 @@
 import path from 'node:path';
 import type { IngestResult, Sourced } from '../../model/dataset-build.js';
 import type { BuildNote, Rejection, SourceFile } from '../../model/report.js';
-import { listFiles, loadSource, type LoadedSource } from '../source-files.js';
+import { listSourceFiles, loadSource, relativeSourcePath, UnreadableSource, type LoadedSource } from '../source-files.js';
+import { decodeSourceText } from '../source-text.js';
+import { fieldWithNul, nulProblem } from '../text-fields.js';
 import { readCuratedCsv } from './curated-csv.js';
 import { isObject, readCuratedJson, readCuratedYaml, type CuratedDocument } from './curated-document.js';
 import { normaliseCuratedEvent, type IngestedEvent } from './curated-event.js';
@@ -9,7 +11,6 @@ import { mergeCuration, requireCuration } from './curation-metadata.js';
 import { normaliseProviderRow, providerXmlZone } from './provider-event.js';
 import { readProviderJson, readProviderXml } from './provider-export.js';
 import { SIDECAR_PATTERN, readSidecar, sidecarCandidates, type Sidecar } from './sidecar.js';
-import { decodeSourceText } from './source-text.js';
 import { SourceProblem } from './source-problem.js';
 
 export type { IngestedEvent } from './curated-event.js';
@@ -36,7 +37,10 @@ function collect<T>(
   for (const row of rows) {
     const location = locationOf(row);
     try {
-      outcome.events.push({ record: normalise(row), source, location });
+      const record = normalise(row);
+      const nul = fieldWithNul(record);
+      if (nul !== undefined) throw new SourceProblem(nulProblem(nul));
+      outcome.events.push({ record, source, location });
     } catch (error) {
       if (!(error instanceof SourceProblem)) throw error;
       outcome.rejections.push({ source, location, reason: error.message });
@@ -45,7 +49,13 @@ function collect<T>(
   return outcome;
 }
 
-function readCuratedFile(file: LoadedSource, extension: string, sidecar: Sidecar | undefined): Outcome {
+/** A source file as text, decoded once (BOM, UTF-16, a declared XML encoding). */
+interface SourceText {
+  relativePath: string;
+  text: string;
+}
+
+function readCuratedFile(file: SourceText, extension: string, sidecar: Sidecar | undefined): Outcome {
   if (extension === 'xml') {
     throw new SourceProblem(
       sidecar
@@ -53,7 +63,7 @@ function readCuratedFile(file: LoadedSource, extension: string, sidecar: Sidecar
         : 'curation metadata missing: a provider XML export needs a sidecar <file>.meta.yaml (format, license, attribution, verifiedAt; timeZone if its times are not UTC)',
     );
   }
-  const text = decodeSourceText(file.content, extension);
+  const text = file.text;
   const document: CuratedDocument =
     extension === 'csv' ? readCuratedCsv(text) : extension === 'json' ? readCuratedJson(text) : readCuratedYaml(text);
   const fileMeta = mergeCuration(sidecar?.meta ?? {}, document.meta);
@@ -69,7 +79,7 @@ function readCuratedFile(file: LoadedSource, extension: string, sidecar: Sidecar
   );
 }
 
-function readProviderFile(file: LoadedSource, extension: string, sidecar: Sidecar): Outcome {
+function readProviderFile(file: SourceText, extension: string, sidecar: Sidecar): Outcome {
   const expected = sidecar.format === 'provider-json' ? 'json' : 'xml';
   if (extension !== expected) throw new SourceProblem(`the sidecar says ${sidecar.format} but the file is .${extension}`);
   try {
@@ -78,7 +88,7 @@ function readProviderFile(file: LoadedSource, extension: string, sidecar: Sideca
     if (error instanceof SourceProblem) throw new SourceProblem(`curation metadata missing in the sidecar: ${error.message}`);
     throw error;
   }
-  const text = decodeSourceText(file.content, extension);
+  const text = file.text;
   const rows = sidecar.format === 'provider-json' ? readProviderJson(text) : readProviderXml(text);
   return collect(file.relativePath, rows, (row) => row.location, (row) => normaliseProviderRow(row, sidecar));
 }
@@ -89,35 +99,58 @@ function readProviderFile(file: LoadedSource, extension: string, sidecar: Sideca
  * named `*.meta.yaml|yml|json` are sidecars, never event sources. A missing folder gives nothing.
  */
 export async function ingestCalendar(sourcesRoot: string): Promise<IngestResult<Sourced<IngestedEvent>>> {
-  const files = await listFiles(path.join(sourcesRoot, 'calendar'));
+  const listing = await listSourceFiles(sourcesRoot, path.join(sourcesRoot, 'calendar'));
+  const files = listing.files;
   const sidecarFiles = new Set(files.filter((file) => SIDECAR_PATTERN.test(path.basename(file))));
   const usedSidecars = new Set<string>();
   const provenance = new Map<string, SourceFile>();
   const result: IngestResult<Sourced<IngestedEvent>> = { records: [], rejections: [], notes: [], sources: [] };
   const note = (source: string, message: string) => result.notes.push({ source, message } satisfies BuildNote);
+  result.notes.push(...listing.notes);
+  /** Reads and decodes one file; what makes it unreadable (too large, not a regular file, not text) is its problem. */
+  const readText = async (file: string, extension: string): Promise<string | SourceProblem> => {
+    let loaded: LoadedSource;
+    try {
+      loaded = await loadSource(sourcesRoot, file);
+    } catch (error) {
+      if (error instanceof UnreadableSource) return new SourceProblem(error.reason, error.location);
+      throw error;
+    }
+    provenance.set(loaded.relativePath, loaded.provenance);
+    const decoded = decodeSourceText(loaded.content, { xml: extension === 'xml' });
+    if (!decoded.ok) return new SourceProblem(decoded.reason);
+    if (decoded.warning) note(loaded.relativePath, decoded.warning);
+    return decoded.text;
+  };
 
   for (const file of files) {
     if (sidecarFiles.has(file)) continue;
     const extension = extensionOf(file);
-    const loaded = await loadSource(sourcesRoot, file);
+    const relative = relativeSourcePath(sourcesRoot, file);
     if (!SOURCE_EXTENSIONS.has(extension)) {
-      note(loaded.relativePath, 'ignored: not a calendar source (.json, .yaml, .yml, .csv or .xml)');
+      note(relative, 'ignored: not a calendar source (.json, .yaml, .yml, .csv or .xml)');
       continue;
     }
-    provenance.set(loaded.relativePath, loaded.provenance);
+    const read = await readText(file, extension);
+    if (read instanceof SourceProblem) {
+      result.rejections.push({ source: relative, location: read.location ?? 'file', reason: read.message });
+      continue;
+    }
+    const loaded: SourceText = { relativePath: relative, text: read };
 
     let sidecar: Sidecar | undefined;
     const sidecarPath = sidecarCandidates(file).find((candidate) => sidecarFiles.has(candidate));
     if (sidecarPath) {
       usedSidecars.add(sidecarPath);
-      const sidecarSource = await loadSource(sourcesRoot, sidecarPath);
-      provenance.set(sidecarSource.relativePath, sidecarSource.provenance);
+      const sidecarRelative = relativeSourcePath(sourcesRoot, sidecarPath);
       try {
-        sidecar = readSidecar(decodeSourceText(sidecarSource.content, 'yaml'), sidecarPath);
+        const sidecarText = await readText(sidecarPath, extensionOf(sidecarPath));
+        if (sidecarText instanceof SourceProblem) throw sidecarText;
+        sidecar = readSidecar(sidecarText, sidecarPath);
       } catch (error) {
         if (!(error instanceof SourceProblem)) throw error;
         result.rejections.push({
-          source: sidecarSource.relativePath,
+          source: sidecarRelative,
           location: error.location ?? 'file',
           reason: `${error.message}; ${loaded.relativePath} was not ingested`,
         });
@@ -149,8 +182,7 @@ export async function ingestCalendar(sourcesRoot: string): Promise<IngestResult<
 
   for (const sidecarPath of sidecarFiles) {
     if (!usedSidecars.has(sidecarPath)) {
-      const relative = path.relative(sourcesRoot, sidecarPath).split(path.sep).join('/');
-      note(relative, 'ignored: sidecar without a matching source file');
+      note(relativeSourcePath(sourcesRoot, sidecarPath), 'ignored: sidecar without a matching source file');
     }
   }
   result.sources = [...provenance.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

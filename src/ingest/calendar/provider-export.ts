@@ -1,5 +1,5 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { isObject } from './curated-document.js';
+import { readXml } from '../xml-reader.js';
+import { isObject, parseJsonSource } from './curated-document.js';
 import { SourceProblem } from './source-problem.js';
 
 /**
@@ -28,12 +28,7 @@ function text(value: unknown): string {
 
 /** `[{"title","country":"USD","date":"2026-11-23T08:30:00-05:00","impact","forecast","previous"}, ...]` */
 export function readProviderJson(source: string): ProviderRow[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(source);
-  } catch (error) {
-    throw new SourceProblem(`not valid JSON: ${(error as Error).message}`);
-  }
+  const value = parseJsonSource(source);
   if (!Array.isArray(value)) throw new SourceProblem('expected a provider weekly export: a JSON list of events');
   return value.map((item, index): ProviderRow => {
     const event = isObject(item) ? item : {};
@@ -50,19 +45,14 @@ export function readProviderJson(source: string): ProviderRow[] {
   });
 }
 
-const xmlParser = new XMLParser({
-  // Values stay text: "0.3%" and "8:30am" must not become numbers; CDATA is merged into the text.
-  parseTagValue: false,
-  ignoreAttributes: true,
-  processEntities: true,
-  isArray: (tagName) => tagName === 'event',
-});
+const EVENT_ARRAY = new Set(['event']);
 
 /** `<weeklyevents><event><title/><country/><date/><time/><impact/><forecast/><previous/>...</event></weeklyevents>` */
 export function readProviderXml(source: string): ProviderRow[] {
-  const valid = XMLValidator.validate(source.trimStart());
-  if (valid !== true) throw new SourceProblem(`not well-formed XML: ${valid.err.msg}`, `line ${valid.err.line}`);
-  const document = xmlParser.parse(source.trimStart()) as Record<string, unknown>;
+  // The one XML reader: values stay text ("0.3%", "8:30am"), CDATA merged, no entity declarations.
+  const read = readXml(source, { arrays: EVENT_ARRAY });
+  if (!read.ok) throw new SourceProblem(read.kind === 'syntax' ? `not well-formed XML: ${read.reason}` : read.reason, `line ${read.line}`);
+  const document = read.root;
   const root = document.weeklyevents;
   if (root === undefined) throw new SourceProblem('expected a <weeklyevents> root element');
   const events = isObject(root) && Array.isArray(root.event) ? (root.event as unknown[]) : [];

@@ -1,4 +1,5 @@
 import { TZDate } from '@date-fns/tz';
+import { yearProblem } from '../date-range.js';
 import { SourceProblem, quote } from './source-problem.js';
 
 /** ISO 8601 date-time that names its zone (Z or an offset); fractions beyond ms are cut. */
@@ -19,6 +20,15 @@ export interface ClockTime {
 
 export const MIDNIGHT: ClockTime = { hour: 0, minute: 0, second: 0 };
 
+/**
+ * A year outside the accepted range is not a typo to guess at (`0026` would become 1926): the
+ * value is refused with that reason, whichever reader found it.
+ */
+function checkYear(year: number, value: string): void {
+  const problem = yearProblem(year);
+  if (problem !== undefined) throw new SourceProblem(`${problem} in ${quote(value.trim())}`);
+}
+
 function isRealDate({ year, month, day }: LocalDate): boolean {
   const probe = new Date(Date.UTC(year, month - 1, day));
   return probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
@@ -28,11 +38,12 @@ function isRealClock({ hour, minute, second }: ClockTime): boolean {
   return hour <= 23 && minute <= 59 && second <= 59;
 }
 
-/** A date-time with an explicit zone -> UTC instant with ms. Undefined for anything else. */
+/** A date-time with an explicit zone -> UTC instant with ms. Undefined for anything else; a SourceProblem for a year out of range. */
 export function parseZonedInstant(value: string): string | undefined {
   const m = ZONED_DATE_TIME.exec(value.trim());
   if (!m) return undefined;
   const date = { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) };
+  checkYear(date.year, value);
   const clock = { hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6] ?? 0) };
   if (!isRealDate(date) || !isRealClock(clock)) return undefined;
   const millis = Number((m[7] ?? '0').padEnd(3, '0').slice(0, 3));
@@ -57,6 +68,7 @@ export function parseIsoDate(value: string): LocalDate | undefined {
   const m = ISO_DATE.exec(value.trim());
   if (!m) return undefined;
   const date = { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) };
+  checkYear(date.year, value);
   return isRealDate(date) ? date : undefined;
 }
 
@@ -65,6 +77,7 @@ export function parseUsDate(value: string): LocalDate | undefined {
   const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(value.trim());
   if (!m) return undefined;
   const date = { year: Number(m[3]), month: Number(m[1]), day: Number(m[2]) };
+  checkYear(date.year, value);
   return isRealDate(date) ? date : undefined;
 }
 

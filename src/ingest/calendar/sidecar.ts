@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readCurationMetadata, type CurationMetadata } from './curation-metadata.js';
-import { isObject, parseYamlText } from './curated-document.js';
+import { isObject, parseJsonSource, parseYamlText } from './curated-document.js';
 import { SourceProblem } from './source-problem.js';
 
 export const SIDECAR_PATTERN = /\.meta\.(ya?ml|json)$/i;
@@ -38,11 +38,7 @@ export function sidecarCandidates(dataPath: string): string[] {
 export function readSidecar(text: string, fileName: string): Sidecar {
   let value: unknown;
   if (/\.json$/i.test(fileName)) {
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw new SourceProblem(`not valid JSON: ${(error as Error).message}`);
-    }
+    value = parseJsonSource(text);
   } else {
     value = parseYamlText(text);
   }

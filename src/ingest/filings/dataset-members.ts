@@ -1,7 +1,10 @@
-import { createReadStream } from 'node:fs';
+import { close } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
+import type { BuildNote } from '../../model/report.js';
+import { formatBytes, MAX_DATASET_MEMBER_BYTES } from '../source-limits.js';
+import { FilingProblem } from './filing-problem.js';
 
 /**
  * The member files of one Form 13F data set, whether it is the SEC's quarterly ZIP or a folder it
@@ -16,26 +19,45 @@ export interface DatasetMembers {
   close(): void;
 }
 
-export function folderMembers(folder: string, files: string[], relative: (file: string) => string): DatasetMembers {
+export function folderMembers(
+  folder: string,
+  files: string[],
+  relative: (file: string) => string,
+  openFile: (file: string) => Promise<Readable>,
+): DatasetMembers {
   const byName = new Map(files.map((file) => [path.basename(file).toUpperCase(), file]));
   return {
     describe: (name) => relative(byName.get(name.toUpperCase()) ?? path.join(folder, name)),
     has: (name) => byName.has(name.toUpperCase()),
-    open: async (name) => createReadStream(byName.get(name.toUpperCase())!),
+    open: (name) => openFile(byName.get(name.toUpperCase())!),
     close: () => {},
   };
 }
 
-export async function zipMembers(zipPath: string, zipSource: string): Promise<DatasetMembers> {
+/**
+ * The members of a data set ZIP. Nothing is ever extracted to disk; members are streamed by base
+ * name. A member whose path is unsafe (absolute, `..`, backslashes) is a sign of a crafted archive:
+ * it is skipped and named in a note, and the rest of the ZIP is read. A member that would inflate
+ * to more than MAX_DATASET_MEMBER_BYTES is refused before it is inflated (yauzl checks that a
+ * member inflates to exactly its declared size, so the declaration cannot lie).
+ */
+export async function zipMembers(zipFd: number, zipSource: string, notes: BuildNote[] = []): Promise<DatasetMembers> {
+  // decodeStrings: false, so that an unsafe name is ours to report rather than an error that ends the listing.
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.open(zipPath, { lazyEntries: true, autoClose: false }, (error, file) => (error ? reject(error) : resolve(file))),
+    yauzl.fromFd(zipFd, { lazyEntries: true, autoClose: false, decodeStrings: false }, (error, file) =>
+      error ? close(zipFd, () => reject(error)) : resolve(file),
+    ),
   );
-  const entries = new Map<string, yauzl.Entry>();
+  const entries = new Map<string, { entry: yauzl.Entry; name: string }>();
+  const unsafe: string[] = [];
   await new Promise<void>((resolve, reject) => {
     zip.on('entry', (entry: yauzl.Entry) => {
-      if (!entry.fileName.endsWith('/')) {
-        const name = path.posix.basename(entry.fileName).toUpperCase();
-        if (!entries.has(name)) entries.set(name, entry);
+      const raw = entry.fileName as unknown as Buffer;
+      const name = raw.toString((entry.generalPurposeBitFlag & 0x800) !== 0 ? 'utf8' : 'latin1');
+      if (yauzl.validateFileName(name) !== null) unsafe.push(name);
+      else if (!name.endsWith('/')) {
+        const baseName = path.posix.basename(name).toUpperCase();
+        if (!entries.has(baseName)) entries.set(baseName, { entry, name });
       }
       zip.readEntry();
     });
@@ -43,13 +65,29 @@ export async function zipMembers(zipPath: string, zipSource: string): Promise<Da
     zip.on('error', reject);
     zip.readEntry();
   });
+  if (unsafe.length > 0) {
+    notes.push({
+      source: zipSource,
+      message: `${unsafe.length} member(s) with an unsafe path skipped, never read or extracted: ${unsafe.slice(0, 3).map((name) => JSON.stringify(name)).join(', ')}${unsafe.length > 3 ? ', ...' : ''}`,
+    });
+  }
   return {
-    describe: (name) => `${zipSource}!${entries.get(name.toUpperCase())?.fileName ?? name}`,
+    describe: (name) => `${zipSource}!${entries.get(name.toUpperCase())?.name ?? name}`,
     has: (name) => entries.has(name.toUpperCase()),
-    open: (name) =>
-      new Promise<Readable>((resolve, reject) =>
-        zip.openReadStream(entries.get(name.toUpperCase())!, (error, stream) => (error ? reject(error) : resolve(stream))),
-      ),
+    open: (name) => {
+      const { entry, name: memberName } = entries.get(name.toUpperCase())!;
+      if (entry.uncompressedSize > MAX_DATASET_MEMBER_BYTES) {
+        return Promise.reject(
+          new FilingProblem(
+            `${zipSource}!${memberName} inflates to ${entry.uncompressedSize} bytes, more than the ${formatBytes(MAX_DATASET_MEMBER_BYTES)} a data set member may be`,
+            memberName,
+          ),
+        );
+      }
+      return new Promise<Readable>((resolve, reject) =>
+        zip.openReadStream(entry, (error, stream) => (error ? reject(error) : resolve(stream))),
+      );
+    },
     close: () => zip.close(),
   };
 }

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { SourceFile } from '../../model/report.js';
-import { listFiles, loadSource, relativeSourcePath, sha256Hex } from '../source-files.js';
+import { listSourceFiles, loadSource, relativeSourcePath, sha256Hex, UnreadableSource, type LoadedSource } from '../source-files.js';
+import { MAX_FILING_FILE_BYTES } from '../source-limits.js';
+import { decodeSourceText } from '../source-text.js';
 import { readCoverPage, type CoverPage } from './cover-page.js';
 import { normalizeAccession, normalizeCik, readSubmissionType } from './filing-fields.js';
 import { readHeaderDate } from './filing-dates.js';
@@ -19,7 +21,9 @@ import { parseXmlDocument, rootName } from './xml-document.js';
  */
 export async function ingestEdgarTree(sourcesRoot: string, intake: FilingIntake): Promise<SourceFile[]> {
   const edgarDir = path.join(sourcesRoot, 'filings', 'edgar');
-  const files = await listFiles(edgarDir);
+  const listing = await listSourceFiles(sourcesRoot, edgarDir);
+  intake.notes.push(...listing.notes);
+  const files = listing.files;
   const filingFolders = new Set(
     files.filter((file) => path.basename(file).toLowerCase() === 'primary_doc.xml').map((file) => path.dirname(file)),
   );
@@ -36,7 +40,7 @@ export async function ingestEdgarTree(sourcesRoot: string, intake: FilingIntake)
     }
     const extension = path.extname(file).toLowerCase();
     if (extension === '.txt' || extension === '.nc') {
-      sources.push(await ingestFullSubmission(sourcesRoot, file, intake));
+      sources.push(...(await ingestFullSubmission(sourcesRoot, file, intake)));
     } else {
       intake.reject(
         relativeSourcePath(sourcesRoot, file),
@@ -48,11 +52,31 @@ export async function ingestEdgarTree(sourcesRoot: string, intake: FilingIntake)
   return sources;
 }
 
-async function ingestFullSubmission(sourcesRoot: string, file: string, intake: FilingIntake): Promise<SourceFile> {
-  const loaded = await loadSource(sourcesRoot, file);
-  const source = loaded.relativePath;
+/**
+ * Reads a filing file whole (up to MAX_FILING_FILE_BYTES) and decodes it. A file that cannot be
+ * read, or is not text, is a FilingProblem of that file; invalid UTF-8 is a note.
+ */
+async function loadFilingText(sourcesRoot: string, file: string, intake: FilingIntake): Promise<{ loaded: LoadedSource; text: string }> {
+  let loaded: LoadedSource;
   try {
-    const submission = parseFullSubmission(loaded.content.toString('utf8'));
+    loaded = await loadSource(sourcesRoot, file, MAX_FILING_FILE_BYTES);
+  } catch (error) {
+    if (error instanceof UnreadableSource) throw new FilingProblem(error.reason, error.location);
+    throw error;
+  }
+  const decoded = decodeSourceText(loaded.content, { xml: path.extname(file).toLowerCase() === '.xml' });
+  if (!decoded.ok) throw new FilingProblem(decoded.reason, 'file');
+  if (decoded.warning) intake.notes.push({ source: loaded.relativePath, message: decoded.warning });
+  return { loaded, text: decoded.text };
+}
+
+async function ingestFullSubmission(sourcesRoot: string, file: string, intake: FilingIntake): Promise<SourceFile[]> {
+  const source = relativeSourcePath(sourcesRoot, file);
+  let provenance: SourceFile[] = [];
+  try {
+    const { loaded, text } = await loadFilingText(sourcesRoot, file, intake);
+    provenance = [loaded.provenance];
+    const submission = parseFullSubmission(text);
     const header = (key: string): string => {
       const value = submission.header.get(key);
       if (value === undefined) throw new FilingProblem(`SGML header has no ${key}`, 'SEC-HEADER');
@@ -66,8 +90,10 @@ async function ingestFullSubmission(sourcesRoot: string, file: string, intake: F
     let table: RawHoldingRow[] | null = null;
     for (const document of submission.documents) {
       if (document.xml === null) continue;
-      const location = `DOCUMENT ${document.fileName || document.type} (line ${document.line})`;
-      const parsed = relocate(location, () => parseXmlDocument(document.xml!));
+      const name = `DOCUMENT ${document.fileName || document.type}`;
+      const location = `${name} (line ${document.line})`;
+      // Lines of XML problems are lines of the .txt file.
+      const parsed = relocate(name, () => parseXmlDocument(document.xml!, document.xmlLine), ', ');
       if (rootName(parsed) === 'edgarSubmission' && !cover) cover = relocate(location, () => readCoverPage(parsed));
       else if (isInformationTable(parsed) && !table) table = relocate(location, () => readInformationTable(parsed));
     }
@@ -95,7 +121,7 @@ async function ingestFullSubmission(sourcesRoot: string, file: string, intake: F
     if (!(error instanceof FilingProblem)) throw error;
     intake.reject(source, error.location ?? 'file', error.message);
   }
-  return loaded.provenance;
+  return provenance;
 }
 
 async function ingestFilingFolder(
@@ -108,12 +134,20 @@ async function ingestFilingFolder(
   const primary = members.find((file) => path.basename(file).toLowerCase() === 'primary_doc.xml')!;
   const xmlMembers = members.filter((file) => file !== primary && path.extname(file).toLowerCase() === '.xml');
   const folderSource = relativeSourcePath(sourcesRoot, folder);
-  const loadedPrimary = await loadSource(sourcesRoot, primary);
-  const loadedOthers = await Promise.all(xmlMembers.map((file) => loadSource(sourcesRoot, file)));
-  const sources = [loadedPrimary.provenance, ...loadedOthers.map((loaded) => loaded.provenance)];
-  let currentSource = loadedPrimary.relativePath;
+  const sources: SourceFile[] = [];
+  let currentSource = relativeSourcePath(sourcesRoot, primary);
   try {
-    const cover = readCoverPage(parseXmlDocument(loadedPrimary.content.toString('utf8')));
+    const { loaded: loadedPrimary, text: primaryText } = await loadFilingText(sourcesRoot, primary, intake);
+    sources.push(loadedPrimary.provenance);
+    const loadedOthers: (LoadedSource & { text: string })[] = [];
+    for (const file of xmlMembers) {
+      currentSource = relativeSourcePath(sourcesRoot, file);
+      const { loaded, text } = await loadFilingText(sourcesRoot, file, intake);
+      sources.push(loaded.provenance);
+      loadedOthers.push({ ...loaded, text });
+    }
+    currentSource = loadedPrimary.relativePath;
+    const cover = readCoverPage(parseXmlDocument(primaryText));
     const accession =
       normalizeAccession(path.basename(folder)) ??
       // No accession in the folder name: a stable stand-in from the content, so rebuilds agree.
@@ -133,7 +167,7 @@ async function ingestFilingFolder(
       const tables: { source: string; rows: () => RawHoldingRow[] }[] = [];
       for (const loaded of loadedOthers) {
         currentSource = loaded.relativePath;
-        const parsed = parseXmlDocument(loaded.content.toString('utf8'));
+        const parsed = parseXmlDocument(loaded.text);
         if (isInformationTable(parsed)) tables.push({ source: loaded.relativePath, rows: () => readInformationTable(parsed) });
       }
       currentSource = loadedPrimary.relativePath;
@@ -171,12 +205,12 @@ async function ingestFilingFolder(
 }
 
 /** Prefixes a problem's location with the document it was found in. */
-function relocate<T>(location: string, read: () => T): T {
+function relocate<T>(location: string, read: () => T, separator = ' '): T {
   try {
     return read();
   } catch (error) {
     if (error instanceof FilingProblem) {
-      throw new FilingProblem(error.message, error.location ? `${location} ${error.location}` : location);
+      throw new FilingProblem(error.message, error.location ? `${location}${separator}${error.location}` : location);
     }
     throw error;
   }

@@ -1,8 +1,11 @@
+import { yearProblem } from '../date-range.js';
 import { FilingProblem } from './filing-problem.js';
 
 /** The three date spellings of EDGAR, all turned into YYYY-MM-DD after a calendar check. */
 
 function isoDate(year: number, month: number, day: number, original: string, field: string): string {
+  const outOfRange = yearProblem(year);
+  if (outOfRange !== undefined) throw new FilingProblem(`${field} ${JSON.stringify(original)}: ${outOfRange}`);
   const date = new Date(Date.UTC(year, month - 1, day));
   if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
     throw new FilingProblem(`${field} ${JSON.stringify(original)} is not a calendar date`);

@@ -259,8 +259,9 @@ async function eachRow(
   let width = 0;
   let current: string[] = [];
   const field = (column: string): string => current[columns!.get(column)!] ?? '';
-  await forEachTsvLine(await members.open(name), (entry) => {
+  const summary = await forEachTsvLine(await members.open(name), (entry) => {
     if ('header' in entry) {
+      if (entry.problem) throw new FilingProblem(`${source}: ${entry.problem}`, `line ${entry.line}`);
       try {
         columns = columnIndex(entry.header, required);
       } catch (error) {
@@ -271,8 +272,8 @@ async function eachRow(
     }
     current = entry.fields;
     const at = `row ${entry.row} (line ${entry.line})`;
-    if (entry.fields.length !== width) {
-      const problem = `expected ${width} fields, got ${entry.fields.length}`;
+    if (entry.problem !== undefined || entry.fields.length !== width) {
+      const problem = entry.problem ?? `expected ${width} fields, got ${entry.fields.length}`;
       if (onWrongWidth) onWrongWidth(entry.fields, at, source, problem);
       else rejectRow(at, problem);
       return;
@@ -285,6 +286,10 @@ async function eachRow(
     }
   });
   if (!columns) throw new FilingProblem(`${source} is empty (no header row)`, 'line 1');
+  if (summary.invalidUtf8) {
+    const { byteOffset, line, lines } = summary.invalidUtf8;
+    intake.notes.push({ source, message: `invalid UTF-8 at byte offset ${byteOffset} (line ${line}), read as U+FFFD; ${lines} line(s) affected` });
+  }
 
   function rejectRow(at: string, reason: string): void {
     intake.reject(source, at, reason);

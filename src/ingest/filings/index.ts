@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FilingCatalog, InvestorRegistryEntry } from '../../model/filing.js';
 import type { Progress } from '../../model/progress.js';
 import type { BuildNote, Rejection, SourceFile } from '../../model/report.js';
-import { fileProvenance, listFiles, relativeSourcePath, sha256Hex } from '../source-files.js';
+import { listSourceFiles, loadSource, openSourceDescriptor, openSourceStream, relativeSourcePath, sourceProvenance, UnreadableSource } from '../source-files.js';
+import { decodeSourceText } from '../source-text.js';
 import { CompactFilingCatalog } from './catalog.js';
 import { folderMembers, zipMembers, type DatasetMembers } from './dataset-members.js';
 import { ingestEdgarTree } from './edgar-submissions.js';
@@ -42,10 +42,12 @@ export async function ingestFilings(
   edgarStep.done(`${catalog.filingCount} filings`);
 
   const datasetsDir = path.join(sourcesRoot, 'filings', 'datasets');
-  for (const dataset of await findDatasets(sourcesRoot, datasetsDir)) {
+  const datasets = await findDatasets(sourcesRoot, datasetsDir);
+  intake.notes.push(...datasets.notes);
+  for (const dataset of datasets.found) {
     const step = progress.step(`smart-money: stream data set ${dataset.source} (rows)`);
     const before = catalog.filingCount;
-    const members = await dataset.open().catch((error: Error) => {
+    const members = await dataset.open(intake.notes).catch((error: Error) => {
       intake.reject(dataset.source, 'file', `data set not read: ${error.message}`);
       return null;
     });
@@ -56,23 +58,34 @@ export async function ingestFilings(
         members.close();
       }
     }
-    sources.push(...(await Promise.all(dataset.files.map((file) => fileProvenance(sourcesRoot, file)))));
+    for (const file of dataset.files) {
+      try {
+        sources.push(await sourceProvenance(sourcesRoot, file));
+      } catch (error) {
+        if (!(error instanceof UnreadableSource)) throw error;
+        intake.reject(error.source, error.location, error.reason);
+      }
+    }
     step.done(`${catalog.filingCount - before} filings`);
   }
 
+  // The registry decides who is published: unreadable (too large, not a regular file, not text,
+  // not YAML), it fails the dataset naming it (UnreadableSource), rather than publishing everyone or nobody.
   const registryPath = path.join(sourcesRoot, 'filings', 'investors.yaml');
   let registry: InvestorRegistryEntry[] | null = null;
-  const registryText = await readFile(registryPath).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
+  const registryFile = await loadSource(sourcesRoot, registryPath).catch((error: Error) => {
+    if (error instanceof UnreadableSource && /\(ENOENT\)/.test(error.reason)) return null;
     throw error;
   });
-  if (registryText) {
-    const source = relativeSourcePath(sourcesRoot, registryPath);
-    const parsed = parseInvestorRegistry(registryText.toString('utf8'), source);
+  if (registryFile) {
+    const decoded = decodeSourceText(registryFile.content);
+    if (!decoded.ok) throw new UnreadableSource(registryFile.relativePath, decoded.reason);
+    if (decoded.warning) intake.notes.push({ source: registryFile.relativePath, message: decoded.warning });
+    const parsed = parseInvestorRegistry(decoded.text, registryFile.relativePath);
     registry = parsed.entries;
     intake.rejections.push(...parsed.rejections);
     intake.notes.push(...parsed.notes);
-    sources.push({ path: source, bytes: registryText.length, sha256: sha256Hex(registryText) });
+    sources.push(registryFile.provenance);
   }
 
   intake.finish();
@@ -89,19 +102,20 @@ export async function ingestFilings(
 interface DatasetLocation {
   source: string;
   files: string[];
-  open(): Promise<DatasetMembers>;
+  open(notes: BuildNote[]): Promise<DatasetMembers>;
 }
 
 /** Each `*.zip` is one data set; each folder holding `.tsv` files is one extracted data set. */
-async function findDatasets(sourcesRoot: string, datasetsDir: string): Promise<DatasetLocation[]> {
-  const files = await listFiles(datasetsDir);
+async function findDatasets(sourcesRoot: string, datasetsDir: string): Promise<{ found: DatasetLocation[]; notes: BuildNote[] }> {
+  const listing = await listSourceFiles(sourcesRoot, datasetsDir);
+  const files = listing.files;
   const relative = (file: string) => relativeSourcePath(sourcesRoot, file);
   const found: DatasetLocation[] = [];
   const folders = new Map<string, string[]>();
   for (const file of files) {
     const extension = path.extname(file).toLowerCase();
     if (extension === '.zip') {
-      found.push({ source: relative(file), files: [file], open: () => zipMembers(file, relative(file)) });
+      found.push({ source: relative(file), files: [file], open: async (notes) => zipMembers(await openSourceDescriptor(sourcesRoot, file), relative(file), notes) });
     } else if (extension === '.tsv') {
       const folder = path.dirname(file);
       folders.set(folder, [...(folders.get(folder) ?? []), file]);
@@ -111,7 +125,7 @@ async function findDatasets(sourcesRoot: string, datasetsDir: string): Promise<D
     const used = tsvFiles.filter((file) =>
       ['SUBMISSION.TSV', 'COVERPAGE.TSV', 'SUMMARYPAGE.TSV', 'INFOTABLE.TSV'].includes(path.basename(file).toUpperCase()),
     );
-    found.push({ source: relative(folder), files: used, open: async () => folderMembers(folder, used, relative) });
+    found.push({ source: relative(folder), files: used, open: async () => folderMembers(folder, used, relative, (file) => openSourceStream(sourcesRoot, file)) });
   }
-  return found.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
+  return { found: found.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0)), notes: listing.notes };
 }

@@ -1,18 +1,20 @@
-import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import type { InvestorRegistryEntry } from '../../model/filing.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import { stripSecurityIdentifiers } from '../../model/security-identifiers.js';
 import { Slug } from '../../model/primitives.js';
 import { INVESTOR_SLUG_MAX } from '../../model/smart-money.js';
+import { UnreadableSource } from '../source-files.js';
+import { parseYamlText, YamlTextError } from '../yaml-text.js';
 
 /**
  * `filings/investors.yaml`: the tracked investors, either as a top-level list or under
  * `investors:`. Each entry: cik (digits, leading zeros allowed), slug, name, category (a slug,
  * e.g. hedge-fund, pension, asset-manager). A bad entry, or one repeating a CIK or slug, is
- * rejected on its own; a file that is not YAML yields an empty registry (and a rejection), so that
- * a broken registry publishes nobody rather than every filer. A name is published as written,
- * less any CUSIP, ISIN or FIGI typed into it (noted); a name that is only an identifier is rejected.
+ * rejected on its own. A file that cannot be read as a registry (not YAML, an alias bomb, no list)
+ * is an UnreadableSource: the dataset fails naming it, rather than publishing nobody or everybody.
+ * A name is published as written, less any CUSIP, ISIN or FIGI typed into it (noted); a name that
+ * is only an identifier is rejected.
  */
 const RegistryEntry = z
   .object({
@@ -29,17 +31,15 @@ export function parseInvestorRegistry(
 ): { entries: InvestorRegistryEntry[]; rejections: Rejection[]; notes: BuildNote[] } {
   const rejections: Rejection[] = [];
   const notes: BuildNote[] = [];
-  const document = parseDocument(text);
-  if (document.errors.length > 0) {
-    const error = document.errors[0]!;
-    const line = error.linePos?.[0]?.line;
-    return { entries: [], rejections: [{ source, location: line ? `line ${line}` : 'file', reason: `not valid YAML: ${error.message.split('\n')[0]}` }], notes };
+  let root: unknown;
+  try {
+    root = parseYamlText(text);
+  } catch (error) {
+    if (!(error instanceof YamlTextError)) throw error;
+    throw new UnreadableSource(source, `not valid YAML: ${error.message}`, error.line === undefined ? 'file' : `line ${error.line}`);
   }
-  const root: unknown = document.toJS();
   const list = Array.isArray(root) ? root : root && typeof root === 'object' ? (root as { investors?: unknown }).investors : undefined;
-  if (!Array.isArray(list)) {
-    return { entries: [], rejections: [{ source, location: 'file', reason: 'expected a list of investors, or an `investors:` list' }], notes };
-  }
+  if (!Array.isArray(list)) throw new UnreadableSource(source, 'expected a list of investors, or an `investors:` list');
   const entries: InvestorRegistryEntry[] = [];
   const byCik = new Map<string, number>();
   const bySlug = new Map<string, number>();

@@ -1,35 +1,30 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { readXml } from '../xml-reader.js';
 import { FilingProblem } from './filing-problem.js';
 
 /**
- * Parses an EDGAR XML document into plain objects keyed by local element names.
+ * Parses an EDGAR XML document into plain objects keyed by local element names, with the one XML
+ * reader configuration (no entity declarations, a depth limit).
  *
- * - `removeNSPrefix`: EDGAR files use the default namespace or a prefix (`ns1:`, `n1:`, `com:`);
- *   the element's local name is what identifies it.
+ * - Namespace prefixes are dropped: EDGAR files use the default namespace or a prefix (`ns1:`,
+ *   `n1:`, `com:`); the element's local name is what identifies it.
  * - No value conversion: numbers stay text so CUSIPs and CIKs keep their leading zeros; the
  *   field readers (filing-fields.ts) check and convert them.
- * - Blank lines or a byte-order mark before `<?xml` (common in real filings) are dropped, as the
- *   declaration must otherwise be the first thing in the document.
+ * - Blank lines or a byte-order mark before `<?xml` (common in real filings) are tolerated.
+ *
+ * `firstLine` is the line of the file on which `text` starts (XML inside a full submission), so
+ * that a problem is reported at its line in the file.
  */
-const parser = new XMLParser({
-  removeNSPrefix: true,
-  ignoreAttributes: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  isArray: (name) => name === 'infoTable',
-});
+const ARRAYS = new Set(['infoTable']);
 
 export type XmlNode = { [name: string]: XmlValue };
 export type XmlValue = string | XmlNode | XmlValue[];
 
-export function parseXmlDocument(text: string): XmlNode {
-  const trimmed = text.replace(/^\uFEFF/, '').trimStart();
-  const valid = XMLValidator.validate(trimmed);
-  if (valid !== true) {
-    throw new FilingProblem(`XML does not parse: ${valid.err.msg}`, `line ${valid.err.line}, column ${valid.err.col}`);
-  }
-  return parser.parse(trimmed) as XmlNode;
+export function parseXmlDocument(text: string, firstLine = 1): XmlNode {
+  const read = readXml(text, { arrays: ARRAYS, removeNamespacePrefix: true });
+  if (read.ok) return read.root as XmlNode;
+  const line = read.line + firstLine - 1;
+  const location = read.column === undefined ? `line ${line}` : `line ${line}, column ${read.column}`;
+  throw new FilingProblem(read.kind === 'syntax' ? `XML does not parse: ${read.reason}` : read.reason, location);
 }
 
 /** The child element at a path of local names, or undefined. */

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ArticleDraft } from '../../../src/ingest/articles/article-draft.js';
 import { resolveRights } from '../../../src/ingest/articles/rights-resolution.js';
-import { parseSourceRegistry } from '../../../src/ingest/articles/source-registry.js';
+import { EMPTY_REGISTRY, parseSourceRegistry } from '../../../src/ingest/articles/source-registry.js';
+import { UnreadableSource } from '../../../src/ingest/source-files.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/articles');
 const read = (relative: string) => readFile(path.join(FIXTURES, relative), 'utf8');
@@ -26,12 +27,21 @@ describe('source registry', () => {
     });
   });
 
-  it('rejects a registry that is not valid YAML, naming the line', async () => {
-    const { registry, rejections } = parseSourceRegistry(await read('registry/broken-sources.yaml'), 'articles/sources.yaml');
-    expect(registry.byId.size).toBe(0);
-    expect(rejections).toHaveLength(1);
-    expect(rejections[0]).toMatchObject({ source: 'articles/sources.yaml', location: expect.stringMatching(/^line \d+$/) });
-    expect(rejections[0]!.reason).toMatch(/^invalid YAML/);
+  it('refuses a registry that is not valid YAML as unreadable, naming the file and the line (the dataset fails)', async () => {
+    const text = await read('registry/broken-sources.yaml');
+    let thrown: unknown;
+    try {
+      parseSourceRegistry(text, 'articles/sources.yaml');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(UnreadableSource);
+    expect(thrown).toMatchObject({ source: 'articles/sources.yaml', location: expect.stringMatching(/^line \d+$/), reason: expect.stringMatching(/^invalid YAML/) });
+  });
+
+  it('refuses a registry that expands a billion-laughs alias bomb', () => {
+    const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...'bcdefg'.split('').map((name, index) => `${name}: &${name} [${Array(9).fill(`*${'abcdef'[index]}`).join(',')}]`), 'sources: []'].join('\n');
+    expect(() => parseSourceRegistry(bomb, 'articles/sources.yaml')).toThrow(/articles\/sources\.yaml.*alias/);
   });
 
   it('refuses a feed path that leaves articles/ and a non-http attribution link', async () => {
@@ -45,8 +55,7 @@ describe('source registry', () => {
 
 describe('rights resolution', () => {
   it('names an unavailable registry when a source id cannot be looked up', async () => {
-    const { registry } = parseSourceRegistry(await read('registry/broken-sources.yaml'), 'articles/sources.yaml');
-    const resolution = resolveRights(draft({ sourceId: 'harbor-wire' }), registry);
+    const resolution = resolveRights(draft({ sourceId: 'harbor-wire' }), EMPTY_REGISTRY);
     expect(resolution).toEqual({ ok: false, reason: 'unknown source "harbor-wire": articles/sources.yaml is missing or invalid' });
   });
 

@@ -25,10 +25,11 @@ describe('investors.yaml registry', () => {
     });
   });
 
-  it('gives an empty registry and a rejection for a file that is not YAML', () => {
-    const broken = parseInvestorRegistry('investors:\n  - cik: "1"\n   slug: [unclosed', 'filings/investors.yaml');
-    expect(broken.entries).toEqual([]);
-    expect(broken.rejections[0]!.reason).toMatch(/^not valid YAML/);
+  it('refuses a file that is not YAML, or not a list, as unreadable: the dataset fails naming it', () => {
+    expect(() => parseInvestorRegistry('investors:\n  - cik: "1"\n   slug: [unclosed', 'filings/investors.yaml')).toThrow(
+      /^filings\/investors\.yaml, line \d+: not valid YAML/,
+    );
+    expect(() => parseInvestorRegistry('investors: 3\n', 'filings/investors.yaml')).toThrow(/^filings\/investors\.yaml: expected a list of investors/);
   });
 
   it('takes a CUSIP, ISIN or FIGI out of a registry name, with a note, and rejects a name that is only one', () => {
