@@ -1,10 +1,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchHostile, formatHostile } from './hostile-sources.js';
 import { benchServer, formatServer } from './server.js';
 import { benchSmartMoney, formatSmartMoney } from './smart-money.js';
 
 /**
- * npm run bench [-- smart-money|server] — benchmarks, not tests: they print figures for
+ * npm run bench [-- smart-money|server|hostile] — benchmarks, not tests: they print figures for
  * docs/performance.md and fail only when the Smart Money build breaks its 1 GiB memory budget.
  * BENCH_FILERS overrides the number of filers per quarter (default 9000, the size of a real quarter).
  */
@@ -21,5 +22,11 @@ if (which === 'all' || which === 'smart-money') {
 }
 if (which === 'all' || which === 'server') {
   process.stdout.write(`${formatServer(await benchServer(cli, repoRoot))}\n`);
+}
+if (which === 'hostile') {
+  // Not part of `all`: it plants a 1 GiB ZIP member and a 100,000-document submission.
+  const only = process.env.BENCH_CASES?.split(',');
+  const runs = await benchHostile(process.env.BENCH_CLI ?? cli, only, Number(process.env.BENCH_TIMEOUT_S ?? 300) * 1000);
+  process.stdout.write(`${formatHostile(runs)}\n`);
 }
 process.exitCode = failed ? 1 : 0;

@@ -31,6 +31,9 @@ export const MAX_YAML_ALIASES = 100;
 /** One line (one record) of a Form 13F data set TSV; real rows are a few hundred bytes. */
 export const MAX_DATASET_LINE_BYTES = 1 * MiB;
 
+/** Members of one data set ZIP (the SEC's hold about ten); more are refused before the listing is read. */
+export const MAX_DATASET_MEMBERS = 1000;
+
 /** The inflated size of one member of a data set ZIP; a full quarter's INFOTABLE.tsv is under 1 GiB. */
 export const MAX_DATASET_MEMBER_BYTES = 2 * GiB;
 

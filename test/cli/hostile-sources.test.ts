@@ -27,6 +27,18 @@ async function buildArticles(sources: string) {
   return { result, dataset: report.datasets[0] as { outcome: string; records: Record<string, number>; rejected: Rejection[] } };
 }
 
+describe('pdsnap build with a config whose limit is beyond any date', () => {
+  it('refuses maxGenerationAgeDays: 9007199254740991 at load, naming the field and the allowed range (exit 3)', async () => {
+    const dir = await tempDir('hostile-config');
+    const config = path.join(dir, 'pdsnap.config.yaml');
+    await writeFile(config, 'freshness:\n  articles:\n    maxGenerationAgeDays: 9007199254740991\n');
+    const result = await runCli(['build', '--datasets', 'articles', '--sources', path.join(REPO_ROOT, 'data/sources'), '--store', path.join(dir, 'store'), '--now', NOW, '--config', config]);
+    expect(result.exitCode).toBe(3);
+    expect(String(result.stderr)).toContain('is invalid at freshness.articles.maxGenerationAgeDays: must be a whole number of days from 1 to 3650');
+    expect(String(result.stderr)).not.toContain('Invalid time value');
+  });
+});
+
 describe('pdsnap build on a Markdown article whose front matter is JavaScript', () => {
   let baseline: number;
   beforeAll(async () => {

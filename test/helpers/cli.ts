@@ -1,8 +1,8 @@
 import { execa, type Options, type ResultPromise } from 'execa';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The built CLI: `npm test` compiles before vitest runs, so tests exercise what users run. */
@@ -15,4 +15,20 @@ export function runCli(args: string[], options: Options = {}) {
 
 export async function tempDir(prefix: string): Promise<string> {
   return mkdtemp(path.join(tmpdir(), `pdsnap-${prefix}-`));
+}
+
+/** The preload that makes a pdsnap process write its peak RSS at exit (compiled with the CLI). */
+const PEAK_RSS = pathToFileURL(path.join(REPO_ROOT, 'dist/bench/peak-rss.js')).href;
+
+/** Runs `pdsnap <args>` like runCli and measures the process's peak resident set size, in bytes. */
+export async function runCliMeasured(args: string[], options: Options = {}) {
+  const file = path.join(await tempDir('peak-rss'), 'bytes');
+  const result = await execa('node', ['--import', PEAK_RSS, CLI, ...args], {
+    reject: false,
+    cwd: REPO_ROOT,
+    ...options,
+    env: { ...options.env, PDSNAP_PEAK_RSS_FILE: file },
+  });
+  const peakRssBytes = Number(await readFile(file, 'utf8').catch(() => 'NaN'));
+  return { result, peakRssBytes };
 }

@@ -37,6 +37,13 @@ describe('loadConfig', () => {
     ['a negative limit', 'freshness:\n  calendar:\n    maxVerificationAgeDays: -1\n', /freshness\.calendar\.maxVerificationAgeDays/],
     ['a limit that is not a number', 'freshness:\n  calendar:\n    minCoverageDays: thirty\n', /minCoverageDays/],
     ['YAML that does not parse', 'freshness: [\n', /does not parse/],
+    [
+      'a limit beyond ten years (MAX_SAFE_INTEGER days)',
+      'freshness:\n  articles:\n    maxGenerationAgeDays: 9007199254740991\n',
+      /invalid at freshness\.articles\.maxGenerationAgeDays: must be a whole number of days from 1 to 3650$/,
+    ],
+    ['a fractional limit', 'freshness:\n  calendar:\n    minCoverageDays: 1.5\n', /freshness\.calendar\.minCoverageDays: must be a whole number of days from 0 to 3650/],
+    ['a YAML alias bomb', `a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`, /does not parse: more than 100 alias expansions/],
   ])('refuses a config with %s as a UsageError naming the file', async (_what, text, reason) => {
     await writeFile(path.join(dir, 'bad.yaml'), text);
     const failure = loadConfig('bad.yaml', dir);

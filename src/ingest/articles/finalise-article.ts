@@ -33,9 +33,23 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
   }
   const problems: string[] = [];
   const notes: BuildNote[] = [];
-  // Everything the source wrote; the registry entry and the draft's own bookkeeping are not text of it.
-  const nul = fieldWithNul({ ...draft, source: undefined, location: undefined, feedSource: undefined });
-  if (nul !== undefined) return { rejection: { ...where, reason: nulProblem(nul === 'html' ? 'content' : nul) }, notes };
+  // Everything the source wrote, in the order an editor reads it.
+  const nul = fieldWithNul({
+    title: draft.title,
+    description: draft.description,
+    date: draft.date,
+    author: draft.author,
+    categories: draft.categories,
+    locale: draft.locale,
+    slug: draft.slug,
+    image: draft.image,
+    source: draft.sourceId,
+    rights: draft.rights,
+    attribution: draft.attribution,
+    content: draft.html,
+    fileName: draft.slugCandidates,
+  });
+  if (nul !== undefined) return { rejection: { ...where, reason: nulProblem(nul) }, notes };
 
   const resolved = resolveRights(draft, registry);
   if (!resolved.ok) problems.push(resolved.reason);

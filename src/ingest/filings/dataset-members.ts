@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import type { BuildNote } from '../../model/report.js';
-import { formatBytes, MAX_DATASET_MEMBER_BYTES } from '../source-limits.js';
+import { formatBytes, MAX_DATASET_MEMBER_BYTES, MAX_DATASET_MEMBERS } from '../source-limits.js';
 import { FilingProblem } from './filing-problem.js';
 
 /**
@@ -37,7 +37,8 @@ export function folderMembers(
 /**
  * The members of a data set ZIP. Nothing is ever extracted to disk; members are streamed by base
  * name. A member whose path is unsafe (absolute, `..`, backslashes) is a sign of a crafted archive:
- * it is skipped and named in a note, and the rest of the ZIP is read. A member that would inflate
+ * it is skipped and named in a note, and the rest of the ZIP is read. A ZIP of more than
+ * MAX_DATASET_MEMBERS members is refused from its directory's count alone. A member that would inflate
  * to more than MAX_DATASET_MEMBER_BYTES is refused before it is inflated (yauzl checks that a
  * member inflates to exactly its declared size, so the declaration cannot lie).
  */
@@ -48,6 +49,10 @@ export async function zipMembers(zipFd: number, zipSource: string, notes: BuildN
       error ? close(zipFd, () => reject(error)) : resolve(file),
     ),
   );
+  if (zip.entryCount > MAX_DATASET_MEMBERS) {
+    zip.close();
+    throw new FilingProblem(`${zip.entryCount} members, more than the ${MAX_DATASET_MEMBERS} a data set ZIP may hold`, 'file');
+  }
   const entries = new Map<string, { entry: yauzl.Entry; name: string }>();
   const unsafe: string[] = [];
   await new Promise<void>((resolve, reject) => {

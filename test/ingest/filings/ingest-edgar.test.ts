@@ -182,3 +182,14 @@ describe('ingestFilings rejections', async () => {
     expect(reasonFor('1549000')!.reason).toBe('sshPrnamtType "SHS" is not SH or PRN');
   });
 });
+
+describe('ingestFilings on a full submission whose lines end in a bare CR (old Mac style, as some .nc files)', async () => {
+  const result = await ingestFilings(path.resolve('test/fixtures/filings/bare-cr'), SILENT_PROGRESS);
+
+  it('reads it like its LF copy: header, cover page and every information-table row', () => {
+    expect(result.rejections).toEqual([]);
+    const meta = result.catalog.meta('0001542392-26-000174');
+    expect(meta).toMatchObject({ cik: '1542392', period: '2026-09-30', filedAt: '2026-10-24', submissionType: '13F-HR' });
+    expect(result.catalog.rows('0001542392-26-000174').length).toBeGreaterThan(10);
+  });
+});

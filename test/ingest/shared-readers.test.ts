@@ -1,0 +1,164 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { forEachTsvLine, type TsvLine } from '../../src/ingest/filings/tsv-rows.js';
+import { parseFullSubmission } from '../../src/ingest/filings/full-submission.js';
+import { JsonTextError, parseJsonText } from '../../src/ingest/json-text.js';
+import { LineCounter } from '../../src/ingest/line-index.js';
+import { listSourceFiles, loadSource, UnreadableSource } from '../../src/ingest/source-files.js';
+import { MAX_FOLDER_DEPTH } from '../../src/ingest/source-limits.js';
+import { decodeSourceText } from '../../src/ingest/source-text.js';
+import { readXml } from '../../src/ingest/xml-reader.js';
+
+/** The shared readers every source goes through, on the inputs that make them earn their keep. */
+
+describe('readXml', () => {
+  const fail = (text: string) => {
+    const read = readXml(text);
+    if (read.ok) throw new Error('expected a refusal');
+    return { line: read.line, reason: read.reason };
+  };
+
+  it('refuses an entity declaration in the DTD, outside it, and a parameter-entity reference, naming the line', () => {
+    expect(fail('<?xml version="1.0"?>\n<!DOCTYPE r [\n<!ENTITY a "b">\n]>\n<r>&a;</r>')).toEqual({ line: 3, reason: 'entity declarations are not allowed' });
+    expect(fail('<r>\n<!ENTITY a "b">\n</r>')).toEqual({ line: 2, reason: 'entity declarations are not allowed' });
+    expect(fail('<!DOCTYPE r [ %ext; ]>\n<r/>')).toEqual({ line: 1, reason: 'parameter entity references are not allowed' });
+  });
+
+  it('refuses a DOCTYPE after the root element, where the parser would otherwise read it', () => {
+    expect(fail('<r>\n<!DOCTYPE r [<!ELEMENT r ANY>]>\n</r>')).toEqual({ line: 2, reason: 'a DOCTYPE may only come once, before the root element' });
+  });
+
+  it('ignores a bare DOCTYPE, and declarations inside comments, CDATA or quoted ids, keeping line numbers true', () => {
+    const read = readXml('\n\n<?xml version="1.0"?>\n<!DOCTYPE r SYSTEM "x.dtd" [\n<!-- <!ENTITY no "x"> -->\n<!ELEMENT r ANY>\n]>\n<r><![CDATA[<!ENTITY fine "x">]]><a>1</a></r>');
+    expect(read.ok && read.root.r).toEqual({ '#text': '<!ENTITY fine "x">', a: '1' });
+    const broken = readXml('\n\n<?xml version="1.0"?>\n<!DOCTYPE r>\n<r>\n<a></b>\n</r>');
+    expect(broken.ok || broken.line).toBe(6);
+  });
+
+  it('refuses a NUL character, which XML does not allow', () => {
+    expect(fail('<r>\n\u0000</r>')).toEqual({ line: 2, reason: 'a NUL character, which XML does not allow' });
+  });
+});
+
+describe('parseJsonText', () => {
+  const error = (text: string) => {
+    try {
+      parseJsonText(text);
+    } catch (thrown) {
+      return { line: (thrown as JsonTextError).line, message: (thrown as JsonTextError).message };
+    }
+    throw new Error('expected a refusal');
+  };
+
+  it('refuses duplicate keys per object, not across objects, and escaped key spellings count as the same key', () => {
+    expect(parseJsonText('[{"a": 1}, {"a": 2}]')).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(error('{\n "a": {"b": 1, "c": "x\\"}"},\n "\\u0061": 2\n}')).toEqual({ line: 3, message: 'duplicate key "a" in one object' });
+  });
+
+  it('refuses numbers beyond a double and nesting beyond the limit', () => {
+    expect(error(`{"n": -1e999}`).message).toBe('number -1e999 is out of range');
+    expect(error(`${'['.repeat(101)}${']'.repeat(101)}`).message).toBe('nested deeper than 100 levels');
+    expect(parseJsonText(`${'['.repeat(100)}${']'.repeat(100)}`)).toBeInstanceOf(Array);
+  });
+});
+
+describe('line handling', () => {
+  it('counts LF, CRLF and bare CR as one line break each, in increasing and decreasing order of offsets', () => {
+    const text = 'a\nb\r\nc\rd';
+    const lines = new LineCounter(text);
+    expect([0, 2, 5, 7].map((offset) => lines.lineAt(offset))).toEqual([1, 2, 3, 4]);
+    expect(lines.lineAt(0)).toBe(1);
+  });
+
+  it('splits a full submission with bare CR line ends', () => {
+    const text = 'ACCESSION NUMBER:\t0001234567-26-000001\rFILED AS OF DATE:\t20261101\r</SEC-HEADER>\r<DOCUMENT>\r<TYPE>13F-HR\r<TEXT>\r<XML>\r<a/>\r</XML>\r</TEXT>\r</DOCUMENT>\r';
+    const submission = parseFullSubmission(text);
+    expect(submission.header.get('ACCESSION NUMBER')).toBe('0001234567-26-000001');
+    expect(submission.documents).toEqual([{ type: '13F-HR', fileName: '', xml: '\r<a/>\r', line: 4, xmlLine: 7 }]);
+  });
+});
+
+describe('decodeSourceText', () => {
+  it('honours UTF-16 byte-order marks and UTF-16 XML without one', () => {
+    const text = '<?xml version="1.0"?><r>é</r>';
+    expect(decodeSourceText(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]))).toEqual({ ok: true, text });
+    expect(decodeSourceText(Buffer.from(text, 'utf16le'), { xml: true })).toEqual({ ok: true, text });
+  });
+
+  it('names the byte offset of the first invalid UTF-8 sequence (a BOM counted)', () => {
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('ok '), Buffer.from([0xe2, 0x82]), Buffer.from(' end')]);
+    expect(decodeSourceText(bytes)).toEqual({ ok: true, text: 'ok \ufffd end', warning: 'invalid UTF-8 at byte offset 6, read as U+FFFD' });
+  });
+});
+
+describe('forEachTsvLine', () => {
+  async function lines(chunks: string[], maxLineBytes?: number): Promise<TsvLine[]> {
+    const seen: TsvLine[] = [];
+    await forEachTsvLine(Readable.from(chunks.map((chunk) => Buffer.from(chunk))), (line) => seen.push(line), maxLineBytes);
+    return seen;
+  }
+
+  it('reports a line over the limit as that row, keeping at most its first KiB (its first field names the filing), and reads the rows after it', async () => {
+    const long = `0001-26-000001\t${'x'.repeat(50)}`;
+    expect(await lines(['A\tB\n', long.slice(0, 20), long.slice(20), '\r\nc\td\n'], 32)).toEqual([
+      { header: ['A', 'B'], line: 1 },
+      { fields: ['0001-26-000001', 'x'.repeat(50)], row: 1, line: 2, problem: 'line 2 is longer than 32 bytes (at least 67 bytes)' },
+      { fields: ['c', 'd'], row: 2, line: 3 },
+    ]);
+  });
+
+  it('reports a NUL byte as a problem of its row', async () => {
+    expect(await lines(['A\n', 'x\u0000y\n'])).toEqual([
+      { header: ['A'], line: 1 },
+      { fields: ['x\u0000y'], row: 1, line: 2, problem: 'line 2 contains a NUL byte' },
+    ]);
+  });
+});
+
+describe('listSourceFiles and loadSource', () => {
+  it('follows symlinked files and folders once, refuses special files and names each decision', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'pdsnap-listing-'));
+    const outside = await mkdtemp(path.join(tmpdir(), 'pdsnap-outside-'));
+    await mkdir(path.join(root, 'a/b'), { recursive: true });
+    await writeFile(path.join(root, 'a/b/one.md'), 'x');
+    await writeFile(path.join(outside, 'two.md'), 'y');
+    await symlink(outside, path.join(root, 'a/linked'));
+    await symlink(path.join(root, 'a'), path.join(root, 'a/b/up'));
+    await symlink(path.join(root, 'missing'), path.join(root, 'a/dangling'));
+    execFileSync('mkfifo', [path.join(root, 'a/pipe')]);
+    const listing = await listSourceFiles(root, path.join(root, 'a'));
+    expect(listing.files).toEqual([path.join(root, 'a/b/one.md'), path.join(root, 'a/linked/two.md')]);
+    expect(listing.notes).toEqual([
+      { source: 'a/b/up', message: 'symlink followed to a' },
+      { source: 'a/b/up', message: 'folder not read again: it is a, read already (a symlink loop or a second link)' },
+      { source: 'a/dangling', message: 'symlink not followed: its target cannot be read (ENOENT)' },
+      { source: 'a/linked', message: `symlink followed to ${outside}` },
+      { source: 'a/pipe', message: 'refused: a FIFO (named pipe) is not a regular file; it was not opened' },
+    ]);
+    const loaded = await loadSource(root, path.join(root, 'a/linked/two.md'));
+    expect(loaded.provenance).toMatchObject({ path: 'a/linked/two.md', bytes: 1, resolvedPath: path.join(outside, 'two.md') });
+    expect((await loadSource(root, path.join(root, 'a/b/one.md'))).provenance.resolvedPath).toBeUndefined();
+  });
+
+  it('refuses a file over the cap and a FIFO put where a file was, without blocking', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'pdsnap-load-'));
+    await writeFile(path.join(root, 'big.md'), 'x'.repeat(100));
+    execFileSync('mkfifo', [path.join(root, 'pipe.md')]);
+    await expect(loadSource(root, path.join(root, 'big.md'), 10)).rejects.toThrow('big.md: 100 bytes: larger than the 10 bytes a source file may be');
+    await expect(loadSource(root, path.join(root, 'pipe.md'))).rejects.toBeInstanceOf(UnreadableSource);
+  });
+
+  it(`stops at ${MAX_FOLDER_DEPTH} folders deep`, async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'pdsnap-deep-'));
+    const deepest = path.join(root, ...Array(MAX_FOLDER_DEPTH + 1).fill('d'));
+    await mkdir(deepest, { recursive: true });
+    await writeFile(path.join(deepest, 'x.md'), 'x');
+    const listing = await listSourceFiles(root, root);
+    expect(listing.files).toEqual([]);
+    expect(listing.notes).toEqual([{ source: Array(MAX_FOLDER_DEPTH + 1).fill('d').join('/'), message: `folder not read: deeper than ${MAX_FOLDER_DEPTH} levels` }]);
+  });
+});
