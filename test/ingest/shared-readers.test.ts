@@ -106,7 +106,7 @@ describe('forEachTsvLine', () => {
     const long = `0001-26-000001\t${'x'.repeat(50)}`;
     expect(await lines(['A\tB\n', long.slice(0, 20), long.slice(20), '\r\nc\td\n'], 32)).toEqual([
       { header: ['A', 'B'], line: 1 },
-      { fields: ['0001-26-000001', 'x'.repeat(50)], row: 1, line: 2, problem: 'line 2 is longer than 32 bytes (at least 67 bytes)' },
+      { fields: ['0001-26-000001', 'x'.repeat(50)], row: 1, line: 2, problem: 'line 2 is longer than 32 bytes (at least 67 bytes read)' },
       { fields: ['c', 'd'], row: 2, line: 3 },
     ]);
   });
@@ -160,5 +160,25 @@ describe('listSourceFiles and loadSource', () => {
     const listing = await listSourceFiles(root, root);
     expect(listing.files).toEqual([]);
     expect(listing.notes).toEqual([{ source: Array(MAX_FOLDER_DEPTH + 1).fill('d').join('/'), message: `folder not read: deeper than ${MAX_FOLDER_DEPTH} levels` }]);
+  });
+});
+
+describe('forEachTsvLine on an over-long header', () => {
+  it('stops reading at the limit instead of reading the rest of the line', async () => {
+    let pulled = 0;
+    const endless = new Readable({
+      read() {
+        pulled++;
+        this.push(Buffer.alloc(1024, 'H'));
+      },
+    });
+    const seen: TsvLine[] = [];
+    await expect(
+      forEachTsvLine(endless, (line) => {
+        seen.push(line);
+        if ('header' in line && line.problem) throw new Error(line.problem);
+      }, 4096),
+    ).rejects.toThrow(/^line 1 is longer than 4096 bytes/);
+    expect(pulled).toBeLessThan(20);
   });
 });

@@ -64,7 +64,7 @@ export function forEachTsvLine(
       let problem: string | undefined;
       let content = bytes ?? overlong!;
       if (line === 1 && content[0] === 0xef && content[1] === 0xbb && content[2] === 0xbf) content = content.subarray(3);
-      if (bytes === null) problem = `line ${line} is longer than ${formatBytes(maxLineBytes)} (at least ${lineBytes} bytes)`;
+      if (bytes === null) problem = `line ${line} is longer than ${formatBytes(maxLineBytes)} (at least ${lineBytes} bytes read)`;
       else if (content.includes(0)) problem = `line ${line} contains a NUL byte`;
       if (bytes !== null && !isUtf8(content)) {
         if (summary.invalidUtf8) summary.invalidUtf8.lines++;
@@ -108,6 +108,14 @@ export function forEachTsvLine(
             overlong = Buffer.concat([...pending, segment]).subarray(0, OVERLONG_PREFIX_BYTES);
             pending = [];
             pendingBytes += segment.length;
+            if (row === 0) {
+              // Without a header nothing after it can be read: stop here rather than inflate the rest.
+              emit(null, pendingBytes);
+              failed = true;
+              input.destroy();
+              resolve(summary);
+              return;
+            }
           } else {
             pending.push(segment);
             pendingBytes += segment.length;
