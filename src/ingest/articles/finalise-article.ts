@@ -117,6 +117,9 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
     attribution: resolved.attribution,
     content,
   };
+  // Rights and attribution may come from the registry rather than the article: checked here too.
+  const nulInRecord = fieldWithNul(record);
+  if (nulInRecord !== undefined) return { rejection: { ...where, reason: nulProblem(nulInRecord) }, notes };
   const checked = Article.safeParse(record);
   if (!checked.success) {
     return { rejection: { ...where, reason: `invalid article: ${formatZodIssues(checked.error)}` }, notes };

@@ -5,6 +5,7 @@ import { stripSecurityIdentifiers } from '../../model/security-identifiers.js';
 import { Slug } from '../../model/primitives.js';
 import { INVESTOR_SLUG_MAX } from '../../model/smart-money.js';
 import { UnreadableSource } from '../source-files.js';
+import { fieldWithNul, nulProblem } from '../text-fields.js';
 import { parseYamlText, YamlTextError } from '../yaml-text.js';
 
 /**
@@ -45,6 +46,11 @@ export function parseInvestorRegistry(
   const bySlug = new Map<string, number>();
   list.forEach((item, index) => {
     const location = `investors[${index}]`;
+    const nul = fieldWithNul(item);
+    if (nul !== undefined) {
+      rejections.push({ source, location: `${location}.${nul}`, reason: nulProblem(nul) });
+      return;
+    }
     const parsed = RegistryEntry.safeParse(item);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ArticleDraft } from '../../../src/ingest/articles/article-draft.js';
+import { finaliseDraft } from '../../../src/ingest/articles/finalise-article.js';
 import { resolveRights } from '../../../src/ingest/articles/rights-resolution.js';
 import { EMPTY_REGISTRY, parseSourceRegistry } from '../../../src/ingest/articles/source-registry.js';
 import { UnreadableSource } from '../../../src/ingest/source-files.js';
@@ -83,5 +84,14 @@ describe('rights resolution', () => {
   it('rejects an article with neither a source nor written rights', () => {
     const resolution = resolveRights(draft({}), { byId: new Map(), available: true });
     expect(resolution.ok).toBe(false);
+  });
+});
+
+describe('text from the registry', () => {
+  it('rejects an article whose registry attribution holds a NUL character: nothing with one is published', async () => {
+    const text = (await read('valid/articles/sources.yaml')).replace('text: "© 2026 Harbor Wire', 'text: "\\0© 2026 Harbor Wire');
+    const { registry } = parseSourceRegistry(text, 'articles/sources.yaml');
+    const outcome = finaliseDraft(draft({ sourceId: 'harbor-wire', title: 'T', date: '2026-11-20', author: 'A', categories: ['markets'] }), registry);
+    expect(outcome.rejection).toEqual({ source: 'articles/x.md', location: 'front matter', reason: 'attribution.text contains a NUL character (U+0000)' });
   });
 });

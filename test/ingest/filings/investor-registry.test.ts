@@ -52,3 +52,11 @@ describe('investors.yaml registry', () => {
     ]);
   });
 });
+
+describe('investors.yaml text', () => {
+  it('rejects an entry whose name holds a NUL character, naming the field', () => {
+    const { entries, rejections } = parseInvestorRegistry('- cik: "1"\n  slug: a\n  name: "A\\0B"\n  category: fund\n', 'filings/investors.yaml');
+    expect(entries).toEqual([]);
+    expect(rejections).toEqual([{ source: 'filings/investors.yaml', location: 'investors[0].name', reason: 'name contains a NUL character (U+0000)' }]);
+  });
+});
