@@ -89,7 +89,7 @@ describe('encodings', () => {
   it('normalises CRLF front matter: the last field keeps no carriage return', async () => {
     const build = await buildCase('markdown-crlf');
     await expectOthersPublished(build, 1);
-    const { records } = await published(build.store, 'articles', 'articles.json');
+    const { records } = await published(build.store, 'articles', 'articles');
     const article = (records as { title: string; author: string }[]).find((a) => a.title === 'Windows line ends');
     expect(article?.author).toBe('Carriage Return');
   });
@@ -156,7 +156,7 @@ describe('files that are not plain files', () => {
     await expectOthersPublished(build, 1);
     const target = path.join(build.outside, 'linked-article.md');
     expect(await newNotes(build, 'articles')).toContainEqual({ source: 'articles/en-US/2026-11-20-linked-article.md', message: `symlink followed to ${target}` });
-    const { manifest } = await published(build.store, 'articles', 'articles.json');
+    const { manifest } = await published(build.store, 'articles', 'articles');
     expect(manifest.sources).toContainEqual(expect.objectContaining({ path: 'articles/en-US/2026-11-20-linked-article.md', resolvedPath: target }));
   });
 
@@ -164,7 +164,7 @@ describe('files that are not plain files', () => {
     const build = await buildCase('articles-symlink-locale-folder');
     await expectOthersPublished(build);
     expect(await newNotes(build, 'articles')).toContainEqual({ source: 'articles/en-US', message: `symlink followed to ${path.join(build.outside, 'en-US')}` });
-    const { manifest } = await published(build.store, 'articles', 'articles.json');
+    const { manifest } = await published(build.store, 'articles', 'articles');
     const linked = manifest.sources.filter((source) => source.path.startsWith('articles/en-US/'));
     expect(linked.length).toBeGreaterThan(0);
     for (const source of linked) expect(source.resolvedPath).toBe(path.join(build.outside, source.path.slice('articles/'.length)));

@@ -80,7 +80,7 @@ describe('EDGAR full submissions', () => {
     const build = await buildCase('submission-bare-cr');
     await expectOthersPublished(build);
     expect(await newRejections(build, 'smart-money')).toEqual([]);
-    const { manifest } = await published(build.store, 'smart-money', 'investors.json');
+    const { manifest } = await published(build.store, 'smart-money', 'investors');
     expect(manifest.sources.map((source) => source.path)).toContain('filings/edgar/1542392/0001542392-26-000174.nc');
   });
 });
@@ -148,7 +148,7 @@ describe('Form 13F data set ZIPs', () => {
     const notes = await newNotes(build, 'smart-money');
     expect(notes).toContainEqual({ source: 'filings/datasets/2026q3', message: `symlink followed to ${path.join(build.outside, '2026q3')}` });
     expect(datasetRead(notes, 'filings/datasets/2026q3')).toBe(true);
-    const { manifest } = await published(build.store, 'smart-money', 'investors.json');
+    const { manifest } = await published(build.store, 'smart-money', 'investors');
     expect(manifest.sources).toContainEqual({
       path: 'filings/datasets/2026q3/INFOTABLE.tsv',
       bytes: expect.any(Number),

@@ -115,14 +115,24 @@ export async function storeContains(store: string, text: string): Promise<boolea
 
 export { MARKER };
 
-/** The current bundle's manifest and one resource of a dataset. */
-export async function published(store: string, dataset: Dataset, resource: string): Promise<{ manifest: { sources: { path: string; resolvedPath?: string }[] }; records: unknown[] }> {
+/** The current bundle's manifest and the records of one resource (`articles`, `investors`...), from its NDJSON parts. */
+export async function published(
+  store: string,
+  dataset: Dataset,
+  resource: string,
+): Promise<{ manifest: { sources: { path: string; resolvedPath?: string }[] }; records: unknown[] }> {
   const pointer = JSON.parse(await readFile(path.join(store, 'current', `${dataset}.json`), 'utf8')) as { snapshotId: string };
   const bundle = path.join(store, 'bundles', dataset, pointer.snapshotId);
-  return {
-    manifest: JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8')),
-    records: JSON.parse(await readFile(path.join(bundle, resource), 'utf8')),
+  const manifest = JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8')) as {
+    sources: { path: string; resolvedPath?: string }[];
+    files: { path: string }[];
   };
+  const records: unknown[] = [];
+  for (const file of manifest.files.filter((entry) => entry.path.startsWith(`${resource}/`))) {
+    const text = await readFile(path.join(bundle, file.path), 'utf8');
+    for (const line of text.split('\n')) if (line !== '') records.push(JSON.parse(line));
+  }
+  return { manifest, records };
 }
 
 export const MiB = 1024 * 1024;
