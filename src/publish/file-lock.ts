@@ -148,7 +148,8 @@ async function readHolder(lockPath: string): Promise<LockHolder | undefined> {
   return undefined;
 }
 
-function processIsAlive(pid: number): boolean {
+/** Whether a process of this host is alive (one of another user counts: it exists). */
+export function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

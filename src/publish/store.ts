@@ -13,7 +13,7 @@ import { replaceFileAtomically, syncDir, writeDurable } from './atomic-file.js';
 import { compareText } from '../model/text-order.js';
 import { canonicalJson } from './canonical-json.js';
 import { failPoint, faultPoint } from './fault-point.js';
-import { withFileLock } from './file-lock.js';
+import { processIsAlive, withFileLock } from './file-lock.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter } from './resource-writer.js';
 import {
@@ -541,13 +541,13 @@ export class BundleStore {
       const full = path.join(this.tmpDir, name);
       const [, host, pidText] = name.split('~');
       const pid = Number(pidText);
-      if (full === keepDirectory || host !== thisHost() || !Number.isInteger(pid) || isAlive(pid)) continue;
+      if (full === keepDirectory || host !== thisHost() || !Number.isInteger(pid) || processIsAlive(pid)) continue;
       await rm(full, { recursive: true, force: true });
       removed.push(path.relative(this.root, full));
     }
     for (const name of await listDir(this.currentDir, true)) {
       const match = /^\.[a-z-]+\.json\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);
-      if (!match || isAlive(Number(match[1]))) continue;
+      if (!match || processIsAlive(Number(match[1]))) continue;
       await rm(path.join(this.currentDir, name), { force: true });
       removed.push(path.join('current', name));
     }
@@ -573,15 +573,6 @@ function withPath(error: Error, file: string): Error {
 function checkResource(snapshotId: string, entry: ResourceEntry, bytes: number, sha256: string): void {
   if (bytes !== entry.bytes) throw new BundleIntegrityError(snapshotId, `${entry.path} has ${bytes} bytes; manifest says ${entry.bytes}`);
   if (sha256 !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function safeJson(text: string): unknown {

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/cli.js';
 import { ALL_SCOPES, bearer, newKey } from './helpers/harness.js';
+import { startServe } from './helpers/serve-process.js';
 import { makeStore } from './helpers/test-store.js';
 
 /**
@@ -15,31 +14,12 @@ describe('pdsnap serve under forced garbage collection', () => {
   it('answers every one of 600 requests and exits 0 on SIGTERM', async () => {
     const { root } = await makeStore(new Date('2026-11-22T12:00:00.000Z'));
     const key = await newKey(root, ALL_SCOPES, 'premium');
-    const child = execa(
-      'node',
-      [
-        '--gc-interval=20000',
-        CLI,
-        'serve',
-        '--store', path.join(root, 'snapshots'),
-        '--port', '0',
-        '--keys', path.join(root, 'keys.json'),
-        '--usage-db', path.join(root, 'usage.sqlite'),
-        '--now', '2026-11-22T12:00:00Z',
-        '--log-level', 'silent',
-        '--drain-delay', '0s',
-      ],
-      { reject: false },
+    const server = await startServe(
+      ['--store', path.join(root, 'snapshots'), '--keys', path.join(root, 'keys.json'), '--usage-db', path.join(root, 'usage.sqlite'), '--now', '2026-11-22T12:00:00Z', '--log-level', 'silent'],
+      {},
+      ['--gc-interval=20000'],
     );
-    const base = await new Promise<string>((resolve, reject) => {
-      let seen = '';
-      child.stderr?.on('data', (chunk: Buffer) => {
-        seen += chunk.toString();
-        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.on('exit', () => reject(new Error(`server exited early: ${seen}`)));
-    });
+    const base = server.base;
     const paths = ['/v1/articles?limit=5', '/api/v1/economic-calendar?limit=5', '/v1/smart-money/consensus', '/v1/nope'];
     const statuses = new Map<number, number>();
     for (let round = 0; round < 60; round += 1) {
@@ -56,8 +36,6 @@ describe('pdsnap serve under forced garbage collection', () => {
     expect([...statuses.keys()].every((status) => status < 500)).toBe(true);
     expect(statuses.get(429)).toBeGreaterThan(0);
 
-    child.kill('SIGTERM');
-    const result = await child;
-    expect(result.exitCode, String(result.stderr)).toBe(0);
+    expect(await server.stop(), server.stderr()).toBe(0);
   });
 });

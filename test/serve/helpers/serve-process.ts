@@ -16,9 +16,9 @@ export interface ServeProcess {
  * Starts `pdsnap serve <args>` as a real process and resolves with its base URL once it listens and
  * has loaded its snapshots. No drain delay unless the test asks for one, so that stop() is quick.
  */
-export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+export async function startServe(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ServeProcess> {
   const drain = args.includes('--drain-delay') ? [] : ['--drain-delay', '0s'];
-  const child: ResultPromise = execa('node', [CLI, 'serve', '--port', '0', ...drain, ...args], { reject: false, env, extendEnv: true });
+  const child: ResultPromise = execa('node', [...nodeArgs, CLI, 'serve', '--port', '0', ...drain, ...args], { reject: false, env, extendEnv: true });
   let out = '';
   let err = '';
   child.stdout?.on('data', (chunk: Buffer) => {
