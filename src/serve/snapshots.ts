@@ -27,7 +27,7 @@ export interface ServedSnapshot<D extends DatasetName = DatasetName> {
 
 type DatasetState =
   /** `pointer` is the last pointer judged: the served snapshot's, or a newer one that was refused. */
-  | { kind: 'ready'; snapshot: ServedSnapshot; pointer: string; refused?: string }
+  | { kind: 'ready'; snapshot: ServedSnapshot; pointer: string; refused?: { snapshotId: string; reason: string } }
   | { kind: 'unavailable'; reason: string; pointer: string | null };
 
 export interface SnapshotLog {
@@ -135,7 +135,14 @@ export class SnapshotRegistry {
       const state = this.states.get(dataset);
       if (state?.kind !== 'ready') return { dataset, ready: false };
       const { snapshot } = state;
-      return { dataset, ready: true, snapshotId: snapshot.snapshotId, generatedAtMs: Date.parse(snapshot.generatedAt), freshUntilMs: snapshot.freshUntilMs };
+      return {
+        dataset,
+        ready: true,
+        snapshotId: snapshot.snapshotId,
+        generatedAtMs: Date.parse(snapshot.generatedAt),
+        freshUntilMs: snapshot.freshUntilMs,
+        ...(state.refused ? { refused: state.refused } : {}),
+      };
     });
   }
 
@@ -195,7 +202,7 @@ export class SnapshotRegistry {
       if (previous?.kind === 'ready') {
         // Keep serving the last verified snapshot (require() still refuses it once it is stale).
         // A refused pointer is not tried again until it moves; a read error is retried next poll.
-        this.states.set(dataset, { ...previous, pointer: known ? pointer : previous.pointer, refused: reason });
+        this.states.set(dataset, { ...previous, pointer: known ? pointer : previous.pointer, refused: { snapshotId: current.snapshotId, reason } });
         this.log.error(
           { dataset, refusedSnapshotId: current.snapshotId, servedSnapshotId: previous.snapshot.snapshotId, reason },
           'new snapshot refused; still serving the previous verified one',
