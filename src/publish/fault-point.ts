@@ -3,7 +3,14 @@
  * the process announces the point on stderr and waits to be killed. This lets the crash-safety test
  * kill the CLI at exact moments instead of guessing with timers. Unset in normal runs: a no-op.
  */
-export type FaultPoint = 'resources-staged' | 'manifest-written' | 'bundle-renamed' | 'pointer-written';
+export type FaultPoint =
+  | 'resources-staged'
+  | 'manifest-written'
+  | 'bundle-renamed'
+  | 'pointer-written'
+  // A bucket store: after the first object of a bundle is uploaded, after the pointer record.
+  | 'object-uploaded'
+  | 'pointer-recorded';
 
 export async function faultPoint(point: FaultPoint): Promise<void> {
   if (process.env.PDSNAP_PAUSE_AT !== point) return;

@@ -8,8 +8,6 @@ import type { FreshnessFacts } from '../model/freshness.js';
 import {
   CurrentPointer,
   Manifest,
-  MANIFEST_FORMAT,
-  PART_PATH,
   type ResourceEntry,
   resourceOfPath,
   type ServingIndexEntry,
@@ -22,16 +20,18 @@ import { compareText } from '../model/text-order.js';
 import { canonicalJson } from './canonical-json.js';
 import { failPoint, faultPoint } from './fault-point.js';
 import { processIsAlive, withFileLock } from './file-lock.js';
+import { copyBundleFiles } from './bundle-copy.js';
+import { planGc } from './gc-plan.js';
+import type { SnapshotStore } from './snapshot-store.js';
+import { hasServingIndex, manifestBodyOf, manifestFor, manifestText, parseManifest, safeJson } from './manifest-check.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter } from './resource-writer.js';
 import { checkServingIndex, ServingIndexWriter } from './serving-index.js';
 import {
   BundleIntegrityError,
   datasetOfSnapshotId,
-  type ManifestBody,
   isSnapshotId,
   SnapshotNotFoundError,
-  snapshotIdFor,
 } from './snapshot-id.js';
 
 export { BundleIntegrityError, SnapshotNotFoundError, datasetOfSnapshotId };
@@ -143,7 +143,7 @@ export const DEFAULT_LOCK_WAIT_MS = 60_000;
  * replaced by rename, and writers hold a lock, so a crash at any moment leaves the previous pointer
  * and the bundle it names intact. Nothing reads a resource whole: records are streamed.
  */
-export class BundleStore {
+export class BundleStore implements SnapshotStore {
   /** How long a writer waits for another process's publish lock (live holders only; dead ones are taken over). */
   readonly lockWaitMs: number;
 
@@ -152,6 +152,10 @@ export class BundleStore {
     options: { lockWaitMs?: number } = {},
   ) {
     this.lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+  }
+
+  get location(): string {
+    return this.root;
   }
 
   private get bundlesDir() {
@@ -259,41 +263,7 @@ export class BundleStore {
       }
       throw error;
     }
-    const raw = safeJson(manifestText);
-    const format = (raw as { format?: unknown } | undefined)?.format;
-    if (typeof format === 'number' && format !== MANIFEST_FORMAT) {
-      throw new BundleIntegrityError(
-        snapshotId,
-        `bundle format ${format} is not read by this pdsnap (it reads format ${MANIFEST_FORMAT}): rebuild it with pdsnap build`,
-      );
-    }
-    const parsed = Manifest.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new BundleIntegrityError(snapshotId, `manifest.json is invalid at ${issue?.path.join('.') || '/'}: ${issue?.message}`);
-    }
-    const manifest = parsed.data;
-    const { snapshotId: declared, ...body } = manifest;
-    if (declared !== snapshotId || snapshotIdFor(body) !== snapshotId) {
-      throw new BundleIntegrityError(snapshotId, 'manifest does not match its snapshot id (edited after publishing?)');
-    }
-    const expected = Object.keys(DATASET_RESOURCES[manifest.dataset]).sort();
-    const listed = [...new Set(manifest.files.map((f) => resourceOfPath(f.path)))].sort();
-    if (expected.join(',') !== listed.join(',')) {
-      throw new BundleIntegrityError(snapshotId, `manifest lists resources ${listed.join(', ')}; expected ${expected.join(', ')}`);
-    }
-    if ((manifest.servingIndex !== undefined) !== hasServingIndex(manifest.dataset)) {
-      throw new BundleIntegrityError(snapshotId, `a ${manifest.dataset} manifest must ${hasServingIndex(manifest.dataset) ? '' : 'not '}list a serving index`);
-    }
-    // Parts of each resource are numbered from 00000 without a gap, so none can go missing unnoticed.
-    const seen = new Map<string, number>();
-    for (const file of manifest.files) {
-      const [, resource, part] = PART_PATH.exec(file.path)!;
-      const next = seen.get(resource!) ?? 0;
-      if (Number(part) !== next) throw new BundleIntegrityError(snapshotId, `manifest lists ${file.path} out of order (expected part ${next})`);
-      seen.set(resource!, next + 1);
-    }
-    return { manifest, directory };
+    return { manifest: parseManifest(snapshotId, manifestText), directory };
   }
 
   async openCurrent(dataset: DatasetName): Promise<OpenedBundle | null> {
@@ -374,6 +344,24 @@ export class BundleStore {
     return staged;
   }
 
+  async stageCopy(manifest: Manifest, directory: string): Promise<StagedBundle> {
+    await mkdir(this.tmpDir, { recursive: true });
+    const target = path.join(this.tmpDir, stagingName(manifest.dataset));
+    await mkdir(target);
+    try {
+      await copyBundleFiles(manifest, directory, target);
+    } catch (error) {
+      await rm(target, { recursive: true, force: true });
+      throw error;
+    }
+    return { dataset: manifest.dataset, directory: target, files: manifest.files, ...(manifest.servingIndex ? { servingIndex: manifest.servingIndex } : {}) };
+  }
+
+  /** A folder store reads its bundles in place: there is no local copy to drop. */
+  async retainOnly(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
   async discard(staged: StagedBundle): Promise<void> {
     await rm(staged.directory, { recursive: true, force: true });
   }
@@ -382,20 +370,9 @@ export class BundleStore {
    * Makes a staged bundle the dataset's current snapshot. An existing bundle with the same id is
    * never rewritten (it is verified instead), so publishing identical content again is a no-op.
    */
-  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date): Promise<PublishResult> {
-    const body: ManifestBody = {
-      format: MANIFEST_FORMAT,
-      dataset: staged.dataset,
-      generatedAt: fields.generatedAt,
-      facts: fields.facts,
-      freshUntil: fields.freshUntil,
-      allowStale: fields.allowStale,
-      sources: [...fields.sources].sort((a, b) => compareText(a.path, b.path)),
-      files: staged.files,
-      ...(staged.servingIndex ? { servingIndex: staged.servingIndex } : {}),
-    };
-    const snapshotId = snapshotIdFor(body);
-    const manifest: Manifest = Manifest.parse({ ...body, snapshotId });
+  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options: { makeCurrent?: boolean } = {}): Promise<PublishResult> {
+    const manifest = manifestFor(manifestBodyOf(staged, fields));
+    const { snapshotId } = manifest;
     await faultPoint('resources-staged');
     return this.withLock(async () => {
       const removedLeftovers = await this.removeLeftovers(staged.directory);
@@ -419,12 +396,10 @@ export class BundleStore {
         if (await pathExists(target)) {
           await this.discard(staged);
         } else {
-          // Key-sorted and indented: deterministic bytes that a person can still read with cat.
-          const manifestText = `${JSON.stringify(JSON.parse(canonicalJson(manifest)), null, 2)}\n`;
           const manifestFile = path.join(staged.directory, 'manifest.json');
           try {
             failPoint('manifest-write');
-            await writeDurable(manifestFile, manifestText);
+            await writeDurable(manifestFile, manifestText(manifest));
           } catch (error) {
             throw withPath(error as Error, manifestFile);
           }
@@ -441,7 +416,7 @@ export class BundleStore {
         // Builds can overlap (a slow scheduled job, a manual rebuild): the one generated last stays
         // current, whichever commits last. Only rollback moves current back in time.
         const newerCurrent = previous !== null && previous !== snapshotId ? await this.newerThan(previous, fields.generatedAt) : null;
-        const madeCurrent = (previous !== snapshotId || broken !== null) && newerCurrent === null;
+        const madeCurrent = options.makeCurrent !== false && (previous !== snapshotId || broken !== null) && newerCurrent === null;
         if (madeCurrent) {
           await this.writePointer(staged.dataset, snapshotId, publishedAt);
           state.pointerMoved = true;
@@ -500,32 +475,7 @@ export class BundleStore {
     const work = async (): Promise<GcResult> => {
       const result: GcResult = { deleted: [], kept: [], unreadable: [], skipped: [], removedLeftovers: [] };
       if (!dryRun) result.removedLeftovers = await this.removeLeftovers(null);
-      const pointers = await this.pointerStates();
-      const all = await this.listSnapshots();
-      for (const dataset of DATASETS) {
-        const bundles = all.filter((s) => s.dataset === dataset); // newest first
-        const pointer = pointers[dataset];
-        if (pointer.state === 'broken') {
-          result.skipped.push({ dataset, reason: pointer.reason ?? 'broken current pointer' });
-          result.kept.push(...bundles.map((s) => s.snapshotId));
-          continue;
-        }
-        // A bundle whose manifest cannot be read has no known age: it is never a candidate.
-        const readable = bundles.filter((s) => s.generatedAt !== '');
-        for (const s of bundles) if (s.generatedAt === '') result.unreadable.push(s.snapshotId);
-        const currentIndex = readable.findIndex((s) => s.current);
-        const protectedIds = new Set<string>();
-        if (currentIndex >= 0) {
-          protectedIds.add(readable[currentIndex]!.snapshotId);
-          const before = readable[currentIndex + 1];
-          if (before) protectedIds.add(before.snapshotId);
-        }
-        readable.forEach((s, i) => {
-          if (i < keep || protectedIds.has(s.snapshotId)) result.kept.push(s.snapshotId);
-          else result.deleted.push(s.snapshotId);
-        });
-        result.kept.push(...result.unreadable.filter((id) => datasetOfSnapshotId(id) === dataset));
-      }
+      Object.assign(result, planGc(await this.listSnapshots(), await this.pointerStates(), keep));
       if (!dryRun) {
         for (const snapshotId of result.deleted) {
           // Rename first so the bundle disappears at once, then delete at leisure.
@@ -607,11 +557,6 @@ export function recordsPerResource(files: readonly ResourceEntry[]): Record<stri
   return counts;
 }
 
-/** Datasets whose bundles carry a serving index: the one whose size grows with the market. */
-function hasServingIndex(dataset: DatasetName): boolean {
-  return dataset === 'smart-money';
-}
-
 /** Streams one listed file's bytes through SHA-256 and compares size and digest with the manifest. */
 async function verifyFile(snapshotId: string, directory: string, entry: { path: string; bytes: number; sha256: string }): Promise<void> {
   let digest;
@@ -623,14 +568,6 @@ async function verifyFile(snapshotId: string, directory: string, entry: { path: 
   }
   if (digest.bytes !== entry.bytes) throw new BundleIntegrityError(snapshotId, `${entry.path} has ${digest.bytes} bytes; manifest says ${entry.bytes}`);
   if (digest.sha256 !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 async function pathExists(p: string): Promise<boolean> {

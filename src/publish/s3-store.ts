@@ -1,0 +1,414 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DATASETS, type DatasetName } from '../model/dataset.js';
+import type { RecordSink } from '../model/dataset-build.js';
+import type { CurrentPointer, Manifest } from '../model/manifest.js';
+import { compareText } from '../model/text-order.js';
+import { fileProvenance } from '../ingest/source-files.js';
+import { checkDigest } from './bundle-copy.js';
+import { faultPoint } from './fault-point.js';
+import { planGc } from './gc-plan.js';
+import { bundleFiles, manifestBodyOf, manifestFor, manifestText, parseManifest } from './manifest-check.js';
+import { formatBucketLocation, parseBucketLocation } from './s3-location.js';
+import { BucketObjects, s3Client } from './s3-objects.js';
+import { PointerLog, type PointerReading, type PointerRecord } from './s3-pointers.js';
+import type { PointerStates, SnapshotStore, StoreOptions } from './snapshot-store.js';
+import {
+  BundleIntegrityError,
+  BundleStore,
+  datasetOfSnapshotId,
+  type GcResult,
+  type ManifestFields,
+  type OpenedBundle,
+  PublishFailure,
+  type PublishResult,
+  type PublishState,
+  type SnapshotEntry,
+  SnapshotNotFoundError,
+  type StagedBundle,
+} from './store.js';
+import { isSnapshotId } from './snapshot-id.js';
+
+/** Pointer records gc keeps per dataset: the recent history of moves, for a person to read. */
+const POINTER_RECORDS_KEPT = 20;
+/** Objects of a bundle without a manifest this old are an upload that died, not one in progress. */
+const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
+/** serve lists the pointer records at least this often even while the head is unchanged. */
+const LIST_EVERY_MS = 30_000;
+
+/**
+ * A store in an S3 bucket (any server speaking the S3 API), with the folder store's layout under
+ * the prefix: bundles/<dataset>/<snapshotId>/... and pointers under current/. S3 has no rename and
+ * no lock, so publishing relies only on strong read-after-write and list consistency: a bundle's
+ * objects are uploaded and each read back through SHA-256, then its manifest (a bundle exists once
+ * its manifest does), then a pointer record (s3-pointers.ts). A build killed at any point leaves
+ * the current pointer and its bundle as they were. Bundles are staged in a local temp folder, and
+ * read from a local copy downloaded and verified first (SQLite needs a file).
+ */
+export class S3Store implements SnapshotStore {
+  readonly location: string;
+  private readonly objects: BucketObjects;
+  private readonly prefix: string;
+  private readonly pointers: PointerLog;
+  private readonly pollHead: boolean;
+  private readonly givenCacheDir: string | undefined;
+  private localRoot: string | null = null;
+  private staging: BundleStore | null = null;
+  private readonly polled = new Map<DatasetName, { etag: string; listedAt: number; reading: PointerReading }>();
+
+  constructor(location: string, options: StoreOptions = {}) {
+    const parsed = parseBucketLocation(location);
+    this.location = formatBucketLocation(parsed);
+    this.prefix = parsed.prefix;
+    this.objects = new BucketObjects(s3Client(), parsed);
+    this.pointers = new PointerLog(this.objects, this.prefix);
+    this.pollHead = options.pollHead ?? false;
+    this.givenCacheDir = options.cacheDir;
+  }
+
+  private bundlePrefix(snapshotId: string): string {
+    return `${this.prefix}bundles/${datasetOfSnapshotId(snapshotId)}/${snapshotId}/`;
+  }
+  private objectKey(snapshotId: string, file: string): string {
+    return `${this.bundlePrefix(snapshotId)}${file}`;
+  }
+
+  async exists(): Promise<boolean> {
+    return this.objects.bucketExists();
+  }
+
+  // ---- pointers
+
+  private async reading(dataset: DatasetName): Promise<PointerReading> {
+    if (!this.pollHead) return this.pointers.read(dataset);
+    // A conditional GET of the head costs little; the records are listed when it changed, and now
+    // and then regardless, in case a writer died between its record and the head.
+    const last = this.polled.get(dataset);
+    const changed = await this.pointers.headChanged(dataset, last?.etag);
+    if (last && changed === null && Date.now() - last.listedAt < LIST_EVERY_MS) return last.reading;
+    const reading = await this.pointers.read(dataset);
+    this.polled.set(dataset, { etag: changed ?? last?.etag ?? '', listedAt: Date.now(), reading });
+    return reading;
+  }
+
+  async currentPointer(dataset: DatasetName): Promise<CurrentPointer | null> {
+    const { pointer, broken } = await this.reading(dataset);
+    if (broken) throw broken;
+    return pointer;
+  }
+
+  async pointerStates(): Promise<PointerStates> {
+    const states = {} as PointerStates;
+    for (const dataset of DATASETS) {
+      const { pointer, broken } = await this.pointers.read(dataset);
+      states[dataset] = broken ? { state: 'broken', reason: broken.message } : pointer ? { state: 'ok', snapshotId: pointer.snapshotId } : { state: 'none' };
+    }
+    return states;
+  }
+
+  // ---- reading bundles
+
+  private async readManifest(snapshotId: string): Promise<{ manifest: Manifest; text: string }> {
+    datasetOfSnapshotId(snapshotId);
+    const got = await this.objects.getText(this.objectKey(snapshotId, 'manifest.json'));
+    // Objects without a manifest are an upload that has not finished (or died): not a bundle.
+    if (got === null || got === 'unchanged') throw new SnapshotNotFoundError(snapshotId, `does not exist in ${this.location}`);
+    return { manifest: parseManifest(snapshotId, got.text), text: got.text };
+  }
+
+  async verifyBundle(snapshotId: string): Promise<Manifest> {
+    const { manifest } = await this.readManifest(snapshotId);
+    for (const entry of bundleFiles(manifest)) {
+      const key = this.objectKey(snapshotId, entry.path);
+      const got = await this.objects.digest(key);
+      if (!got) throw new BundleIntegrityError(snapshotId, `${entry.path} is missing (${this.objects.url(key)})`);
+      checkDigest(snapshotId, entry, got, this.objects.url(key));
+    }
+    return manifest;
+  }
+
+  /** The local folder that holds downloaded bundles (and, while building, staged ones). */
+  private async local(): Promise<string> {
+    if (this.localRoot === null) {
+      if (this.givenCacheDir) await mkdir(this.givenCacheDir, { recursive: true });
+      this.localRoot = this.givenCacheDir ?? (await mkdtemp(path.join(tmpdir(), 'pdsnap-bucket-')));
+    }
+    return this.localRoot;
+  }
+
+  /**
+   * Downloads the bundle into the local cache, each object hashed as it arrives and refused
+   * (named) when it differs from the manifest; the copy is renamed into place only once complete,
+   * so a download that fails half way is never mistaken for a bundle. A copy already there is used.
+   */
+  async openBundle(snapshotId: string): Promise<OpenedBundle> {
+    const root = await this.local();
+    const cache = new BundleStore(root);
+    const target = cache.bundleDir(snapshotId);
+    if (!(await isDir(target))) {
+      const { manifest, text } = await this.readManifest(snapshotId);
+      const partial = path.join(root, 'downloading', `${snapshotId}~${process.pid}~${randomBytes(4).toString('hex')}`);
+      await mkdir(partial, { recursive: true });
+      try {
+        for (const entry of bundleFiles(manifest)) {
+          const key = this.objectKey(snapshotId, entry.path);
+          await mkdir(path.dirname(path.join(partial, entry.path)), { recursive: true });
+          const got = await this.objects.digest(key, path.join(partial, entry.path));
+          if (!got) throw new BundleIntegrityError(snapshotId, `${entry.path} is missing (${this.objects.url(key)})`);
+          checkDigest(snapshotId, entry, got, this.objects.url(key));
+        }
+        await writeFile(path.join(partial, 'manifest.json'), text, { flag: 'wx' });
+        await mkdir(path.dirname(target), { recursive: true });
+        await rename(partial, target).catch(async (error: NodeJS.ErrnoException) => {
+          // Another download of the same bundle finished first: its copy is as good as this one.
+          if (!(await isDir(target))) throw error;
+        });
+      } finally {
+        await rm(partial, { recursive: true, force: true });
+      }
+    }
+    return cache.openBundle(snapshotId);
+  }
+
+  async retainOnly(snapshotIds: readonly string[]): Promise<void> {
+    if (this.localRoot === null) return;
+    const keep = new Set(snapshotIds);
+    for (const dataset of DATASETS) {
+      const dir = path.join(this.localRoot, 'bundles', dataset);
+      for (const name of await readdir(dir).catch(() => [] as string[])) {
+        if (!keep.has(name)) await rm(path.join(dir, name), { recursive: true, force: true });
+      }
+    }
+  }
+
+  async listSnapshots(): Promise<SnapshotEntry[]> {
+    const entries: SnapshotEntry[] = [];
+    const pointers = await this.pointerStates();
+    for (const dataset of DATASETS) {
+      const base = `${this.prefix}bundles/${dataset}/`;
+      const { prefixes } = await this.objects.list(base, '/');
+      for (const folder of prefixes) {
+        const snapshotId = folder.slice(base.length, -1);
+        if (!isSnapshotId(snapshotId) || datasetOfSnapshotId(snapshotId) !== dataset) continue;
+        const got = await this.objects.getText(`${folder}manifest.json`);
+        if (got === null || got === 'unchanged') continue; // an upload in progress, or one that died
+        let manifest: Manifest | null = null;
+        try {
+          manifest = parseManifest(snapshotId, got.text);
+        } catch {
+          // listed as unreadable: gc never deletes it
+        }
+        entries.push({
+          dataset,
+          snapshotId,
+          generatedAt: manifest?.generatedAt ?? '',
+          freshUntil: manifest?.freshUntil ?? '',
+          current: pointers[dataset].snapshotId === snapshotId,
+        });
+      }
+    }
+    return entries.sort(
+      (a, b) => compareText(a.dataset, b.dataset) || compareText(b.generatedAt, a.generatedAt) || compareText(b.snapshotId, a.snapshotId),
+    );
+  }
+
+  // ---- publishing
+
+  /** Builds stage in a local folder store under the temp folder, removed at close. */
+  private async stagingStore(): Promise<BundleStore> {
+    this.staging ??= new BundleStore(path.join(await this.local(), 'staging'));
+    return this.staging;
+  }
+
+  async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<{ staged: StagedBundle; result: T }> {
+    return (await this.stagingStore()).stage(dataset, produce);
+  }
+
+  async stageCopy(manifest: Manifest, directory: string): Promise<StagedBundle> {
+    return (await this.stagingStore()).stageCopy(manifest, directory);
+  }
+
+  async discard(staged: StagedBundle): Promise<void> {
+    await rm(staged.directory, { recursive: true, force: true });
+  }
+
+  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options: { makeCurrent?: boolean } = {}): Promise<PublishResult> {
+    const manifest = manifestFor(manifestBodyOf(staged, fields));
+    const { snapshotId } = manifest;
+    await faultPoint('resources-staged');
+    const state: PublishState = { bundlePublished: false, pointerMoved: false };
+    try {
+      let republishedDamaged: string | null = null;
+      const existing = await this.objects.getText(this.objectKey(snapshotId, 'manifest.json'));
+      if (existing === null || existing === 'unchanged') {
+        await this.uploadObjects(manifest, staged.directory, bundleFiles(manifest));
+        // The manifest last: until it exists, readers and gc's age rule treat the objects as an upload.
+        await this.objects.putText(this.objectKey(snapshotId, 'manifest.json'), manifestText(manifest), { onlyIfAbsent: true });
+        state.bundlePublished = true;
+        await faultPoint('manifest-written');
+      } else {
+        republishedDamaged = await this.repair(parseManifest(snapshotId, existing.text), staged.directory);
+        if (republishedDamaged) state.bundlePublished = true;
+      }
+      await this.discard(staged);
+
+      const reading = await this.pointers.read(staged.dataset);
+      const previous = reading.pointer?.snapshotId ?? null;
+      // Builds can overlap: the one generated last stays current, whichever commits last.
+      const newerCurrent = previous !== null && previous !== snapshotId ? await this.newerThan(previous, fields.generatedAt) : null;
+      let madeCurrent = options.makeCurrent !== false && (previous !== snapshotId || reading.broken !== null) && newerCurrent === null;
+      let lostTo: { snapshotId: string; generatedAt: string } | null = null;
+      if (madeCurrent) {
+        const { mine, winner } = await this.pointers.move(staged.dataset, { snapshotId, publishedAt: publishedAt.toISOString() }, reading.newest);
+        state.pointerMoved = true;
+        if (winner.key !== mine.key && winner.snapshotId !== snapshotId) {
+          // A concurrent publish sorts after this one: it is current, and this build says so.
+          madeCurrent = false;
+          lostTo = { snapshotId: winner.snapshotId, generatedAt: (await this.generatedAtOf(winner)) ?? '?' };
+        }
+      }
+      await faultPoint('pointer-written');
+      return {
+        snapshotId,
+        published: state.bundlePublished,
+        madeCurrent,
+        previousSnapshotId: previous,
+        keptNewerCurrent: newerCurrent ?? lostTo,
+        repairedPointer: reading.broken?.reason ?? null,
+        republishedDamaged,
+        removedLeftovers: [],
+      };
+    } catch (error) {
+      await this.discard(staged);
+      if (state.bundlePublished || state.pointerMoved) throw new PublishFailure(snapshotId, state, error as Error);
+      throw error;
+    }
+  }
+
+  /** Uploads files of a staged bundle, reading each object back through SHA-256 before going on. */
+  private async uploadObjects(manifest: Manifest, directory: string, entries: Array<{ path: string; bytes: number; sha256: string }>): Promise<void> {
+    let first = true;
+    for (const entry of entries) {
+      const key = this.objectKey(manifest.snapshotId, entry.path);
+      await this.objects.uploadFile(key, path.join(directory, entry.path), entry.sha256);
+      const got = await this.objects.digest(key);
+      if (!got) throw new Error(`${this.objects.url(key)}: missing right after upload`);
+      if (got.bytes !== entry.bytes || got.sha256 !== entry.sha256) {
+        throw new Error(`${this.objects.url(key)}: read back ${got.bytes} bytes with another SHA-256 than the ${entry.bytes} uploaded; nothing was published`);
+      }
+      if (first) await faultPoint('object-uploaded');
+      first = false;
+    }
+  }
+
+  /**
+   * A bundle with this id is already in the bucket: same id, same content. Each object's size and
+   * recorded SHA-256 (set at upload, after which it was read back) are checked with a HEAD, not a
+   * download; an object missing or changed since is uploaded again from this build's copy.
+   * Returns what was wrong, or null when nothing was.
+   */
+  private async repair(existing: Manifest, directory: string): Promise<string | null> {
+    const damaged: Array<{ path: string; bytes: number; sha256: string }> = [];
+    const reasons: string[] = [];
+    for (const entry of bundleFiles(existing)) {
+      const head = await this.objects.head(this.objectKey(existing.snapshotId, entry.path));
+      if (head === null) reasons.push(`${entry.path} is missing`);
+      else if (head.size !== entry.bytes || head.sha256 !== entry.sha256) reasons.push(`${entry.path} differs from its manifest`);
+      else continue;
+      damaged.push(entry);
+    }
+    if (damaged.length === 0) return null;
+    for (const entry of damaged) {
+      const local = await isFileWithDigest(directory, entry);
+      if (!local) {
+        throw new BundleIntegrityError(existing.snapshotId, `${reasons.join('; ')}, and this build's ${entry.path} differs from the published one: cannot repair it`);
+      }
+    }
+    await this.uploadObjects(existing, directory, damaged);
+    return reasons.join('; ');
+  }
+
+  private async generatedAtOf(record: PointerRecord): Promise<string | null> {
+    try {
+      return (await this.readManifest(record.snapshotId)).manifest.generatedAt;
+    } catch {
+      return null;
+    }
+  }
+
+  private async newerThan(currentId: string, generatedAt: string): Promise<{ snapshotId: string; generatedAt: string } | null> {
+    try {
+      const { manifest } = await this.readManifest(currentId);
+      return manifest.generatedAt > generatedAt ? { snapshotId: currentId, generatedAt: manifest.generatedAt } : null;
+    } catch (error) {
+      if (error instanceof BundleIntegrityError || error instanceof SnapshotNotFoundError) return null;
+      throw error;
+    }
+  }
+
+  async rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
+    if (datasetOfSnapshotId(snapshotId) !== dataset) throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
+    await this.verifyBundle(snapshotId);
+    const reading = await this.pointers.read(dataset);
+    const previous = reading.pointer?.snapshotId ?? null;
+    if (previous !== snapshotId || reading.broken !== null) {
+      await this.pointers.move(dataset, { snapshotId, publishedAt: at.toISOString() }, reading.newest);
+    }
+    return { previousSnapshotId: previous, repairedPointer: reading.broken?.reason ?? null };
+  }
+
+  /**
+   * The folder store's rules (gc-plan.ts). A bundle is deleted manifest first, so it disappears at
+   * once and a gc killed half way leaves objects without a manifest, which a later gc removes once
+   * a day old (an upload still running is never that old). Old pointer records are pruned too.
+   */
+  async gc(keep: number, dryRun: boolean): Promise<GcResult> {
+    const plan = planGc(await this.listSnapshots(), await this.pointerStates(), keep);
+    const result: GcResult = { ...plan, removedLeftovers: [] };
+    if (dryRun) return result;
+    for (const snapshotId of plan.deleted) {
+      await this.objects.delete(this.objectKey(snapshotId, 'manifest.json'));
+      for (const { key } of (await this.objects.list(this.bundlePrefix(snapshotId))).objects) await this.objects.delete(key);
+    }
+    for (const dataset of DATASETS) {
+      const base = `${this.prefix}bundles/${dataset}/`;
+      for (const folder of (await this.objects.list(base, '/')).prefixes) {
+        const { objects } = await this.objects.list(folder);
+        if (objects.length === 0 || objects.some((o) => o.key === `${folder}manifest.json`)) continue;
+        if (objects.some((o) => Date.now() - o.lastModified.getTime() < ABANDONED_AFTER_MS)) continue;
+        for (const { key } of objects) await this.objects.delete(key);
+        result.removedLeftovers.push(this.objects.url(folder));
+      }
+      if (plan.skipped.every((s) => s.dataset !== dataset)) {
+        for (const key of await this.pointers.prune(dataset, POINTER_RECORDS_KEPT)) result.removedLeftovers.push(this.objects.url(key));
+      }
+    }
+    return result;
+  }
+
+  async close(): Promise<void> {
+    this.objects.client.destroy();
+    // A temp folder of this process's own; a cache folder the user named stays for the next start.
+    if (this.localRoot !== null && this.givenCacheDir === undefined) await rm(this.localRoot, { recursive: true, force: true });
+    else if (this.localRoot !== null) await rm(path.join(this.localRoot, 'staging'), { recursive: true, force: true });
+  }
+}
+
+async function isDir(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function isFileWithDigest(directory: string, entry: { path: string; bytes: number; sha256: string }): Promise<boolean> {
+  try {
+    const got = await fileProvenance(directory, path.join(directory, entry.path));
+    return got.bytes === entry.bytes && got.sha256 === entry.sha256;
+  } catch {
+    return false;
+  }
+}
