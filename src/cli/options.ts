@@ -52,6 +52,16 @@ export const DirOption = (fallback: string) =>
     .optional()
     .transform((value) => path.resolve(value ?? fallback));
 
+/** --store: a folder (resolved to an absolute path) or a bucket, `s3://bucket/prefix`, kept as it is. */
+export const StoreOption = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value) => (value?.startsWith('s3://') ? value : path.resolve(value ?? fallback)));
+
+/** --store's help, the same in every command. */
+export const STORE_HELP = `bundle store: a folder or s3://bucket/prefix (default ${DEFAULT_STORE})`;
+
 /** A duration option (`24h`, `7d`, `90m`, `1d12h`) in milliseconds. */
 export const DurationOption = (fallback: string) =>
   z

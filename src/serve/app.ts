@@ -39,7 +39,10 @@ declare module 'fastify' {
 }
 
 export interface ServerOptions {
+  /** A store folder or s3://bucket/prefix. */
   storeDir: string;
+  /** A bucket store's local copies of the bundles served (current and previous); default: a temp folder. */
+  storeCacheDir?: string;
   keysFile: string;
   usageDbFile: string;
   /** Keys and usage somewhere else than keysFile/usageDbFile (Redis); closed with the server. */
@@ -119,7 +122,7 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
     frameworkErrors: frameworkErrorResponder(options.docsUrl, (profile) => access.headersForUnauthenticated(profile)),
   });
 
-  const snapshots = new SnapshotRegistry(options.storeDir, app.log);
+  const snapshots = new SnapshotRegistry(options.storeDir, app.log, options.storeCacheDir);
   app.addHook('onClose', async () => {
     await snapshots.close();
     await access.close();

@@ -1,7 +1,8 @@
 import type { Article } from '../model/article.js';
 import type { CalendarEvent } from '../model/calendar-event.js';
 import { DATASETS, type DatasetName } from '../model/dataset.js';
-import { BundleIntegrityError, BundleStore, type OpenedBundle, SnapshotNotFoundError } from '../publish/store.js';
+import { openStore, type SnapshotStore } from '../publish/snapshot-store.js';
+import { BundleIntegrityError, type OpenedBundle, SnapshotNotFoundError } from '../publish/store.js';
 import { ApiError } from './api-error.js';
 import type { SnapshotStatus } from './metrics.js';
 import { type ArticlesIndex, indexArticles } from './indexes/articles-index.js';
@@ -78,15 +79,18 @@ export class SnapshotRegistry {
   private readonly states = new Map<DatasetName, DatasetState>();
   private timer: NodeJS.Timeout | null = null;
   private inFlight: Promise<void> | null = null;
-  private readonly store: BundleStore;
+  private readonly store: SnapshotStore;
+  /** The snapshot served before the current one, per dataset: a bucket store's cache keeps both. */
+  private readonly previousIds = new Map<DatasetName, string>();
   /** Told of every attempt to load a changed pointer (metrics). */
   onReload: (dataset: DatasetName, outcome: 'loaded' | 'failed') => void = () => {};
 
   constructor(
     storeDir: string,
     private readonly log: SnapshotLog = NO_LOG,
+    cacheDir?: string,
   ) {
-    this.store = new BundleStore(storeDir);
+    this.store = openStore(storeDir, { pollHead: true, ...(cacheDir ? { cacheDir } : {}) });
   }
 
   /**
@@ -115,6 +119,7 @@ export class SnapshotRegistry {
     await this.inFlight;
     for (const state of this.states.values()) if (state.kind === 'ready') release(state.snapshot);
     this.states.clear();
+    await this.store.close();
   }
 
   /** The snapshot a request of `dataset` is answered from, or 503 snapshot_unavailable. */
@@ -190,9 +195,16 @@ export class SnapshotRegistry {
       // The swap: one assignment, after everything above has succeeded. Requests use an index
       // synchronously, within the turn that took it, so the old one can be closed at once.
       this.states.set(dataset, { kind: 'ready', snapshot, pointer });
-      if (previous?.kind === 'ready') release(previous.snapshot);
-      this.log.info({ dataset, snapshotId: snapshot.snapshotId, freshUntil: snapshot.freshUntil }, 'serving snapshot');
+      if (previous?.kind === 'ready') {
+        release(previous.snapshot);
+        if (previous.snapshot.snapshotId !== snapshot.snapshotId) this.previousIds.set(dataset, previous.snapshot.snapshotId);
+      }
+      this.log.info({ dataset, snapshotId: snapshot.snapshotId, freshUntil: snapshot.freshUntil, store: this.store.location }, 'serving snapshot');
       this.onReload(dataset, 'loaded');
+      // Bounded: a bucket store's download cache keeps the served and the previous bundles only.
+      await this.store
+        .retainOnly([...Object.values(this.currentIds()), ...this.previousIds.values()])
+        .catch((error: unknown) => this.log.error({ err: error }, 'could not prune the bundle cache'));
     } catch (error) {
       // A bundle that fails verification stays refused until the pointer moves; any other failure
       // (EMFILE, EIO, a slow disk) is forgotten, so the next poll tries the same pointer again.

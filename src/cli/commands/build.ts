@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import { loadConfig } from '../config.js';
 import { ExitCode, ExitWith } from '../errors.js';
-import { DatasetsOption, DEFAULT_SOURCES, DEFAULT_STORE, DirOption, NowOption, parseOptions } from '../options.js';
+import { DatasetsOption, DEFAULT_SOURCES, DEFAULT_STORE, DirOption, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { type BuildReport, runBuild } from '../pipeline/build.js';
 import { stderrProgress } from '../progress.js';
@@ -10,7 +10,7 @@ import { stderrProgress } from '../progress.js';
 const Options = z.object({
   datasets: DatasetsOption,
   sources: DirOption(DEFAULT_SOURCES),
-  store: DirOption(DEFAULT_STORE),
+  store: StoreOption(DEFAULT_STORE),
   now: NowOption,
   config: z.string().optional(),
   strict: z.boolean().default(false),
@@ -25,7 +25,7 @@ export function buildCommand(): Command {
     .description('ingest, derive, validate and publish snapshots of the datasets')
     .option('--datasets <list>', 'comma-separated: articles,calendar,smart-money (default: all)')
     .option('--sources <dir>', `source tree (default ${DEFAULT_SOURCES})`)
-    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--store <dir|s3-url>', STORE_HELP)
     .option('--now <iso>', 'the build instant: generatedAt and the freshness clock (default: the clock)')
     .option('--config <file>', 'freshness limits overrides (default: pdsnap.config.yaml when present)')
     .option('--strict', 'fail a dataset when any source record is rejected')

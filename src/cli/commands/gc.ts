@@ -1,12 +1,12 @@
 import { Command } from 'commander';
 import { z } from 'zod';
-import { BundleStore } from '../../publish/store.js';
+import { openStore } from '../../publish/snapshot-store.js';
 import { UsageError } from '../errors.js';
-import { DEFAULT_STORE, DirOption, parseOptions } from '../options.js';
+import { DEFAULT_STORE, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { printJson, printLine } from '../output.js';
 
 const Options = z.object({
-  store: DirOption(DEFAULT_STORE),
+  store: StoreOption(DEFAULT_STORE),
   keep: z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1'),
   dryRun: z.boolean().default(false),
   json: z.boolean().default(false),
@@ -16,14 +16,19 @@ export function gcCommand(): Command {
   return new Command('gc')
     .description('delete old bundles, keeping the newest N per dataset, the current one and the one before it')
     .requiredOption('--keep <n>', 'bundles to keep per dataset')
-    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--store <dir|s3-url>', STORE_HELP)
     .option('--dry-run', 'only show what would be deleted')
     .option('--json', 'print JSON to stdout')
     .action(async (raw) => {
       const options = parseOptions(Options, raw);
-      const store = new BundleStore(options.store);
-      if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
-      const result = await store.gc(options.keep, options.dryRun);
+      const store = openStore(options.store);
+      let result;
+      try {
+        if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+        result = await store.gc(options.keep, options.dryRun);
+      } finally {
+        await store.close();
+      }
       if (options.json) return printJson({ dryRun: options.dryRun, ...result });
       const verb = options.dryRun ? 'would delete' : 'deleted';
       for (const id of result.deleted) printLine(`${verb} ${id}`);

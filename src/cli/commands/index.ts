@@ -12,6 +12,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   inspect: async () => (await import('./inspect.js')).inspectCommand(),
   rollback: async () => (await import('./rollback.js')).rollbackCommand(),
   gc: async () => (await import('./gc.js')).gcCommand(),
+  sync: async () => (await import('./sync.js')).syncCommand(),
   sample: async () => (await import('./sample.js')).sampleCommand(),
   serve: async () => (await import('./serve.js')).serveCommand(),
   keys: async () => (await import('./keys.js')).keysCommand(),

@@ -1,31 +1,34 @@
 import { Command } from 'commander';
 import { z } from 'zod';
-import { BundleIntegrityError, BundleStore, SnapshotNotFoundError } from '../../publish/store.js';
+import { openStore } from '../../publish/snapshot-store.js';
+import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store.js';
 import { DataError, UsageError } from '../errors.js';
-import { DEFAULT_STORE, DirOption, parseOptions } from '../options.js';
+import { DEFAULT_STORE, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { formatTable, printJson, printLine } from '../output.js';
 
-const Options = z.object({ store: DirOption(DEFAULT_STORE), json: z.boolean().default(false) });
+const Options = z.object({ store: StoreOption(DEFAULT_STORE), json: z.boolean().default(false) });
 
 export function inspectCommand(): Command {
   return new Command('inspect')
     .description('show a snapshot manifest, record counts and sources, after verifying every digest')
     .argument('<snapshotId>')
-    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--store <dir|s3-url>', STORE_HELP)
     .option('--json', 'print JSON to stdout')
     .action(async (snapshotId: string, raw) => {
       const options = parseOptions(Options, raw);
-      const store = new BundleStore(options.store);
+      const store = openStore(options.store);
       // Streamed digests: proves every byte is what was published, without parsing a 500 MB resource.
-      let manifest;
+      let manifest, current;
       try {
         manifest = await store.verifyBundle(snapshotId);
+        current = (await store.pointerStates())[manifest.dataset].snapshotId === snapshotId;
       } catch (error) {
         if (error instanceof SnapshotNotFoundError) throw new UsageError(error.message);
         if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; refusing to use it`);
         throw error;
+      } finally {
+        await store.close();
       }
-      const current = (await store.pointerStates())[manifest.dataset].snapshotId === snapshotId;
       if (options.json) return printJson({ verified: true, current, manifest });
       printLine(`snapshot     ${manifest.snapshotId}${current ? '  (current)' : ''}`);
       printLine(`dataset      ${manifest.dataset}`);

@@ -1,23 +1,28 @@
 import { Command } from 'commander';
 import { z } from 'zod';
-import { BundleStore } from '../../publish/store.js';
+import { openStore } from '../../publish/snapshot-store.js';
 import { UsageError } from '../errors.js';
-import { DEFAULT_STORE, DirOption, parseOptions } from '../options.js';
+import { DEFAULT_STORE, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { formatTable, printJson, printLine } from '../output.js';
 
-const Options = z.object({ store: DirOption(DEFAULT_STORE), json: z.boolean().default(false) });
+const Options = z.object({ store: StoreOption(DEFAULT_STORE), json: z.boolean().default(false) });
 
 export function listCommand(): Command {
   return new Command('list')
     .description('list the snapshots of each dataset, newest first; * marks the current one')
-    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--store <dir|s3-url>', STORE_HELP)
     .option('--json', 'print JSON to stdout')
     .action(async (raw) => {
       const options = parseOptions(Options, raw);
-      const store = new BundleStore(options.store);
-      if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
-      const snapshots = await store.listSnapshots();
-      const pointers = await store.pointerStates();
+      const store = openStore(options.store);
+      let snapshots, pointers;
+      try {
+        if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+        snapshots = await store.listSnapshots();
+        pointers = await store.pointerStates();
+      } finally {
+        await store.close();
+      }
       if (options.json) return printJson({ store: options.store, pointers, snapshots });
       for (const [dataset, pointer] of Object.entries(pointers)) {
         if (pointer.state === 'broken') printLine(`${dataset}: BROKEN current pointer: ${pointer.reason}`);

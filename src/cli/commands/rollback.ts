@@ -1,26 +1,27 @@
 import { Command } from 'commander';
 import { z } from 'zod';
 import { DatasetName } from '../../model/dataset.js';
-import { BundleIntegrityError, BundleStore, SnapshotNotFoundError } from '../../publish/store.js';
+import { openStore } from '../../publish/snapshot-store.js';
+import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store.js';
 import { DataError, UsageError } from '../errors.js';
-import { DEFAULT_STORE, DirOption, NowOption, parseOptions } from '../options.js';
+import { DEFAULT_STORE, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { printJson, printLine } from '../output.js';
 
-const Options = z.object({ store: DirOption(DEFAULT_STORE), now: NowOption, json: z.boolean().default(false) });
+const Options = z.object({ store: StoreOption(DEFAULT_STORE), now: NowOption, json: z.boolean().default(false) });
 
 export function rollbackCommand(): Command {
   return new Command('rollback')
     .description('point a dataset back at an earlier snapshot (verified before the pointer moves)')
     .argument('<dataset>')
     .argument('<snapshotId>')
-    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--store <dir|s3-url>', STORE_HELP)
     .option('--now <iso>', 'timestamp recorded as publishedAt of the pointer')
     .option('--json', 'print JSON to stdout')
     .action(async (datasetArg: string, snapshotId: string, raw) => {
       const options = parseOptions(Options, raw);
       const dataset = DatasetName.safeParse(datasetArg);
       if (!dataset.success) throw new UsageError(`unknown dataset "${datasetArg}"`);
-      const store = new BundleStore(options.store);
+      const store = openStore(options.store);
       let result;
       try {
         result = await store.rollback(dataset.data, snapshotId, options.now);
@@ -28,6 +29,8 @@ export function rollbackCommand(): Command {
         if (error instanceof SnapshotNotFoundError) throw new UsageError(error.message);
         if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; current not changed`);
         throw error;
+      } finally {
+        await store.close();
       }
       if (options.json) {
         return printJson({ dataset: dataset.data, snapshotId, previousSnapshotId: result.previousSnapshotId, repairedPointer: result.repairedPointer });

@@ -6,16 +6,18 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_KEY_FILE_MAX_AGE_MS, DEFAULT_KEYS_FILE, DEFAULT_USAGE_DB } from '../../serve/access/index.js';
+import { isBucketLocation } from '../../publish/s3-location.js';
+import { openStore } from '../../publish/snapshot-store.js';
 import { buildServer } from '../../serve/app.js';
 import { defaultCursorSecretFile, loadOrCreateCursorSecret } from '../../serve/cursor-secret.js';
 import { UsageError } from '../errors.js';
-import { DEFAULT_STORE, DirOption, DurationOption, NowOption, parseOptions } from '../options.js';
+import { DEFAULT_STORE, DirOption, DurationOption, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { STATE_OPTION_HELP, openStateForCommand, stateLocationOf } from '../state-option.js';
 
 export const DEFAULT_DOCS_URL = 'https://docs.example.com/api';
 
 const Options = z.object({
-  store: DirOption(DEFAULT_STORE),
+  store: StoreOption(DEFAULT_STORE),
   host: z.string().min(1).default('127.0.0.1'),
   port: z
     .string()
@@ -27,6 +29,7 @@ const Options = z.object({
   usageDb: DirOption(DEFAULT_USAGE_DB),
   docsUrl: z.url().default(DEFAULT_DOCS_URL),
   cursorSecretFile: z.string().optional(),
+  cache: z.string().optional(),
   state: z.string().optional(),
   now: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -50,9 +53,10 @@ const Options = z.object({
 export function serveCommand(): Command {
   return new Command('serve')
     .description('serve Profile A (/v1) and Profile B (/api/v1) from the current snapshots')
-    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--store <dir|s3-url>', STORE_HELP)
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--port <n>', 'port to listen on; 0 picks a free one (default 8080)')
+    .option('--cache <dir>', 'with an s3:// store: where the bundles served are downloaded (current and previous); default: a temp folder removed at exit')
     .option('--keys <file>', `API keys file (default ${DEFAULT_KEYS_FILE})`)
     .option('--usage-db <file>', `usage database (default ${DEFAULT_USAGE_DB})`)
     .option('--state <file|redis-url>', STATE_OPTION_HELP)
@@ -79,7 +83,8 @@ export function serveCommand(): Command {
             })
           : null;
       if (!opened) await requireExisting(options.keys, 'file', '--keys: the API keys file', 'create one with pdsnap keys create');
-      await requireExisting(options.store, 'folder', '--store: the bundle store', 'build into it first, or name the right folder');
+      if (isBucketLocation(options.store)) await requireBucket(options.store);
+      else await requireExisting(options.store, 'folder', '--store: the bundle store', 'build into it first, or name the right folder');
       try {
         const cursorSecret =
           opened?.kind === 'redis' && options.cursorSecretFile === undefined
@@ -87,6 +92,7 @@ export function serveCommand(): Command {
             : await loadOrCreateCursorSecret(path.resolve(options.cursorSecretFile ?? defaultCursorSecretFile(options.keys)));
         app = await buildServer({
           storeDir: options.store,
+          ...(options.cache === undefined ? {} : { storeCacheDir: path.resolve(options.cache) }),
           keysFile: options.keys,
           usageDbFile: options.usageDb,
           ...(opened ? { stateStore: opened.store } : { keysMaxAgeMs: DEFAULT_KEY_FILE_MAX_AGE_MS }),
@@ -168,6 +174,20 @@ async function startMetricsServer(app: FastifyInstance, host: string, port: numb
   process.stderr.write(`pdsnap serve: metrics on http://${host}:${typeof address === 'object' && address ? address.port : port}/metrics\n`);
   server.unref();
   return server;
+}
+
+/** A bucket store that must exist and answer, before anything starts: exit 3 naming it. */
+async function requireBucket(location: string): Promise<void> {
+  let store;
+  try {
+    store = openStore(location);
+    if (!(await store.exists())) throw new UsageError(`--store: the bucket of ${location} does not exist`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`--store: ${location} cannot be reached: ${(error as Error).message}`);
+  } finally {
+    await store?.close();
+  }
 }
 
 /** A path the user named that must exist: exit 3 naming it, before anything starts. */

@@ -3,19 +3,21 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { DATASET_RESOURCES, type DatasetName } from '../../model/dataset.js';
-import { BundleIntegrityError, BundleStore, datasetOfSnapshotId, SnapshotNotFoundError } from '../../publish/store.js';
+import { isBucketLocation } from '../../publish/s3-location.js';
+import { openStore, type SnapshotStore } from '../../publish/snapshot-store.js';
+import { BundleIntegrityError, datasetOfSnapshotId, SnapshotNotFoundError } from '../../publish/store.js';
 import { RecordChecks, unavailableDataset, validateBundle } from '../../validate/bundle-checks.js';
 import { formatDuration } from '../../validate/duration.js';
 import { assembleReport, type DatasetValidation, formatReport, type ValidationReport } from '../../validate/report.js';
 import { loadConfig } from '../config.js';
 import { ExitCode, ExitWith, UsageError } from '../errors.js';
-import { DatasetsOption, DEFAULT_STORE, DirOption, DurationOption, NowOption, parseOptions } from '../options.js';
+import { DatasetsOption, DEFAULT_STORE, DurationOption, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { printJson, printLine } from '../output.js';
 
 export const DEFAULT_WARN_WITHIN = '24h';
 
 export const ValidateOptions = z.object({
-  store: DirOption(DEFAULT_STORE),
+  store: StoreOption(DEFAULT_STORE),
   now: NowOption,
   warnWithin: DurationOption(DEFAULT_WARN_WITHIN),
   json: z.boolean().default(false),
@@ -29,7 +31,7 @@ export type ValidateOptions = z.infer<typeof ValidateOptions>;
 /** The options validate and gate share, declared once. */
 export function withValidateOptions(command: Command): Command {
   return command
-    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--store <dir|s3-url>', STORE_HELP)
     .option('--now <iso>', 'the instant to judge freshness at (default: the clock)')
     .option('--warn-within <dur>', `warn when a rule fails within this long (default ${DEFAULT_WARN_WITHIN})`)
     .option('--json', 'print the JSON report to stdout instead of the table')
@@ -63,12 +65,29 @@ export async function validateStore(
   minRemainingMs: number | null,
 ): Promise<ValidationReport> {
   const config = await loadConfig(options.config);
-  const store = new BundleStore(options.store);
-  if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+  const store = openStore(options.store);
   try {
-    await readdir(options.store);
-  } catch (error) {
-    throw new UsageError(`store ${options.store} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    return await validateIn(store, command, options, datasetsGiven, minRemainingMs, config);
+  } finally {
+    await store.close();
+  }
+}
+
+async function validateIn(
+  store: SnapshotStore,
+  command: ValidationReport['command'],
+  options: ValidateOptions,
+  datasetsGiven: boolean,
+  minRemainingMs: number | null,
+  config: Awaited<ReturnType<typeof loadConfig>>,
+): Promise<ValidationReport> {
+  if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+  if (!isBucketLocation(options.store)) {
+    try {
+      await readdir(options.store);
+    } catch (error) {
+      throw new UsageError(`store ${options.store} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
   }
 
   let datasets: DatasetName[] = options.datasets;
@@ -103,7 +122,7 @@ export async function validateStore(
 }
 
 async function validateDataset(
-  store: BundleStore,
+  store: SnapshotStore,
   dataset: DatasetName,
   requested: string | null,
   now: Date,
@@ -117,7 +136,7 @@ async function validateDataset(
       if (isSystemError(error)) throw error;
       return unavailableDataset(dataset, null, 'integrity', `current/${dataset}.json is unreadable: ${(error as Error).message}`, options);
     }
-    if (snapshotId === null) return unavailableDataset(dataset, null, 'snapshot', `no current snapshot in ${store.root}`, options);
+    if (snapshotId === null) return unavailableDataset(dataset, null, 'snapshot', `no current snapshot in ${store.location}`, options);
   }
   try {
     const bundle = await store.openBundle(snapshotId);

@@ -4,7 +4,8 @@ import type { FreshnessFacts, RuleResult } from '../../model/freshness.js';
 import type { Progress } from '../../model/progress.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import { InvalidRecordError } from '../../publish/resource-writer.js';
-import { BundleStore, PublishFailure, recordsPerResource, type StagedBundle } from '../../publish/store.js';
+import { openStore, type SnapshotStore } from '../../publish/snapshot-store.js';
+import { PublishFailure, recordsPerResource, type StagedBundle } from '../../publish/store.js';
 import { ContentCheck } from '../../validate/content-rules.js';
 import { evaluateFreshness, freshUntil } from '../../validate/freshness.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
@@ -55,16 +56,20 @@ export interface BuildReport {
  * stops or changes another, and a failed dataset publishes nothing.
  */
 export async function runBuild(options: BuildOptions): Promise<BuildReport> {
-  const store = new BundleStore(options.storeDir);
+  const store = openStore(options.storeDir);
   const reports: DatasetReport[] = [];
-  for (const dataset of options.datasets) {
-    try {
-      reports.push(await buildDataset(dataset, store, options));
-    } catch (error) {
-      // A fault of the program or the machine (disk full, lock timeout, a bug): this dataset is not
-      // published, the others still are, and the report still says what happened.
-      reports.push({ ...emptyReport(dataset), outcome: 'error', reason: `unexpected error: ${(error as Error).message}` });
+  try {
+    for (const dataset of options.datasets) {
+      try {
+        reports.push(await buildDataset(dataset, store, options));
+      } catch (error) {
+        // A fault of the program or the machine (disk full, lock timeout, a bug): this dataset is not
+        // published, the others still are, and the report still says what happened.
+        reports.push({ ...emptyReport(dataset), outcome: 'error', reason: `unexpected error: ${(error as Error).message}` });
+      }
     }
+  } finally {
+    await store.close();
   }
   return {
     now: options.now.toISOString(),
@@ -91,7 +96,7 @@ function emptyReport(dataset: DatasetName): DatasetReport {
   };
 }
 
-async function buildDataset(dataset: DatasetName, store: BundleStore, options: BuildOptions): Promise<DatasetReport> {
+async function buildDataset(dataset: DatasetName, store: SnapshotStore, options: BuildOptions): Promise<DatasetReport> {
   const report = emptyReport(dataset);
   const fail = (reason: string): DatasetReport => ({ ...report, outcome: 'failed', reason });
 
@@ -179,7 +184,7 @@ async function buildDataset(dataset: DatasetName, store: BundleStore, options: B
     ...(result.republishedDamaged ? [`republished damaged bundle ${result.snapshotId}: ${result.republishedDamaged}`] : []),
     ...result.removedLeftovers.map((left) => `removed ${left}, left by a process that died`),
   ];
-  report.notes.push(...storeNotes.map((message) => ({ source: store.root, message })));
+  report.notes.push(...storeNotes.map((message) => ({ source: store.location, message })));
   const kept = result.keptNewerCurrent;
   return {
     ...report,
