@@ -24,9 +24,18 @@ export async function faultPoint(point: FaultPoint): Promise<void> {
  * Named writes where a test can make the real process fail as a full disk would
  * (PDSNAP_FAIL_AT=<point>): the write throws ENOSPC, without a path, as Node's own write errors do.
  */
-export type FailPoint = 'part-write' | 'manifest-write' | 'pointer-write';
+export type FailPoint = 'part-write' | 'manifest-write' | 'pointer-write' | 'object-download';
 
 export function failPoint(point: FailPoint): void {
   if (process.env.PDSNAP_FAIL_AT !== point) return;
   throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+}
+
+/**
+ * A download from a bucket cut off mid-object (PDSNAP_FAIL_AT=object-download), as a dropped
+ * connection does: the error a reader gets is not corruption, so it is tried again.
+ */
+export function downloadCut(): Error | null {
+  if (process.env.PDSNAP_FAIL_AT !== 'object-download') return null;
+  return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 }

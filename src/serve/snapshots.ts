@@ -2,7 +2,7 @@ import type { Article } from '../model/article.js';
 import type { CalendarEvent } from '../model/calendar-event.js';
 import { DATASETS, type DatasetName } from '../model/dataset.js';
 import { openStore, type SnapshotStore } from '../publish/snapshot-store.js';
-import { BundleIntegrityError, type OpenedBundle, SnapshotNotFoundError } from '../publish/store.js';
+import { BundleIntegrityError, InvalidPointerError, type OpenedBundle, SnapshotNotFoundError } from '../publish/store.js';
 import { ApiError } from './api-error.js';
 import type { SnapshotStatus } from './metrics.js';
 import { type ArticlesIndex, indexArticles } from './indexes/articles-index.js';
@@ -169,6 +169,14 @@ export class SnapshotRegistry {
       current = await this.store.currentPointer(dataset);
       pointer = current ? `${current.snapshotId}@${current.publishedAt}` : null;
     } catch (error) {
+      const previousState = this.states.get(dataset);
+      if (!(error instanceof InvalidPointerError) && previousState?.kind === 'ready') {
+        // The store cannot be reached (a bucket's outage, a network error): the pointer is unknown,
+        // not broken, so the verified snapshot stays served and the next poll tries again.
+        this.log.error({ dataset, servedSnapshotId: previousState.snapshot.snapshotId, reason: (error as Error).message }, 'current pointer unreadable; still serving the previous verified snapshot');
+        this.onReload(dataset, 'failed');
+        return;
+      }
       this.markUnavailable(dataset, `current pointer unreadable: ${(error as Error).message}`, 'unreadable');
       this.onReload(dataset, 'failed');
       return;

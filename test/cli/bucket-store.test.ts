@@ -1,0 +1,300 @@
+import { execa } from 'execa';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { startS3, type TestS3 } from '../helpers/s3-server.js';
+import { ALL_SCOPES, bearer, get, newKey } from '../serve/helpers/harness.js';
+import { startServe, type ServeProcess } from '../serve/helpers/serve-process.js';
+
+const NOW = '2026-11-22T12:00:00.000Z';
+const LATER = '2026-11-22T13:00:00.000Z';
+const LATEST = '2026-11-22T14:00:00.000Z';
+
+let s3: TestS3;
+let sources: string;
+
+beforeAll(async () => {
+  s3 = await startS3();
+  sources = await tempDir('sources');
+  expect((await runCli(['sample', '--out', sources, '--now', NOW, '--force'])).exitCode).toBe(0);
+});
+afterAll(async () => {
+  await s3?.dispose();
+});
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  const result = await runCli(args, { env: { ...s3.env, ...env } });
+  return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+const bucket = (name: string) => `s3://${s3.bucket}/${name}`;
+
+async function build(store: string, now: string, datasets = 'articles', env: Record<string, string> = {}) {
+  return cli(['build', '--datasets', datasets, '--sources', sources, '--store', store, '--now', now, '--json', '--quiet'], env);
+}
+
+async function builtId(store: string, now: string, datasets = 'articles'): Promise<string> {
+  const result = await build(store, now, datasets);
+  expect(result.exitCode, result.stderr + result.stdout).toBe(0);
+  return JSON.parse(result.stdout).datasets[0].snapshotId;
+}
+
+async function pointers(store: string): Promise<Record<string, { state: string; snapshotId?: string }>> {
+  const result = await cli(['list', '--store', store, '--json']);
+  expect(result.exitCode, result.stderr).toBe(0);
+  return JSON.parse(result.stdout).pointers;
+}
+
+/** Starts a build that stops at a named point inside publishing, then kills it with SIGKILL. */
+async function killBuildAt(point: string, store: string, now: string): Promise<void> {
+  const child = execa('node', [CLI, 'build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', now, '--quiet'], {
+    cwd: REPO_ROOT,
+    reject: false,
+    env: { ...s3.env, PDSNAP_PAUSE_AT: point },
+  });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes(`paused at ${point}`)) resolve();
+    });
+    child.once('exit', () => reject(new Error(`build exited before reaching ${point}: ${seen}`)));
+  });
+  child.kill('SIGKILL');
+  expect((await child).signal).toBe('SIGKILL');
+}
+
+async function serveFrom(store: string, extra: string[] = [], env: Record<string, string> = {}): Promise<{ server: ServeProcess; root: string; key: string }> {
+  const root = await tempDir('bucket-serve');
+  const key = await newKey(root, ALL_SCOPES);
+  const server = await startServe(
+    ['--store', store, '--keys', path.join(root, 'keys.json'), '--usage-db', path.join(root, 'usage.sqlite'), '--now', NOW, '--reload-interval', '200', ...extra],
+    { ...s3.env, ...env },
+  );
+  return { server, root, key };
+}
+
+type Readiness = { datasets: Record<string, { ready: boolean; snapshotId?: string; refused?: { snapshotId: string; reason: string } }> };
+
+async function readiness(base: string): Promise<Readiness> {
+  return (await get(base, '/readyz')).body as Readiness;
+}
+
+async function until<T>(what: string, probe: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await probe();
+  while (!ok(last)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    last = await probe();
+  }
+  return last;
+}
+
+describe('a store in an S3 bucket (a real s3rver process)', () => {
+  it('builds into s3://, then list, validate, gate, inspect and serve read it; serve verifies into a cache of its own', async () => {
+    const store = bucket('main');
+    const built = await build(store, NOW, 'articles,calendar,smart-money');
+    expect(built.exitCode, built.stderr + built.stdout).toBe(0);
+    const report = JSON.parse(built.stdout);
+    expect(report.store).toBe(store);
+    const ids = Object.fromEntries(report.datasets.map((d: { dataset: string; snapshotId: string }) => [d.dataset, d.snapshotId]));
+
+    const listed = await pointers(store);
+    for (const dataset of ['articles', 'calendar', 'smart-money']) expect(listed[dataset]).toEqual({ state: 'ok', snapshotId: ids[dataset] });
+    // The layout a folder store has, with pointer records beside the head.
+    expect((await readFile(s3.objectFile(`main/bundles/smart-money/${ids['smart-money']}/manifest.json`), 'utf8'))).toContain('"servingIndex"');
+    expect(JSON.parse(await readFile(s3.objectFile('main/current/articles.json'), 'utf8')).snapshotId).toBe(ids.articles);
+
+    const validate = await cli(['validate', '--store', store, '--now', NOW]);
+    expect(validate.exitCode, validate.stdout + validate.stderr).toBe(0);
+    const gate = await cli(['gate', '--store', store, '--now', NOW, '--min-remaining', '1d', '--json']);
+    expect(JSON.parse(gate.stdout).status).toBe('pass');
+    const inspect = await cli(['inspect', ids['smart-money'], '--store', store, '--json']);
+    expect(inspect.exitCode, inspect.stderr).toBe(0);
+    expect(JSON.parse(inspect.stdout)).toMatchObject({ verified: true, current: true });
+
+    const cache = await tempDir('bucket-cache');
+    const { server, key } = await serveFrom(store, ['--cache', cache]);
+    try {
+      const ready = await readiness(server.base);
+      expect(ready.datasets['smart-money']).toEqual({ ready: true, snapshotId: ids['smart-money'] });
+      const investors = await get(server.base, '/v1/smart-money/investors?limit=2', bearer(key));
+      expect(investors.status).toBe(200);
+      expect(investors.body.data).toHaveLength(2);
+      expect((await get(server.base, '/v1/articles?limit=1', bearer(key))).status).toBe(200);
+      expect(await readdir(path.join(cache, 'bundles', 'smart-money', ids['smart-money']))).toContain('serving-index.sqlite');
+    } finally {
+      await server.stop();
+    }
+    // No credential in what pdsnap prints.
+    expect(built.stdout + built.stderr + server.stderr() + server.stdout()).not.toContain('S3RVER');
+  });
+
+  it.each([
+    ['object-uploaded', 'previous'],
+    ['manifest-written', 'previous'],
+    ['pointer-recorded', 'new'],
+  ] as const)('a build killed with SIGKILL at %s never leaves current on an incomplete bundle; the next build completes', async (point, expected) => {
+    const store = bucket(`crash-${point}`);
+    const before = await builtId(store, NOW);
+    await killBuildAt(point, store, LATER);
+    const after = (await pointers(store)).articles!;
+    expect(after.state).toBe('ok');
+    if (expected === 'previous') expect(after.snapshotId).toBe(before);
+    else expect(after.snapshotId).not.toBe(before);
+    const validate = await cli(['validate', '--store', store, '--now', LATER, '--datasets', 'articles']);
+    expect(validate.exitCode, validate.stdout).toBe(0);
+
+    const again = await build(store, LATER);
+    expect(again.exitCode, again.stdout + again.stderr).toBe(0);
+    const id = JSON.parse(again.stdout).datasets[0].snapshotId;
+    expect((await pointers(store)).articles).toEqual({ state: 'ok', snapshotId: id });
+    expect(id).not.toBe(before);
+  });
+
+  it('two builds racing end with the snapshot generated last current, and the loser says so', async () => {
+    const store = bucket('race');
+    const [later, latest] = await Promise.all([build(store, LATER, 'articles,calendar'), build(store, LATEST, 'articles,calendar')]);
+    expect(later.exitCode, later.stdout + later.stderr).toBe(0);
+    expect(latest.exitCode, latest.stdout + latest.stderr).toBe(0);
+    const lost = JSON.parse(later.stdout).datasets as Array<{ dataset: string; madeCurrent: boolean; reason: string | null }>;
+    const won = JSON.parse(latest.stdout).datasets as Array<{ dataset: string; snapshotId: string }>;
+    const now = await pointers(store);
+    for (const winner of won) {
+      expect(now[winner.dataset]).toEqual({ state: 'ok', snapshotId: winner.snapshotId });
+      const loser = lost.find((d) => d.dataset === winner.dataset)!;
+      // Either it moved current first and was superseded, or it says which snapshot kept current.
+      if (!loser.madeCurrent) expect(loser.reason).toContain(winner.snapshotId);
+    }
+  });
+
+  it('two servers polling one bucket both switch to a newly published snapshot; each cache keeps current and previous only', async () => {
+    const store = bucket('fleet');
+    const first = await builtId(store, NOW);
+    const caches = [await tempDir('cache-a'), await tempDir('cache-b')];
+    const servers = await Promise.all(caches.map(async (cache) => (await serveFrom(store, ['--cache', cache])).server));
+    try {
+      for (const server of servers) expect((await readiness(server.base)).datasets.articles?.snapshotId).toBe(first);
+      const second = await builtId(store, LATER);
+      const third = await builtId(store, LATEST);
+      for (const server of servers) {
+        await until('the newest snapshot', () => readiness(server.base), (r) => r.datasets.articles?.snapshotId === third);
+      }
+      for (const cache of caches) {
+        const kept = await readdir(path.join(cache, 'bundles', 'articles'));
+        expect(kept).toContain(third);
+        expect(kept).not.toContain(first === second ? 'never' : first);
+        expect(kept.length).toBeLessThanOrEqual(2);
+      }
+    } finally {
+      await Promise.all(servers.map((s) => s.stop()));
+    }
+  });
+
+  it('a download cut off half way keeps the previous snapshot served, and leaves no partial bundle in the cache', async () => {
+    const store = bucket('cut');
+    const first = await builtId(store, NOW);
+    const cache = await tempDir('cache-cut');
+    // A first server fills the cache; the second starts from it, with every download failing.
+    const warm = await serveFrom(store, ['--cache', cache]);
+    await warm.server.stop();
+    const { server, key } = await serveFrom(store, ['--cache', cache], { PDSNAP_FAIL_AT: 'object-download' });
+    try {
+      expect((await readiness(server.base)).datasets.articles?.snapshotId).toBe(first);
+      const second = await builtId(store, LATER);
+      const state = await until('the refusal', () => readiness(server.base), (r) => r.datasets.articles?.refused?.snapshotId === second);
+      expect(state.datasets.articles).toMatchObject({ ready: true, snapshotId: first });
+      expect(state.datasets.articles?.refused?.reason).toMatch(/load failed: .*socket hang up/);
+      expect((await get(server.base, '/v1/articles?limit=1', bearer(key))).status).toBe(200);
+      expect(await readdir(path.join(cache, 'bundles', 'articles'))).toEqual([first]);
+      expect(await readdir(path.join(cache, 'downloading'))).toEqual([]);
+      expect(server.stderr() + server.stdout()).toContain('still serving the previous verified one');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('a damaged object in the bucket is refused and named by serve, validate, inspect and rollback', async () => {
+    const store = bucket('damage');
+    const first = await builtId(store, NOW);
+    const { server } = await serveFrom(store);
+    try {
+      // The bundle is uploaded and read back, then its object is damaged before the pointer moves
+      // (bit rot, or a tool writing into the bucket): same size, other bytes.
+      await killBuildAt('manifest-written', store, LATER);
+      const prefix = (await readdir(path.join(s3.dir, s3.bucket, 'damage', 'bundles', 'articles'))).find((id) => id !== first)!;
+      const file = s3.objectFile(`damage/bundles/articles/${prefix}/articles/00000.ndjson`);
+      const bytes = await readFile(file);
+      bytes[10] = bytes[10] === 0x61 ? 0x62 : 0x61;
+      await writeFile(file, bytes);
+      // The next build finds the bundle in place (sizes and recorded digests agree) and points at it.
+      const second = await builtId(store, LATER);
+      expect(second).toBe(prefix);
+
+      const state = await until('the refusal', () => readiness(server.base), (r) => r.datasets.articles?.refused?.snapshotId === second);
+      expect(state.datasets.articles).toMatchObject({ ready: true, snapshotId: first });
+      const object = `s3://${s3.bucket}/damage/bundles/articles/${second}/articles/00000.ndjson`;
+      expect(state.datasets.articles?.refused?.reason).toContain(`articles/00000.ndjson does not match its sha256 (${object})`);
+
+      const validate = await cli(['validate', '--store', store, '--now', LATER, '--datasets', 'articles']);
+      expect(validate.exitCode).toBe(2);
+      expect(validate.stdout).toContain(object);
+      const inspect = await cli(['inspect', second, '--store', store]);
+      expect(inspect.exitCode).toBe(2);
+      expect(inspect.stderr).toContain(object);
+      const rollback = await cli(['rollback', 'articles', second, '--store', store, '--now', LATER]);
+      expect(rollback.exitCode).toBe(2);
+      expect(rollback.stderr).toContain('current not changed');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('sync copies bundles then pointers folder -> bucket -> folder, verifying, skipping what is there', async () => {
+    const folder = await tempDir('sync-from');
+    const first = await builtId(folder, NOW);
+    const second = await builtId(folder, LATER);
+    const store = bucket('synced');
+    const out = await cli(['sync', folder, store, '--now', LATER, '--json']);
+    expect(out.exitCode, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({ copied: [first, second], present: [] });
+    expect((await pointers(store)).articles).toEqual({ state: 'ok', snapshotId: second });
+
+    const again = await cli(['sync', folder, store, '--now', LATER, '--json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ copied: [], present: [first, second] });
+
+    const back = await tempDir('sync-back');
+    const home = await cli(['sync', store, back, '--now', LATER]);
+    expect(home.exitCode, home.stderr).toBe(0);
+    expect((await pointers(back)).articles).toEqual({ state: 'ok', snapshotId: second });
+    const validate = await cli(['validate', '--store', back, '--now', LATER, '--datasets', 'articles']);
+    expect(validate.exitCode, validate.stdout).toBe(0);
+
+    // A damaged source object stops the sync before any pointer moves, naming it.
+    await builtId(folder, LATEST);
+    const third = (await pointers(folder)).articles!.snapshotId!;
+    const part = path.join(folder, 'bundles', 'articles', third, 'articles', '00000.ndjson');
+    const bytes = await readFile(part);
+    bytes[5] = bytes[5] === 0x61 ? 0x62 : 0x61;
+    await writeFile(part, bytes);
+    const refused = await cli(['sync', folder, store, '--now', LATEST]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain(`articles/00000.ndjson does not match its sha256`);
+    expect((await pointers(store)).articles).toEqual({ state: 'ok', snapshotId: second });
+  });
+
+  it('rollback and gc on a bucket follow the folder rules', async () => {
+    const store = bucket('gc');
+    const ids = [await builtId(store, NOW), await builtId(store, LATER), await builtId(store, LATEST)];
+    const rolled = await cli(['rollback', 'articles', ids[0]!, '--store', store, '--now', LATEST]);
+    expect(rolled.exitCode, rolled.stderr).toBe(0);
+    expect((await pointers(store)).articles?.snapshotId).toBe(ids[0]);
+    // keep 1: the newest stays, current (the oldest) stays; the one before current is none, so the middle goes.
+    const gc = await cli(['gc', '--keep', '1', '--store', store, '--json']);
+    expect(gc.exitCode, gc.stderr).toBe(0);
+    expect(JSON.parse(gc.stdout).deleted).toEqual([ids[1]]);
+    const listed = JSON.parse((await cli(['list', '--store', store, '--json'])).stdout).snapshots.map((s: { snapshotId: string }) => s.snapshotId);
+    expect(listed.sort()).toEqual([ids[0], ids[2]].sort());
+  });
+});
