@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchBucket, formatBucket } from './bucket.js';
 import { benchHostile, formatHostile } from './hostile-sources.js';
 import { benchScaleAt, formatScale, type ScaleResult } from './scale.js';
 import { benchServer, formatServer } from './server.js';
 import { benchSmartMoney, formatSmartMoney } from './smart-money.js';
 
 /**
- * npm run bench [-- smart-money|server|hostile|scale] — benchmarks, not tests: they print figures for
+ * npm run bench [-- smart-money|server|hostile|scale|bucket] — benchmarks, not tests: they print figures for
  * docs/performance.md and fail only when the Smart Money build breaks its 1 GiB memory budget.
  * BENCH_FILERS overrides the number of filers per quarter (default 9000, the size of a real quarter).
  */
@@ -33,6 +34,10 @@ if (which === 'scale') {
     process.stdout.write(`${formatScale(results.slice(-1))}\n`);
   }
   process.stdout.write(`\n${formatScale(results)}\n`);
+}
+if (which === 'bucket') {
+  // Not part of `all`: a full-scale build, then publishing it to an S3 server and serving from it.
+  process.stdout.write(`${formatBucket(await benchBucket(cli, repoRoot, filers))}\n`);
 }
 if (which === 'hostile') {
   // Not part of `all`: it plants a 1 GiB ZIP member and a 100,000-document submission.
