@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { DATASETS, type DatasetName, isDatasetName } from '../model/dataset.js';
+import { formatBucketLocation, isBucketLocation, parseBucketLocation } from '../publish/s3-location.js';
 import { parseDuration } from '../validate/duration.js';
 import { UsageError } from './errors.js';
 
@@ -57,7 +58,15 @@ export const StoreOption = (fallback: string) =>
   z
     .string()
     .optional()
-    .transform((value) => (value?.startsWith('s3://') ? value : path.resolve(value ?? fallback)));
+    .transform((value, ctx) => {
+      if (value === undefined || !isBucketLocation(value)) return path.resolve(value ?? fallback);
+      try {
+        return formatBucketLocation(parseBucketLocation(value));
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
 
 /** --store's help, the same in every command. */
 export const STORE_HELP = `bundle store: a folder or s3://bucket/prefix (default ${DEFAULT_STORE})`;
