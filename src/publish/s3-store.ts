@@ -87,7 +87,9 @@ export class S3Store implements SnapshotStore {
     // and then regardless, in case a writer died between its record and the head.
     const last = this.polled.get(dataset);
     const changed = await this.pointers.headChanged(dataset, last?.etag);
-    if (last && changed === null && Date.now() - last.listedAt < LIST_EVERY_MS) return last.reading;
+    // '' is a head that does not exist (nothing published yet): as cheap to notice as a 304.
+    const unchanged = changed === null || (changed === '' && last?.etag === '');
+    if (last && unchanged && Date.now() - last.listedAt < LIST_EVERY_MS) return last.reading;
     const reading = await this.pointers.read(dataset);
     this.polled.set(dataset, { etag: changed ?? last?.etag ?? '', listedAt: Date.now(), reading });
     return reading;
