@@ -15,13 +15,13 @@ import {
   type ServingIndexEntry,
 } from '../model/manifest.js';
 import type { SourceFile } from '../model/report.js';
-import { fileProvenance, sha256Hex } from '../ingest/source-files.js';
+import { digestFile, sha256Hex } from '../lib/file-digest.js';
 import { checkRecord } from '../validate/schema-check.js';
-import { replaceFileAtomically, syncDir, writeDurable } from './atomic-file.js';
-import { compareText } from '../model/text-order.js';
+import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
+import { compareText } from '../lib/text-order.js';
 import { canonicalJson } from './canonical-json.js';
 import { failPoint, faultPoint } from './fault-point.js';
-import { processIsAlive, withFileLock } from './file-lock.js';
+import { processIsAlive, withFileLock } from '../lib/file-lock.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter } from './resource-writer.js';
 import { checkServingIndex, ServingIndexWriter } from './serving-index.js';
@@ -33,6 +33,7 @@ import {
   SnapshotNotFoundError,
   snapshotIdFor,
 } from './snapshot-id.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
 
 export { BundleIntegrityError, SnapshotNotFoundError, datasetOfSnapshotId };
 
@@ -269,8 +270,7 @@ export class BundleStore {
     }
     const parsed = Manifest.safeParse(raw);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new BundleIntegrityError(snapshotId, `manifest.json is invalid at ${issue?.path.join('.') || '/'}: ${issue?.message}`);
+      throw new BundleIntegrityError(snapshotId, `manifest.json is invalid: ${formatZodIssues(parsed.error, undefined, 'manifest')}`);
     }
     const manifest = parsed.data;
     const { snapshotId: declared, ...body } = manifest;
@@ -616,7 +616,7 @@ function hasServingIndex(dataset: DatasetName): boolean {
 async function verifyFile(snapshotId: string, directory: string, entry: { path: string; bytes: number; sha256: string }): Promise<void> {
   let digest;
   try {
-    digest = await fileProvenance(directory, path.join(directory, entry.path));
+    digest = await digestFile(path.join(directory, entry.path));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BundleIntegrityError(snapshotId, `${entry.path} is missing`);
     throw error;
