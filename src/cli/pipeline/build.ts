@@ -201,7 +201,7 @@ async function buildDataset(dataset: DatasetName, store: BundleStore, options: B
   let acceptedDrift: DriftAcceptance | undefined;
   if (options.acceptDrift !== null) {
     if (driftFailing.length > 0) {
-      acceptedDrift = { reason: options.acceptDrift, by: 'build', acceptedAt: options.now.toISOString(), baseline: drift.baseline!, checks: driftFailing };
+      acceptedDrift = { reason: options.acceptDrift, by: 'build', acceptedAt: options.now.toISOString(), baseline: drift.baseline!, checks: drift.rules.filter((r) => r.status !== 'pass') };
       report.notes.push({ source: store.root, message: `--accept-drift "${options.acceptDrift}": published although ${driftText}` });
     } else {
       report.notes.push({ source: store.root, message: '--accept-drift: no drift check failed, nothing to accept or record' });

@@ -112,13 +112,13 @@ async function openSide(store: BundleStore, snapshotId: string): Promise<{ side:
 }
 
 /**
- * Checks that failed, and were accepted with --accept-drift, pass in later reports and say who
- * accepted them and why; nothing else changes.
+ * Drift checks that did not pass, once accepted with --accept-drift, pass in later reports and say
+ * who accepted them and why; nothing else changes.
  */
 export function withAcceptance(rules: RuleResult[], acceptance: DriftAcceptance | null): RuleResult[] {
   if (acceptance === null) return rules;
   return rules.map((rule) =>
-    rule.status === 'fail' && rule.rule.startsWith('drift.')
+    rule.status !== 'pass' && rule.rule.startsWith('drift.')
       ? { ...rule, status: 'pass', message: `accepted by ${acceptance.by} at ${acceptance.acceptedAt} ("${acceptance.reason}"): ${rule.message}` }
       : rule,
   );
