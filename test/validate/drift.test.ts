@@ -18,7 +18,7 @@ interface Side {
 
 /** Compares two sides the way the comparison engine reports them: counts, and keys lost or new. */
 function compare(before: Side, after: Side): DriftComparison {
-  const resources: DriftComparison['resources'] = {};
+  const resources: Record<string, DriftComparison['resources'][string]> = {};
   for (const [name, count] of Object.entries(after.records)) {
     const a = before.keys[name];
     const b = after.keys[name];
