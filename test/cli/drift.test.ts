@@ -217,7 +217,7 @@ describe('drift: rebuilds that must pass', () => {
         added: 1,
         removed: 1,
         changed: 1,
-        unchanged: 16,
+        unchanged: 17,
         addedKeys: ['en-US/dollar-firms-as-yields-climb'],
         removedKeys: ['en-US/chipmakers-raise-capital-spending'],
         changedRecords: [{ key: 'en-US/holiday-retail-sales-beat-forecasts', fields: ['title'] }],
