@@ -142,7 +142,9 @@ async function validateDataset(
       (await checkDrift(dataset, baseline.side, sideOf(bundle.manifest, bundle.directory), drift, baseline.note)).rules,
       await store.acceptedDrift(bundle.manifest),
     );
-    const rules = [...validation.rules, ...driftRules];
+    // The gate's own rule stays last: it is the verdict a deploy reads.
+    const gateRules = validation.rules.filter((r) => r.rule === 'gate.min-remaining');
+    const rules = [...validation.rules.filter((r) => r.rule !== 'gate.min-remaining'), ...driftRules, ...gateRules];
     return { ...validation, rules, status: worstStatus(rules.map((r) => r.status)) };
   } catch (error) {
     if (error instanceof BundleIntegrityError) return unavailableDataset(dataset, snapshotId, 'integrity', error.message, options);
