@@ -43,10 +43,18 @@ export async function checkDrift(
 ): Promise<DriftCheck> {
   if (baseline === null) return { baseline: null, rules: evaluateDrift(null, thresholds, noBaseline), diffs: [] };
   const watch = new WatchCollector(dataset, baseline.generatedAt, candidate.generatedAt);
-  const diffs = await diffBundles(baseline, candidate, Object.keys(DATASET_RESOURCES[dataset]), {
-    limit: SAMPLE_SIZE,
-    observe: { resources: watch.resources, record: (side, resource, record) => watch.record(side, resource, record) },
-  });
+  let diffs: ResourceDiff[];
+  try {
+    diffs = await diffBundles(baseline, candidate, Object.keys(DATASET_RESOURCES[dataset]), {
+      limit: SAMPLE_SIZE,
+      observe: { resources: watch.resources, record: (side, resource, record) => watch.record(side, resource, record) },
+    });
+  } catch (error) {
+    // A damaged snapshot to compare with is no baseline (as at open): a build must still be able
+    // to replace it, and the note says why drift was not judged. A damaged candidate stays fatal.
+    if (!(error instanceof BundleIntegrityError) || error.snapshotId !== baseline.label) throw error;
+    return { baseline: null, rules: evaluateDrift(null, thresholds, `the snapshot to compare with cannot be used (${error.message})`), diffs: [] };
+  }
   const comparison: DriftComparison = {
     baseline: baseline.label,
     resources: changesOf(dataset, diffs),
