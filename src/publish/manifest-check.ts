@@ -1,6 +1,7 @@
 import { DATASET_RESOURCES, type DatasetName } from '../model/dataset.js';
 import { Manifest, MANIFEST_FORMAT, PART_PATH, resourceOfPath } from '../model/manifest.js';
-import { compareText } from '../model/text-order.js';
+import { compareText } from '../lib/text-order.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
 import { canonicalJson } from './canonical-json.js';
 import { BundleIntegrityError, type ManifestBody, snapshotIdFor } from './snapshot-id.js';
 import type { ManifestFields, StagedBundle } from './store.js';
@@ -20,8 +21,7 @@ export function parseManifest(snapshotId: string, manifestText: string): Manifes
   }
   const parsed = Manifest.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new BundleIntegrityError(snapshotId, `manifest.json is invalid at ${issue?.path.join('.') || '/'}: ${issue?.message}`);
+    throw new BundleIntegrityError(snapshotId, `manifest.json is invalid: ${formatZodIssues(parsed.error, undefined, 'manifest')}`);
   }
   const manifest = parsed.data;
   const { snapshotId: declared, ...body } = manifest;
@@ -56,6 +56,7 @@ export function manifestBodyOf(staged: StagedBundle, fields: ManifestFields): Ma
     facts: fields.facts,
     freshUntil: fields.freshUntil,
     allowStale: fields.allowStale,
+    ...(fields.acceptedDrift ? { acceptedDrift: fields.acceptedDrift } : {}),
     sources: fields.sources,
     files: staged.files,
     ...(staged.servingIndex ? { servingIndex: staged.servingIndex } : {}),
@@ -70,8 +71,8 @@ export function manifestFor(body: ManifestBody): Manifest {
 
 /** The fields of a published manifest, to publish the same bundle into another store (sync). */
 export function fieldsOf(manifest: Manifest): ManifestFields {
-  const { generatedAt, facts, freshUntil, allowStale, sources } = manifest;
-  return { generatedAt, facts, freshUntil, allowStale, sources };
+  const { generatedAt, facts, freshUntil, allowStale, acceptedDrift, sources } = manifest;
+  return { generatedAt, facts, freshUntil, allowStale, ...(acceptedDrift ? { acceptedDrift } : {}), sources };
 }
 
 /** Key-sorted and indented: deterministic bytes that a person can still read with cat. */

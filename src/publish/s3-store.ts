@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
-import type { CurrentPointer, Manifest } from '../model/manifest.js';
-import { compareText } from '../model/text-order.js';
-import { fileProvenance } from '../ingest/source-files.js';
+import type { CurrentPointer, DriftAcceptance, Manifest } from '../model/manifest.js';
+import { compareText } from '../lib/text-order.js';
+import { digestFile } from '../lib/file-digest.js';
 import { checkDigest } from './bundle-copy.js';
 import { faultPoint } from './fault-point.js';
 import { planGc } from './gc-plan.js';
@@ -70,6 +70,10 @@ export class S3Store implements SnapshotStore {
 
   private bundlePrefix(snapshotId: string): string {
     return `${this.prefix}bundles/${datasetOfSnapshotId(snapshotId)}/${snapshotId}/`;
+  }
+  /** candidates/<dataset>/<snapshotId>: published with build --no-promote, as in a folder store. */
+  private candidateKey(snapshotId: string): string {
+    return `${this.prefix}candidates/${datasetOfSnapshotId(snapshotId)}/${snapshotId}`;
   }
   private objectKey(snapshotId: string, file: string): string {
     return `${this.bundlePrefix(snapshotId)}${file}`;
@@ -191,6 +195,7 @@ export class S3Store implements SnapshotStore {
     for (const dataset of DATASETS) {
       const base = `${this.prefix}bundles/${dataset}/`;
       const { prefixes } = await this.objects.list(base, '/');
+      const candidates = new Set((await this.objects.list(`${this.prefix}candidates/${dataset}/`)).objects.map((o) => o.key.split('/').at(-1)));
       for (const folder of prefixes) {
         const snapshotId = folder.slice(base.length, -1);
         if (!isSnapshotId(snapshotId) || datasetOfSnapshotId(snapshotId) !== dataset) continue;
@@ -208,6 +213,7 @@ export class S3Store implements SnapshotStore {
           generatedAt: manifest?.generatedAt ?? '',
           freshUntil: manifest?.freshUntil ?? '',
           current: pointers[dataset].snapshotId === snapshotId,
+          candidate: pointers[dataset].snapshotId !== snapshotId && candidates.has(snapshotId),
         });
       }
     }
@@ -236,7 +242,7 @@ export class S3Store implements SnapshotStore {
     await rm(staged.directory, { recursive: true, force: true });
   }
 
-  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options: { makeCurrent?: boolean } = {}): Promise<PublishResult> {
+  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options: { promote?: boolean } = {}): Promise<PublishResult> {
     const manifest = manifestFor(manifestBodyOf(staged, fields));
     const { snapshotId } = manifest;
     await faultPoint('resources-staged');
@@ -245,6 +251,8 @@ export class S3Store implements SnapshotStore {
       let republishedDamaged: string | null = null;
       const existing = await this.objects.getText(this.objectKey(snapshotId, 'manifest.json'));
       if (existing === null || existing === 'unchanged') {
+        // A candidate's marker goes first: one left without a bundle (a killed build) is ignored.
+        if (options.promote === false) await this.objects.putText(this.candidateKey(snapshotId), `${publishedAt.toISOString()}\n`);
         await this.uploadObjects(manifest, staged.directory, bundleFiles(manifest));
         // The manifest last: until it exists, readers and gc's age rule treat the objects as an upload.
         await this.objects.putText(this.objectKey(snapshotId, 'manifest.json'), manifestText(manifest), { onlyIfAbsent: true });
@@ -260,11 +268,12 @@ export class S3Store implements SnapshotStore {
       const previous = reading.pointer?.snapshotId ?? null;
       // Builds can overlap: the one generated last stays current, whichever commits last.
       const newerCurrent = previous !== null && previous !== snapshotId ? await this.newerThan(previous, fields.generatedAt) : null;
-      let madeCurrent = options.makeCurrent !== false && (previous !== snapshotId || reading.broken !== null) && newerCurrent === null;
+      let madeCurrent = options.promote !== false && (previous !== snapshotId || reading.broken !== null) && newerCurrent === null;
       let lostTo: { snapshotId: string; generatedAt: string } | null = null;
       if (madeCurrent) {
         const { mine, winner } = await this.pointers.move(staged.dataset, { snapshotId, publishedAt: publishedAt.toISOString() }, reading.newest);
         state.pointerMoved = true;
+        await this.objects.delete(this.candidateKey(snapshotId));
         if (winner.key !== mine.key && winner.snapshotId !== snapshotId) {
           // A concurrent publish sorts after this one: it is current, and this build says so.
           madeCurrent = false;
@@ -357,6 +366,7 @@ export class S3Store implements SnapshotStore {
     const previous = reading.pointer?.snapshotId ?? null;
     if (previous !== snapshotId || reading.broken !== null) {
       await this.pointers.move(dataset, { snapshotId, publishedAt: at.toISOString() }, reading.newest);
+      await this.objects.delete(this.candidateKey(snapshotId));
     }
     return { previousSnapshotId: previous, repairedPointer: reading.broken?.reason ?? null };
   }
@@ -373,6 +383,7 @@ export class S3Store implements SnapshotStore {
     for (const snapshotId of plan.deleted) {
       await this.objects.delete(this.objectKey(snapshotId, 'manifest.json'));
       for (const { key } of (await this.objects.list(this.bundlePrefix(snapshotId))).objects) await this.objects.delete(key);
+      await this.objects.delete(this.candidateKey(snapshotId));
     }
     for (const dataset of DATASETS) {
       const base = `${this.prefix}bundles/${dataset}/`;
@@ -388,6 +399,11 @@ export class S3Store implements SnapshotStore {
       }
     }
     return result;
+  }
+
+  /** Only build's acceptance (in the manifest): promote, which records its own, works on folders. */
+  async acceptedDrift(manifest: Manifest): Promise<DriftAcceptance | null> {
+    return manifest.acceptedDrift ?? null;
   }
 
   async close(): Promise<void> {
@@ -408,7 +424,7 @@ async function isDir(p: string): Promise<boolean> {
 
 async function isFileWithDigest(directory: string, entry: { path: string; bytes: number; sha256: string }): Promise<boolean> {
   try {
-    const got = await fileProvenance(directory, path.join(directory, entry.path));
+    const got = await digestFile(path.join(directory, entry.path));
     return got.bytes === entry.bytes && got.sha256 === entry.sha256;
   } catch {
     return false;

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { SERVING_INDEX_PATH, type ServingIndexEntry } from '../model/manifest.js';
 import type { InvestorDetail } from '../model/smart-money.js';
+import { digestFileSync } from '../lib/file-digest.js';
 import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../lib/sqlite.js';
 import { canonicalJson } from './canonical-json.js';
 
@@ -107,7 +107,7 @@ export class ServingIndexWriter {
     } finally {
       closeSync(fd);
     }
-    return { path: SERVING_INDEX_PATH, ...digestFile(this.file), schema: SERVING_INDEX_SCHEMA };
+    return { path: SERVING_INDEX_PATH, ...digestFileSync(this.file), schema: SERVING_INDEX_SCHEMA };
   }
 
   /** Closes and removes the file after a failure. */
@@ -121,22 +121,6 @@ export class ServingIndexWriter {
     this.open = false;
     this.db.close();
   }
-}
-
-function digestFile(file: string): { bytes: number; sha256: string } {
-  const hash = createHash('sha256');
-  const buffer = Buffer.allocUnsafe(1 << 20);
-  const fd = openSync(file, 'r');
-  let bytes = 0;
-  try {
-    for (let read = readSync(fd, buffer); read > 0; read = readSync(fd, buffer)) {
-      hash.update(buffer.subarray(0, read));
-      bytes += read;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return { bytes, sha256: hash.digest('hex') };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
-import type { CurrentPointer, Manifest } from '../model/manifest.js';
+import type { CurrentPointer, DriftAcceptance, Manifest } from '../model/manifest.js';
 import { isBucketLocation } from './s3-location.js';
 import { S3Store } from './s3-store.js';
 import {
@@ -36,10 +36,12 @@ export interface SnapshotStore {
   /** Stages a copy of a verified bundle folder (sync), each file's digest checked on the way. */
   stageCopy(manifest: Manifest, directory: string): Promise<StagedBundle>;
   discard(staged: StagedBundle): Promise<void>;
-  /** Publishes a staged bundle; unless `makeCurrent: false`, then moves the pointer (generated last wins). */
-  commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options?: { makeCurrent?: boolean }): Promise<PublishResult>;
+  /** Publishes a staged bundle; unless `promote: false` (a candidate), then moves the pointer (generated last wins). */
+  commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options?: { promote?: boolean }): Promise<PublishResult>;
   rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }>;
   gc(keep: number, dryRun: boolean): Promise<GcResult>;
+  /** Drift accepted for a snapshot: by build (in its manifest) or, in a folder store, by promote. */
+  acceptedDrift(manifest: Manifest): Promise<DriftAcceptance | null>;
   /** Drops local copies of other bundles (a bucket store's download cache); a folder has none. */
   retainOnly(snapshotIds: readonly string[]): Promise<void>;
   close(): Promise<void>;

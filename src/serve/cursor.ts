@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { CursorProblem } from './api-error.js';
+import { compareText } from '../lib/text-order.js';
 
 /** What a Profile A cursor binds: one snapshot, one operation, one set of filters, one position. */
 export interface CursorBinding {
@@ -67,6 +68,6 @@ export class CursorCodec {
 export function queryFingerprint(filters: Record<string, unknown>): string {
   const entries = Object.entries(filters)
     .filter(([, value]) => value !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    .sort(([a], [b]) => compareText(a, b));
   return createHash('sha256').update(JSON.stringify(entries)).digest('base64url').slice(0, 22);
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { openStore } from '../../publish/snapshot-store.js';
 import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store.js';
 import { DataError, UsageError } from '../errors.js';
-import { DEFAULT_STORE, parseOptions, StoreOption, STORE_HELP } from '../options.js';
+import { DEFAULT_STORE, DirOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { formatTable, printJson, printLine } from '../output.js';
 
 const Options = z.object({ store: StoreOption(DEFAULT_STORE), json: z.boolean().default(false) });
@@ -18,10 +18,12 @@ export function inspectCommand(): Command {
       const options = parseOptions(Options, raw);
       const store = openStore(options.store);
       // Streamed digests: proves every byte is what was published, without parsing a 500 MB resource.
-      let manifest, current;
+      let manifest, current, acceptedDrift;
       try {
         manifest = await store.verifyBundle(snapshotId);
         current = (await store.pointerStates())[manifest.dataset].snapshotId === snapshotId;
+        // Drift accepted by build is in the manifest; by promote, in the store (a manifest never changes).
+        acceptedDrift = await store.acceptedDrift(manifest);
       } catch (error) {
         if (error instanceof SnapshotNotFoundError) throw new UsageError(error.message);
         if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; refusing to use it`);
@@ -29,12 +31,16 @@ export function inspectCommand(): Command {
       } finally {
         await store.close();
       }
-      if (options.json) return printJson({ verified: true, current, manifest });
+      if (options.json) return printJson({ verified: true, current, manifest, acceptedDrift });
       printLine(`snapshot     ${manifest.snapshotId}${current ? '  (current)' : ''}`);
       printLine(`dataset      ${manifest.dataset}`);
       printLine(`generated    ${manifest.generatedAt}`);
       printLine(`fresh until  ${manifest.freshUntil}${manifest.allowStale ? '  (published with --allow-stale)' : ''}`);
       printLine(`facts        ${Object.entries(manifest.facts).map(([k, v]) => `${k}=${v}`).join('  ')}`);
+      if (acceptedDrift) {
+        printLine(`drift        accepted by ${acceptedDrift.by} at ${acceptedDrift.acceptedAt} against ${acceptedDrift.baseline}: "${acceptedDrift.reason}"`);
+        for (const check of acceptedDrift.checks) printLine(`               ${check.rule}: ${check.observed}`);
+      }
       printLine('');
       printLine(formatTable(['file', 'records', 'bytes', 'sha256'], manifest.files.map((r) => [r.path, String(r.records), String(r.bytes), r.sha256])));
       printLine('');

@@ -2,14 +2,14 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import { openStore } from '../../publish/snapshot-store.js';
 import { UsageError } from '../errors.js';
-import { DEFAULT_STORE, parseOptions, StoreOption, STORE_HELP } from '../options.js';
+import { DEFAULT_STORE, DirOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { formatTable, printJson, printLine } from '../output.js';
 
 const Options = z.object({ store: StoreOption(DEFAULT_STORE), json: z.boolean().default(false) });
 
 export function listCommand(): Command {
   return new Command('list')
-    .description('list the snapshots of each dataset, newest first; * marks the current one')
+    .description('list the snapshots of each dataset, newest first; * marks the current one, c a candidate')
     .option('--store <dir|s3-url>', STORE_HELP)
     .option('--json', 'print JSON to stdout')
     .action(async (raw) => {
@@ -31,8 +31,9 @@ export function listCommand(): Command {
       printLine(
         formatTable(
           ['', 'dataset', 'snapshot', 'generated', 'fresh until'],
-          snapshots.map((s) => [s.current ? '*' : '', s.dataset, s.snapshotId, s.generatedAt || '(unreadable manifest)', s.freshUntil]),
+          snapshots.map((s) => [s.current ? '*' : s.candidate ? 'c' : '', s.dataset, s.snapshotId, s.generatedAt || '(unreadable manifest)', s.freshUntil]),
         ),
       );
+      if (snapshots.some((s) => s.candidate)) printLine('\nc: a candidate (build --no-promote); pdsnap promote <dataset> <snapshotId> makes it current');
     });
 }

@@ -72,7 +72,7 @@ async function sync(from: SnapshotStore, to: SnapshotStore, datasets: DatasetNam
     }
     const bundle = await from.openBundle(snapshot.snapshotId);
     const staged = await to.stageCopy(bundle.manifest, bundle.directory);
-    await to.commit(staged, fieldsOf(bundle.manifest), now, { makeCurrent: false });
+    await to.commit(staged, fieldsOf(bundle.manifest), now, { promote: false });
     await from.retainOnly([]); // a bucket source's download is not needed any more
     report.copied.push(snapshot.snapshotId);
   }
