@@ -68,6 +68,14 @@ export const StoreOption = (fallback: string) =>
       }
     });
 
+/** --store of a command that works on a folder store only: a bucket is refused, not read as a path. */
+export const FolderStoreOption = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .refine((value) => value === undefined || !isBucketLocation(value), 'this command works on a folder store only (not s3://); pdsnap sync copies a bucket to a folder')
+    .transform((value) => path.resolve(value ?? fallback));
+
 /** --store's help, the same in every command. */
 export const STORE_HELP = `bundle store: a folder or s3://bucket/prefix (default ${DEFAULT_STORE})`;
 

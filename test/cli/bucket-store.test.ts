@@ -297,4 +297,12 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
     const listed = JSON.parse((await cli(['list', '--store', store, '--json'])).stdout).snapshots.map((s: { snapshotId: string }) => s.snapshotId);
     expect(listed.sort()).toEqual([ids[0], ids[2]].sort());
   });
+
+  it('promote, diff and history refuse a bucket store instead of reading s3:// as a folder path', async () => {
+    for (const args of [['promote', 'articles', 'articles-20261122T120000Z-000000000000'], ['diff', 'articles', 'current', 'current'], ['history', 'articles']]) {
+      const result = await cli([...args, '--store', bucket('main')]);
+      expect(result.exitCode, args.join(' ')).toBe(3);
+      expect(result.stderr).toContain('--store: this command works on a folder store only');
+    }
+  });
 });

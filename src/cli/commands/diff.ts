@@ -5,12 +5,12 @@ import { diffBundles } from '../../publish/bundle-diff.js';
 import { BundleIntegrityError, BundleStore, SnapshotNotFoundError } from '../../publish/store.js';
 import { DataError, UsageError } from '../errors.js';
 import { type DiffReport, diffMarkdown } from '../markdown.js';
-import { DEFAULT_STORE, DirOption, parseOptions } from '../options.js';
+import { DEFAULT_STORE, parseOptions, FolderStoreOption } from '../options.js';
 import { FormatOption, formatTable, printJson, printLine } from '../output.js';
 import { baselineFor } from '../pipeline/drift.js';
 
 const Options = z.object({
-  store: DirOption(DEFAULT_STORE),
+  store: FolderStoreOption(DEFAULT_STORE),
   limit: z.coerce.number({ error: 'must be a whole number from 0 to 1000' }).int().min(0).max(1000).default(5),
   format: FormatOption,
   json: z.boolean().default(false),

@@ -7,11 +7,11 @@ import { evaluateDrift, type ResourceChange } from '../../validate/drift.js';
 import { worstStatus } from '../../validate/report.js';
 import { loadConfig } from '../config.js';
 import { UsageError } from '../errors.js';
-import { DEFAULT_STORE, DirOption, NowOption, parseOptions } from '../options.js';
+import { DEFAULT_STORE, NowOption, parseOptions, FolderStoreOption } from '../options.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { withAcceptance } from '../pipeline/drift.js';
 
-const Options = z.object({ store: DirOption(DEFAULT_STORE), now: NowOption, config: z.string().optional(), json: z.boolean().default(false) });
+const Options = z.object({ store: FolderStoreOption(DEFAULT_STORE), now: NowOption, config: z.string().optional(), json: z.boolean().default(false) });
 
 /**
  * Every snapshot of a dataset, oldest first, with its record counts, its freshness now, and its

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { openStore } from '../../publish/snapshot-store.js';
 import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store.js';
 import { DataError, UsageError } from '../errors.js';
-import { DEFAULT_STORE, DirOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
+import { DEFAULT_STORE, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { formatTable, printJson, printLine } from '../output.js';
 
 const Options = z.object({ store: StoreOption(DEFAULT_STORE), json: z.boolean().default(false) });

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import { openStore } from '../../publish/snapshot-store.js';
 import { UsageError } from '../errors.js';
-import { DEFAULT_STORE, DirOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
+import { DEFAULT_STORE, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { formatTable, printJson, printLine } from '../output.js';
 
 const Options = z.object({ store: StoreOption(DEFAULT_STORE), json: z.boolean().default(false) });

@@ -7,12 +7,12 @@ import { BundleIntegrityError, BundleStore, CurrentMovedError, InvalidPointerErr
 import { evaluateFreshness } from '../../validate/freshness.js';
 import { loadConfig } from '../config.js';
 import { DataError, ExitCode, ExitWith, UsageError } from '../errors.js';
-import { DEFAULT_STORE, DirOption, NowOption, parseOptions } from '../options.js';
+import { DEFAULT_STORE, NowOption, parseOptions, FolderStoreOption } from '../options.js';
 import { printJson, printLine } from '../output.js';
 import { checkDrift, currentBaseline, sideOf } from '../pipeline/drift.js';
 
 const Options = z.object({
-  store: DirOption(DEFAULT_STORE),
+  store: FolderStoreOption(DEFAULT_STORE),
   now: NowOption,
   config: z.string().optional(),
   acceptDrift: z.string().trim().min(1, 'give the reason, e.g. --accept-drift "Q3 filings replace Q2"').optional(),

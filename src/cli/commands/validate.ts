@@ -11,7 +11,7 @@ import { formatDuration } from '../../validate/duration.js';
 import { assembleReport, type DatasetValidation, formatReport, type ValidationReport } from '../../validate/report.js';
 import { loadConfig } from '../config.js';
 import { ExitCode, ExitWith, UsageError } from '../errors.js';
-import { DatasetsOption, DEFAULT_STORE, DirOption, DurationOption, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
+import { DatasetsOption, DEFAULT_STORE, DurationOption, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { FormatOption, printJson, printLine } from '../output.js';
 import { validationMarkdown } from '../markdown.js';
 import { checkDrift, baselineFor, sideOf, withAcceptance } from '../pipeline/drift.js';
