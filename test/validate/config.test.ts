@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/cli/config.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { DEFAULT_LIMITS } from '../../src/validate/limits.js';
+import { applyDriftOverrides } from '../../src/validate/drift.js';
 
 describe('loadConfig', () => {
   let dir: string;
@@ -13,7 +14,7 @@ describe('loadConfig', () => {
   });
 
   it('uses the service defaults when no file is named and pdsnap.config.yaml is absent', async () => {
-    expect(await loadConfig(undefined, dir)).toEqual({ path: null, limits: DEFAULT_LIMITS });
+    expect(await loadConfig(undefined, dir)).toEqual({ path: null, limits: DEFAULT_LIMITS, drift: applyDriftOverrides(undefined) });
   });
 
   it('reads pdsnap.config.yaml from the working directory and overrides only what it names', async () => {
