@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_KEY_FILE_MAX_AGE_MS, DEFAULT_KEYS_FILE, DEFAULT_USAGE_DB } from '../../serve/access/index.js';
 import { buildServer } from '../../serve/app.js';
+import { isOrigin } from '../../serve/cors.js';
 import { defaultCursorSecretFile, loadOrCreateCursorSecret } from '../../serve/cursor-secret.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_STORE, DirOption, DurationOption, NowOption, parseOptions } from '../options.js';
@@ -26,6 +27,12 @@ const Options = z.object({
   keys: DirOption(DEFAULT_KEYS_FILE),
   usageDb: DirOption(DEFAULT_USAGE_DB),
   docsUrl: z.url().default(DEFAULT_DOCS_URL),
+  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+  corsOrigin: z
+    .string()
+    .optional()
+    .transform((list) => (list === undefined ? [] : list.split(',').map((o) => o.trim())))
+    .refine((origins) => origins.every(isOrigin), 'must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only)'),
   cursorSecretFile: z.string().optional(),
   state: z.string().optional(),
   now: z.string().optional(),
@@ -57,6 +64,8 @@ export function serveCommand(): Command {
     .option('--usage-db <file>', `usage database (default ${DEFAULT_USAGE_DB})`)
     .option('--state <file|redis-url>', STATE_OPTION_HELP)
     .option('--docs-url <url>', `documentation base for error docsUrl (default ${DEFAULT_DOCS_URL})`)
+    .option('--public-url <url>', 'where clients reach this server, for the servers of the OpenAPI descriptions (default: the listening address)')
+    .option('--cors-origin <origins>', 'comma-separated origins whose web pages may call the API (CORS); default none')
     .option('--cursor-secret-file <file>', 'secret that signs cursors; created (mode 0600) when absent (default: cursor-secret beside the keys file, or kept in Redis with --state redis://)')
     .option('--now <iso>', 'fixed clock for limits, freshness and futureDays (demos and tests)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (default info)')
@@ -91,6 +100,8 @@ export function serveCommand(): Command {
           usageDbFile: options.usageDb,
           ...(opened ? { stateStore: opened.store } : { keysMaxAgeMs: DEFAULT_KEY_FILE_MAX_AGE_MS }),
           docsUrl: options.docsUrl,
+          ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+          corsOrigins: options.corsOrigin,
           cursorSecret,
           ...(fixedNow ? { now: () => new Date(fixedNow.getTime()) } : {}),
           logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
@@ -113,7 +124,7 @@ export function serveCommand(): Command {
       const metricsServer = options.metricsPort === undefined ? null : await startMetricsServer(app, options.metricsHost, options.metricsPort);
       await app.loadSnapshots();
       const served = Object.entries(app.snapshots.currentIds()).map(([d, id]) => `${d}=${id}`);
-      process.stderr.write(`pdsnap serve: listening on ${address} (Profile A ${address}/v1, Profile B ${address}/api/v1)\n`);
+      process.stderr.write(`pdsnap serve: listening on ${address} (Profile A ${address}/v1, Profile B ${address}/api/v1, reference ${address}/docs)\n`);
       process.stderr.write(`pdsnap serve: snapshots ${served.length > 0 ? served.join(' ') : 'none (every operation answers 503)'}\n`);
       process.stderr.write(`pdsnap serve: keys and usage in ${opened ? opened.store.description : `${options.keys} and ${options.usageDb}`}\n`);
       const signal = await untilSignal(['SIGINT', 'SIGTERM']);
