@@ -8,6 +8,7 @@ export const DOCS_PAGE_HTML = `<!doctype html>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>Public Data API reference</title>
+    <link rel="icon" href="data:," />
     <style>
       body { margin: 0; font-family: system-ui, sans-serif; }
       header { display: flex; flex-wrap: wrap; align-items: baseline; gap: 1.5rem; padding: 0.75rem 1.25rem; border-bottom: 1px solid #ddd; }
