@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { commandsFor } from './commands/index.js';
-import { LockError } from '../publish/file-lock.js';
+import { LockError } from '../lib/file-lock.js';
 import { DataError, ExitCode, ExitWith, UsageError } from './errors.js';
 
 /** The one place that turns errors into a message and an exit code. */

@@ -5,10 +5,11 @@ import { Instant } from './primitives.js';
 import { SourceFile } from './report.js';
 
 /**
+ * 3: a Smart Money bundle also carries its serving index (`serving-index.sqlite`).
  * 2: resources are NDJSON parts (`<resource>/<part>.ndjson`), listed one file each. Format 1 held
  * each resource as one JSON array, which a full quarter of trades made too large to read.
  */
-export const MANIFEST_FORMAT = 2;
+export const MANIFEST_FORMAT = 3;
 
 /** `<dataset>-<yyyymmddThhmmssZ of generatedAt>-<first 12 hex of the content digest>` */
 export const SNAPSHOT_ID_PATTERN = /^(articles|calendar|smart-money)-\d{8}T\d{6}Z-[0-9a-f]{12}$/;
@@ -32,6 +33,19 @@ export function resourceOfPath(file: string): string {
   return PART_PATH.exec(file)?.[1] ?? '';
 }
 
+/** The bundle's serving index: the file `serve` opens instead of loading records (docs/serving.md). */
+export const SERVING_INDEX_PATH = 'serving-index.sqlite';
+export const ServingIndexEntry = z
+  .object({
+    path: z.literal(SERVING_INDEX_PATH),
+    bytes: z.number().int().min(0),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    /** The layout of its tables; a server refuses a layout it does not know. */
+    schema: z.number().int().min(1),
+  })
+  .strict();
+export type ServingIndexEntry = z.infer<typeof ServingIndexEntry>;
+
 export const Manifest = z
   .object({
     format: z.literal(MANIFEST_FORMAT),
@@ -46,6 +60,11 @@ export const Manifest = z
     sources: z.array(SourceFile),
     /** Every file of the bundle, by resource, then part. */
     files: z.array(ResourceEntry).min(1),
+    /**
+     * Smart Money only. Derived from the resources, so it takes no part in the snapshot id: its
+     * bytes depend on the SQLite library that wrote it, the id only on the content.
+     */
+    servingIndex: ServingIndexEntry.optional(),
   })
   .strict();
 export type Manifest = z.infer<typeof Manifest>;

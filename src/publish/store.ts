@@ -5,17 +5,26 @@ import path from 'node:path';
 import { DATASET_RESOURCES, DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
 import type { FreshnessFacts } from '../model/freshness.js';
-import { CurrentPointer, Manifest, MANIFEST_FORMAT, PART_PATH, type ResourceEntry, resourceOfPath } from '../model/manifest.js';
+import {
+  CurrentPointer,
+  Manifest,
+  MANIFEST_FORMAT,
+  PART_PATH,
+  type ResourceEntry,
+  resourceOfPath,
+  type ServingIndexEntry,
+} from '../model/manifest.js';
 import type { SourceFile } from '../model/report.js';
-import { fileProvenance, sha256Hex } from '../ingest/source-files.js';
+import { digestFile, sha256Hex } from '../lib/file-digest.js';
 import { checkRecord } from '../validate/schema-check.js';
-import { replaceFileAtomically, syncDir, writeDurable } from './atomic-file.js';
-import { compareText } from '../model/text-order.js';
+import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
+import { compareText } from '../lib/text-order.js';
 import { canonicalJson } from './canonical-json.js';
 import { failPoint, faultPoint } from './fault-point.js';
-import { processIsAlive, withFileLock } from './file-lock.js';
+import { processIsAlive, withFileLock } from '../lib/file-lock.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter } from './resource-writer.js';
+import { checkServingIndex, ServingIndexWriter } from './serving-index.js';
 import {
   BundleIntegrityError,
   datasetOfSnapshotId,
@@ -24,6 +33,7 @@ import {
   SnapshotNotFoundError,
   snapshotIdFor,
 } from './snapshot-id.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
 
 export { BundleIntegrityError, SnapshotNotFoundError, datasetOfSnapshotId };
 
@@ -33,6 +43,12 @@ export interface OpenedBundle {
   directory: string;
   /** The records of one resource in published order; each part's digest is checked as it ends. */
   records(resource: string): AsyncGenerator<unknown>;
+  /**
+   * The serving index's path after its size and digest were checked (streamed, so the event loop
+   * keeps turning) and its tables were found to hold the manifest's record counts; null for a
+   * dataset without one.
+   */
+  verifiedServingIndex(): Promise<string | null>;
 }
 
 export interface SnapshotEntry {
@@ -48,6 +64,7 @@ export interface StagedBundle {
   dataset: DatasetName;
   directory: string;
   files: ResourceEntry[];
+  servingIndex?: ServingIndexEntry;
 }
 
 /** Everything of a manifest except what the store computes (format, files, snapshotId). */
@@ -204,7 +221,19 @@ export class BundleStore {
   /** Verifies a bundle's manifest and id; its records are then streamed, each part verified as it is read. */
   async openBundle(snapshotId: string): Promise<OpenedBundle> {
     const { manifest, directory } = await this.readManifest(snapshotId);
-    return { manifest, directory, records: (resource) => readResourceRecords(manifest, directory, resource) };
+    return {
+      manifest,
+      directory,
+      records: (resource) => readResourceRecords(manifest, directory, resource),
+      verifiedServingIndex: async () => {
+        if (!manifest.servingIndex) return null;
+        await verifyFile(snapshotId, directory, manifest.servingIndex);
+        const file = path.join(directory, manifest.servingIndex.path);
+        const mismatch = checkServingIndex(file, recordsPerResource(manifest.files));
+        if (mismatch) throw new BundleIntegrityError(snapshotId, `${manifest.servingIndex.path} ${mismatch}`);
+        return file;
+      },
+    };
   }
 
   /**
@@ -213,15 +242,8 @@ export class BundleStore {
    */
   async verifyBundle(snapshotId: string): Promise<Manifest> {
     const { manifest, directory } = await this.readManifest(snapshotId);
-    for (const entry of manifest.files) {
-      let digest;
-      try {
-        digest = await fileProvenance(directory, path.join(directory, entry.path));
-      } catch {
-        throw new BundleIntegrityError(snapshotId, `${entry.path} is missing`);
-      }
-      checkResource(snapshotId, entry, digest.bytes, digest.sha256);
-    }
+    for (const entry of manifest.files) await verifyFile(snapshotId, directory, entry);
+    if (manifest.servingIndex) await verifyFile(snapshotId, directory, manifest.servingIndex);
     return manifest;
   }
 
@@ -248,8 +270,7 @@ export class BundleStore {
     }
     const parsed = Manifest.safeParse(raw);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new BundleIntegrityError(snapshotId, `manifest.json is invalid at ${issue?.path.join('.') || '/'}: ${issue?.message}`);
+      throw new BundleIntegrityError(snapshotId, `manifest.json is invalid: ${formatZodIssues(parsed.error, undefined, 'manifest')}`);
     }
     const manifest = parsed.data;
     const { snapshotId: declared, ...body } = manifest;
@@ -260,6 +281,9 @@ export class BundleStore {
     const listed = [...new Set(manifest.files.map((f) => resourceOfPath(f.path)))].sort();
     if (expected.join(',') !== listed.join(',')) {
       throw new BundleIntegrityError(snapshotId, `manifest lists resources ${listed.join(', ')}; expected ${expected.join(', ')}`);
+    }
+    if ((manifest.servingIndex !== undefined) !== hasServingIndex(manifest.dataset)) {
+      throw new BundleIntegrityError(snapshotId, `a ${manifest.dataset} manifest must ${hasServingIndex(manifest.dataset) ? '' : 'not '}list a serving index`);
     }
     // Parts of each resource are numbered from 00000 without a gap, so none can go missing unnoticed.
     const seen = new Map<string, number>();
@@ -314,17 +338,22 @@ export class BundleStore {
     const directory = path.join(this.tmpDir, stagingName(dataset));
     await mkdir(directory);
     const writers = new Map(names.map((name) => [name, new NdjsonPartsWriter(directory, name, (r) => checkRecord(dataset, name, r))]));
+    let index: ServingIndexWriter | null = null;
     try {
+      index = hasServingIndex(dataset) ? new ServingIndexWriter(directory) : null;
       const result = await produce({
         add(resource, record) {
           const writer = writers.get(resource);
           if (!writer) throw new Error(`dataset ${dataset} has no resource ${resource}`);
-          writer.write(record);
+          const json = writer.write(record);
+          index?.add(resource, record, json);
         },
       });
       const files = names.flatMap((name) => writers.get(name)!.finish());
-      return { staged: { dataset, directory, files }, result };
+      const servingIndex = index?.finish();
+      return { staged: { dataset, directory, files, ...(servingIndex ? { servingIndex } : {}) }, result };
     } catch (error) {
+      index?.abandon();
       for (const writer of writers.values()) {
         try {
           writer.abandon();
@@ -363,6 +392,7 @@ export class BundleStore {
       allowStale: fields.allowStale,
       sources: [...fields.sources].sort((a, b) => compareText(a.path, b.path)),
       files: staged.files,
+      ...(staged.servingIndex ? { servingIndex: staged.servingIndex } : {}),
     };
     const snapshotId = snapshotIdFor(body);
     const manifest: Manifest = Manifest.parse({ ...body, snapshotId });
@@ -570,9 +600,29 @@ function withPath(error: Error, file: string): Error {
   return Object.assign(new Error(`${file}: ${error.message}`), { code: (error as NodeJS.ErrnoException).code });
 }
 
-function checkResource(snapshotId: string, entry: ResourceEntry, bytes: number, sha256: string): void {
-  if (bytes !== entry.bytes) throw new BundleIntegrityError(snapshotId, `${entry.path} has ${bytes} bytes; manifest says ${entry.bytes}`);
-  if (sha256 !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
+/** Records per resource, summed over its parts. */
+export function recordsPerResource(files: readonly ResourceEntry[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const file of files) counts[resourceOfPath(file.path)] = (counts[resourceOfPath(file.path)] ?? 0) + file.records;
+  return counts;
+}
+
+/** Datasets whose bundles carry a serving index: the one whose size grows with the market. */
+function hasServingIndex(dataset: DatasetName): boolean {
+  return dataset === 'smart-money';
+}
+
+/** Streams one listed file's bytes through SHA-256 and compares size and digest with the manifest. */
+async function verifyFile(snapshotId: string, directory: string, entry: { path: string; bytes: number; sha256: string }): Promise<void> {
+  let digest;
+  try {
+    digest = await digestFile(path.join(directory, entry.path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BundleIntegrityError(snapshotId, `${entry.path} is missing`);
+    throw error;
+  }
+  if (digest.bytes !== entry.bytes) throw new BundleIntegrityError(snapshotId, `${entry.path} has ${digest.bytes} bytes; manifest says ${entry.bytes}`);
+  if (digest.sha256 !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
 }
 
 function safeJson(text: string): unknown {

@@ -4,6 +4,7 @@ import type { JsonSchema } from './parameter-validation.js';
 import type { Profile } from './profile.js';
 import type { ProfileAEnvelopeName } from './schemas/envelopes.js';
 import type { RecordName } from './schemas/record-schemas.js';
+import type { Page } from './indexes/page.js';
 import type { DatasetIndexes } from './snapshots.js';
 
 export type Query = Record<string, unknown>;
@@ -15,7 +16,8 @@ export interface ListPlan<D extends DatasetName> {
   filters: Record<string, unknown>;
   /** For a list that depends on the day as well as the snapshot: the span in which it holds (Last-Modified, max-age). */
   validSpan?: { fromMs: number; untilMs: number };
-  select(index: DatasetIndexes[D]): readonly unknown[];
+  /** The page that starts at `position` (0 for the first page; later, a page's `next`). */
+  page(index: DatasetIndexes[D], position: number, limit: number): Page;
 }
 
 export interface SinglePlan<D extends DatasetName> {

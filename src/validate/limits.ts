@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { DatasetName } from '../model/dataset.js';
 
 /**
  * A limit in whole days, at most MAX_LIMIT_DAYS: a larger one (9007199254740991) would make
@@ -75,13 +74,3 @@ export function applyLimitOverrides(override: FreshnessLimitsOverride | undefine
   };
 }
 
-/** The limit named `key` of a dataset, and the service default it replaces when they differ. */
-export function limitWithDefault<D extends DatasetName>(
-  limits: FreshnessLimits,
-  dataset: D,
-  key: keyof FreshnessLimits[D],
-): { days: number; serviceDefault: number } {
-  const days = limits[dataset][key] as number;
-  const serviceDefault = DEFAULT_LIMITS[dataset][key] as number;
-  return { days, serviceDefault };
-}

@@ -125,6 +125,8 @@ async function validateDataset(
     for (const resource of Object.keys(DATASET_RESOURCES[dataset])) {
       for await (const record of bundle.records(resource)) checks.inspect(resource, record);
     }
+    // The file that will serve: gate checks the exact artifact `serve` opens.
+    await bundle.verifiedServingIndex();
     const recordRules = checks.results({ id: bundle.manifest.snapshotId, generatedAt: bundle.manifest.generatedAt });
     return validateBundle({ manifest: bundle.manifest, recordRules }, now, options);
   } catch (error) {

@@ -3,9 +3,8 @@ import type { DatasetBuild, DerivedFacts } from '../../model/dataset-build.js';
 import type { FreshnessFacts, RuleResult } from '../../model/freshness.js';
 import type { Progress } from '../../model/progress.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
-import { type ResourceEntry, resourceOfPath } from '../../model/manifest.js';
 import { InvalidRecordError } from '../../publish/resource-writer.js';
-import { BundleStore, PublishFailure, type StagedBundle } from '../../publish/store.js';
+import { BundleStore, PublishFailure, recordsPerResource, type StagedBundle } from '../../publish/store.js';
 import { ContentCheck } from '../../validate/content-rules.js';
 import { evaluateFreshness, freshUntil } from '../../validate/freshness.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
@@ -206,12 +205,3 @@ const PRIMARY_RESOURCE: Record<DatasetName, string> = {
   'smart-money': 'investors',
 };
 
-/** Records per resource, summed over its parts: what the report shows. */
-function recordsPerResource(files: ResourceEntry[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const file of files) {
-    const resource = resourceOfPath(file.path);
-    counts[resource] = (counts[resource] ?? 0) + file.records;
-  }
-  return counts;
-}
