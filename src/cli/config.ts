@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseYamlText } from '../ingest/yaml-text.js';
+import { applyDriftOverrides, type DriftThresholds } from '../validate/drift.js';
 import { applyLimitOverrides, type FreshnessLimits, PdsnapConfig } from '../validate/limits.js';
 import { UsageError } from './errors.js';
 
@@ -11,6 +12,8 @@ export interface LoadedConfig {
   path: string | null;
   /** The service defaults with the file's overrides applied. */
   limits: FreshnessLimits;
+  /** The drift thresholds: defaults with the file's `drift:` overrides. */
+  drift: DriftThresholds;
 }
 
 /**
@@ -28,7 +31,7 @@ export async function loadConfig(file?: string, cwd: string = process.cwd()): Pr
     text = await readFile(full, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (!explicit && code === 'ENOENT') return { path: null, limits: applyLimitOverrides(undefined) };
+    if (!explicit && code === 'ENOENT') return { path: null, limits: applyLimitOverrides(undefined), drift: applyDriftOverrides(undefined) };
     throw new UsageError(`config ${shown} cannot be read: ${code ?? (error as Error).message}`);
   }
   let raw: unknown;
@@ -45,5 +48,5 @@ export async function loadConfig(file?: string, cwd: string = process.cwd()): Pr
     const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
     throw new UsageError(`config ${shown} is invalid at ${where}: ${issue.message}`);
   }
-  return { path: full, limits: applyLimitOverrides(parsed.data.freshness) };
+  return { path: full, limits: applyLimitOverrides(parsed.data.freshness), drift: applyDriftOverrides(parsed.data.drift) };
 }

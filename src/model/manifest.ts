@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DatasetName } from './dataset.js';
-import { FreshnessFacts } from './freshness.js';
+import { FreshnessFacts, RuleResult } from './freshness.js';
 import { Instant } from './primitives.js';
 import { SourceFile } from './report.js';
 
@@ -33,6 +33,22 @@ export function resourceOfPath(file: string): string {
   return PART_PATH.exec(file)?.[1] ?? '';
 }
 
+/**
+ * Who accepted what: the reason given to --accept-drift, the snapshot compared with, and the
+ * checks that failed, with their figures. In the manifest (build) or the store's accepted/ folder (promote).
+ */
+export const DriftAcceptance = z
+  .object({
+    reason: z.string().min(1),
+    /** build or promote */
+    by: z.enum(['build', 'promote']),
+    acceptedAt: Instant,
+    baseline: SnapshotId,
+    checks: z.array(RuleResult).min(1),
+  })
+  .strict();
+export type DriftAcceptance = z.infer<typeof DriftAcceptance>;
+
 /** The bundle's serving index: the file `serve` opens instead of loading records (docs/serving.md). */
 export const SERVING_INDEX_PATH = 'serving-index.sqlite';
 export const ServingIndexEntry = z
@@ -57,6 +73,8 @@ export const Manifest = z
     freshUntil: Instant,
     /** Set when the build was told to publish a snapshot that failed freshness (--allow-stale). */
     allowStale: z.boolean(),
+    /** Set when drift checks failed and the build was told to publish anyway (--accept-drift). */
+    acceptedDrift: DriftAcceptance.optional(),
     sources: z.array(SourceFile),
     /** Every file of the bundle, by resource, then part. */
     files: z.array(ResourceEntry).min(1),

@@ -7,6 +7,7 @@ import type { RecordSink } from '../model/dataset-build.js';
 import type { FreshnessFacts } from '../model/freshness.js';
 import {
   CurrentPointer,
+  DriftAcceptance,
   Manifest,
   MANIFEST_FORMAT,
   PART_PATH,
@@ -57,6 +58,8 @@ export interface SnapshotEntry {
   generatedAt: string;
   freshUntil: string;
   current: boolean;
+  /** Published with build --no-promote and not made current since. */
+  candidate: boolean;
 }
 
 /** Resources written to a private temp folder, not yet visible to any reader. */
@@ -73,6 +76,7 @@ export interface ManifestFields {
   facts: FreshnessFacts;
   freshUntil: string;
   allowStale: boolean;
+  acceptedDrift?: DriftAcceptance;
   sources: SourceFile[];
 }
 
@@ -135,6 +139,14 @@ export class PublishFailure extends Error {
   }
 }
 
+/** Current moved between judging a candidate and promoting it: nothing was changed. */
+export class CurrentMovedError extends Error {
+  override readonly name = 'CurrentMovedError';
+  constructor(dataset: DatasetName, expected: string | null, found: string | null) {
+    super(`current/${dataset}.json moved from ${expected ?? 'none'} to ${found ?? 'none'} while the candidate was checked; current not changed, run promote again`);
+  }
+}
+
 /** A scheduled build and a manual one may overlap: the second waits this long for the first by default. */
 export const DEFAULT_LOCK_WAIT_MS = 60_000;
 
@@ -163,6 +175,14 @@ export class BundleStore {
   }
   private get tmpDir() {
     return path.join(this.root, 'tmp');
+  }
+  /** candidates/<dataset>/<snapshotId>: bundles published without moving the pointer (build --no-promote). */
+  private candidateMarker(snapshotId: string) {
+    return path.join(this.root, 'candidates', datasetOfSnapshotId(snapshotId), snapshotId);
+  }
+  /** accepted/<dataset>/<snapshotId>.json: drift accepted by promote (a manifest cannot change after publishing). */
+  private acceptanceFile(snapshotId: string) {
+    return path.join(this.root, 'accepted', datasetOfSnapshotId(snapshotId), `${snapshotId}.json`);
   }
   bundleDir(snapshotId: string): string {
     return path.join(this.bundlesDir, datasetOfSnapshotId(snapshotId), snapshotId);
@@ -319,6 +339,7 @@ export class BundleStore {
           generatedAt: manifest.success ? manifest.data.generatedAt : '',
           freshUntil: manifest.success ? manifest.data.freshUntil : '',
           current: snapshotId === current,
+          candidate: snapshotId !== current && (await pathExists(this.candidateMarker(snapshotId))),
         });
       }
     }
@@ -382,7 +403,8 @@ export class BundleStore {
    * Makes a staged bundle the dataset's current snapshot. An existing bundle with the same id is
    * never rewritten (it is verified instead), so publishing identical content again is a no-op.
    */
-  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date): Promise<PublishResult> {
+  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options: { promote?: boolean } = {}): Promise<PublishResult> {
+    const promote = options.promote ?? true;
     const body: ManifestBody = {
       format: MANIFEST_FORMAT,
       dataset: staged.dataset,
@@ -390,6 +412,7 @@ export class BundleStore {
       facts: fields.facts,
       freshUntil: fields.freshUntil,
       allowStale: fields.allowStale,
+      ...(fields.acceptedDrift ? { acceptedDrift: fields.acceptedDrift } : {}),
       sources: [...fields.sources].sort((a, b) => compareText(a.path, b.path)),
       files: staged.files,
       ...(staged.servingIndex ? { servingIndex: staged.servingIndex } : {}),
@@ -419,6 +442,9 @@ export class BundleStore {
         if (await pathExists(target)) {
           await this.discard(staged);
         } else {
+          // The marker goes first: a crash before the rename leaves a marker without a bundle
+          // (ignored), never a bundle that looks as if it had once been current.
+          if (!promote) await writeDurable(await ensureParent(this.candidateMarker(snapshotId)), `${publishedAt.toISOString()}\n`);
           // Key-sorted and indented: deterministic bytes that a person can still read with cat.
           const manifestText = `${JSON.stringify(JSON.parse(canonicalJson(manifest)), null, 2)}\n`;
           const manifestFile = path.join(staged.directory, 'manifest.json');
@@ -441,7 +467,7 @@ export class BundleStore {
         // Builds can overlap (a slow scheduled job, a manual rebuild): the one generated last stays
         // current, whichever commits last. Only rollback moves current back in time.
         const newerCurrent = previous !== null && previous !== snapshotId ? await this.newerThan(previous, fields.generatedAt) : null;
-        const madeCurrent = (previous !== snapshotId || broken !== null) && newerCurrent === null;
+        const madeCurrent = promote && (previous !== snapshotId || broken !== null) && newerCurrent === null;
         if (madeCurrent) {
           await this.writePointer(staged.dataset, snapshotId, publishedAt);
           state.pointerMoved = true;
@@ -493,6 +519,45 @@ export class BundleStore {
   }
 
   /**
+   * Makes a published bundle (a candidate) current, after the caller judged it against
+   * `expectedCurrent`: if current moved meanwhile, nothing changes (the judgement is void).
+   * An acceptance of drift is written durably before the pointer moves.
+   */
+  async promote(
+    dataset: DatasetName,
+    snapshotId: string,
+    at: Date,
+    expectedCurrent: string | null,
+    acceptance: DriftAcceptance | null,
+  ): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
+    if (datasetOfSnapshotId(snapshotId) !== dataset) throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
+    await this.verifyBundle(snapshotId);
+    return this.withLock(async () => {
+      if (!(await pathExists(path.join(this.bundleDir(snapshotId), 'manifest.json')))) throw new SnapshotNotFoundError(snapshotId);
+      const { pointer, broken } = await this.pointerToReplace(dataset);
+      const previous = pointer?.snapshotId ?? null;
+      if (previous !== expectedCurrent) {
+        throw new CurrentMovedError(dataset, expectedCurrent, previous);
+      }
+      if (acceptance !== null) await replaceFileAtomically(await ensureParent(this.acceptanceFile(snapshotId)), `${canonicalJson(acceptance)}\n`);
+      if (previous !== snapshotId || broken !== null) await this.writePointer(dataset, snapshotId, at);
+      await rm(this.candidateMarker(snapshotId), { force: true });
+      return { previousSnapshotId: previous, repairedPointer: broken };
+    });
+  }
+
+  /** Drift accepted for a snapshot: by build (in its manifest) or by promote (accepted/), the later first. */
+  async acceptedDrift(manifest: Manifest): Promise<DriftAcceptance | null> {
+    try {
+      const parsed = DriftAcceptance.safeParse(safeJson(await readFile(this.acceptanceFile(manifest.snapshotId), 'utf8')));
+      if (parsed.success) return parsed.data;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    return manifest.acceptedDrift ?? null;
+  }
+
+  /**
    * Deletes all but the newest `keep` bundles of each dataset, never the current one nor the one
    * generated just before it (the rollback target).
    */
@@ -533,6 +598,8 @@ export class BundleStore {
           await mkdir(this.tmpDir, { recursive: true });
           await rename(this.bundleDir(snapshotId), trash);
           await rm(trash, { recursive: true, force: true });
+          await rm(this.candidateMarker(snapshotId), { force: true });
+          await rm(this.acceptanceFile(snapshotId), { force: true });
         }
       }
       return result;
@@ -631,6 +698,11 @@ function safeJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+async function ensureParent(file: string): Promise<string> {
+  await mkdir(path.dirname(file), { recursive: true });
+  return file;
 }
 
 async function pathExists(p: string): Promise<boolean> {

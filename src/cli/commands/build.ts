@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { loadConfig } from '../config.js';
 import { ExitCode, ExitWith } from '../errors.js';
 import { DatasetsOption, DEFAULT_SOURCES, DEFAULT_STORE, DirOption, NowOption, parseOptions } from '../options.js';
-import { formatTable, printJson, printLine } from '../output.js';
+import { buildMarkdown } from '../markdown.js';
+import { FormatOption, formatTable, printJson, printLine } from '../output.js';
 import { type BuildReport, runBuild } from '../pipeline/build.js';
 import { stderrProgress } from '../progress.js';
 
@@ -16,6 +17,9 @@ const Options = z.object({
   strict: z.boolean().default(false),
   allowStale: z.boolean().default(false),
   allFilers: z.boolean().default(false),
+  acceptDrift: z.string().trim().min(1, 'give the reason, e.g. --accept-drift "Q3 filings replace Q2"').optional(),
+  promote: z.boolean().default(true),
+  format: FormatOption,
   json: z.boolean().default(false),
   quiet: z.boolean().default(false),
 });
@@ -31,6 +35,9 @@ export function buildCommand(): Command {
     .option('--strict', 'fail a dataset when any source record is rejected')
     .option('--allow-stale', 'publish a snapshot that fails freshness; recorded in its manifest')
     .option('--all-filers', 'publish every 13F filer, not only those in filings/investors.yaml')
+    .option('--accept-drift <reason>', 'publish although drift checks fail; the reason and the figures are recorded in the manifest')
+    .option('--no-promote', 'publish candidates without moving the current pointers (then pdsnap diff, pdsnap promote)')
+    .option('--format <format>', 'text (default) or markdown')
     .option('--json', 'print one JSON object to stdout')
     .option('--quiet', 'no progress on stderr')
     .action(async (raw) => {
@@ -45,9 +52,13 @@ export function buildCommand(): Command {
         allowStale: options.allowStale,
         allFilers: options.allFilers,
         limits: config.limits,
+        drift: config.drift,
+        acceptDrift: options.acceptDrift ?? null,
+        promote: options.promote,
         progress: stderrProgress(options.quiet || options.json),
       });
       if (options.json) printJson(report);
+      else if (options.format === 'markdown') process.stdout.write(buildMarkdown(report));
       else printBuildSummary(report);
       if (report.datasets.some((d) => d.outcome === 'error')) throw new ExitWith(ExitCode.error);
       if (!report.ok) throw new ExitWith(ExitCode.fail);
@@ -64,7 +75,7 @@ function printBuildSummary(report: BuildReport): void {
       ['dataset', 'outcome', 'snapshot', 'records', 'rejected', 'fresh until'],
       report.datasets.map((d) => [
         d.dataset,
-        d.outcome === 'published' && !d.published ? 'current' : d.outcome,
+        d.candidate ? 'candidate' : d.outcome === 'published' && !d.published ? 'current' : d.outcome,
         d.snapshotId ?? '-',
         Object.entries(d.records).map(([name, n]) => `${name.replace('.json', '')}=${n}`).join(' ') || '-',
         String(d.rejected.length),
@@ -74,6 +85,11 @@ function printBuildSummary(report: BuildReport): void {
   );
   for (const d of report.datasets) {
     if (d.reason) printLine(`\n${d.dataset}: ${d.outcome === 'failed' || d.outcome === 'error' ? 'FAILED: ' : ''}${d.reason}`);
+    const drift = d.drift.filter((r) => r.status !== 'pass' || r.rule === 'drift.baseline');
+    if (drift.length > 0) {
+      printLine(`\n${d.dataset}: drift against ${d.driftBaseline ?? 'nothing'}:`);
+      for (const r of drift) printLine(`  ${r.status.toUpperCase()}  ${r.rule}: ${r.message}`);
+    }
     if (d.rejected.length > 0) {
       printLine(`\n${d.dataset}: ${d.rejected.length} source record(s) rejected:`);
       printSome(d.rejected.map((r) => `  ${r.source}  ${r.location}: ${r.reason}`), SHOWN_REJECTIONS);
