@@ -22,13 +22,15 @@ export interface LoadedConfig {
 export async function loadConfig(file?: string, cwd: string = process.cwd()): Promise<LoadedConfig> {
   const explicit = file !== undefined;
   const full = path.resolve(cwd, file ?? DEFAULT_CONFIG_FILE);
-  const shown = path.relative(cwd, full) || full;
+  // Named as the user wrote it; the default file by its name.
+  const shown = file ?? DEFAULT_CONFIG_FILE;
   let text: string;
   try {
     text = await readFile(full, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (!explicit && code === 'ENOENT') return { path: null, limits: applyLimitOverrides(undefined) };
+    if (code === 'ENOENT') throw new UsageError(`config ${shown} does not exist`);
     throw new UsageError(`config ${shown} cannot be read: ${code ?? (error as Error).message}`);
   }
   let raw: unknown;

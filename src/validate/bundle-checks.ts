@@ -4,6 +4,7 @@ import type { Manifest } from '../model/manifest.js';
 import { ContentCheck, type SnapshotRef } from './content-rules.js';
 import { formatDuration } from './duration.js';
 import { evaluateFreshness, freshUntil } from './freshness.js';
+import { futureSnapshotRule } from './future-snapshot.js';
 import type { FreshnessLimits } from './limits.js';
 import type { DatasetValidation } from './report.js';
 import { worstStatus } from './report.js';
@@ -70,6 +71,7 @@ export function validateBundle(bundle: VerifiedBundle, now: Date, options: Bundl
       failsAt: null,
       message: `${dataset}: ${manifest.snapshotId} matches its manifest`,
     },
+    futureSnapshotRule(dataset, manifest.generatedAt, now),
     ...evaluateFreshness(dataset, manifest.facts, now, { limits: options.limits, warnWithinMs: options.warnWithinMs }),
     ...recordRules,
   ];

@@ -35,6 +35,15 @@ export function inspectCommand(): Command {
       printLine('');
       printLine(formatTable(['file', 'records', 'bytes', 'sha256'], manifest.files.map((r) => [r.path, String(r.records), String(r.bytes), r.sha256])));
       printLine('');
+      if (manifest.sources.length > 0) {
+        printLine(
+          formatTable(
+            ['source', 'bytes', 'sha256'],
+            manifest.sources.map((s) => [s.resolvedPath ? `${s.path} -> ${s.resolvedPath}` : s.path, String(s.bytes), s.sha256]),
+          ),
+        );
+        printLine('');
+      }
       printLine(`${manifest.sources.length} source file(s); all digests verified`);
     });
 }

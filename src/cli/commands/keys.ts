@@ -63,6 +63,7 @@ export function keysCommand(): Command {
     // only inherit settings when created, so hand them over at dispatch (else a missing option exits 1).
     .hook('preSubcommand', (self, subcommand) => {
       subcommand.copyInheritedSettings(self);
+      subcommand.showHelpAfterError(`(pdsnap keys ${subcommand.name()} --help lists its options)`);
     });
 
   keys

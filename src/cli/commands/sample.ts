@@ -9,7 +9,12 @@ import { printJson, printLine } from '../output.js';
 const Options = z.object({
   out: z.string({ message: 'is required' }).transform((p) => path.resolve(p)),
   now: NowOption,
-  scale: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').optional(),
+  scale: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of filers, e.g. 3000')
+    .transform(Number)
+    .refine((n) => n >= 1, 'must be at least 1 filer')
+    .optional(),
   force: z.boolean().default(false),
   json: z.boolean().default(false),
 });

@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,6 +9,7 @@ import { buildServer } from '../../serve/app.js';
 import { defaultCursorSecretFile, loadOrCreateCursorSecret } from '../../serve/cursor-secret.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_STORE, DirOption, DurationOption, NowOption, parseOptions } from '../options.js';
+import { requireExisting } from '../required-path.js';
 import { STATE_OPTION_HELP, openStateForCommand, stateLocationOf } from '../state-option.js';
 
 export const DEFAULT_DOCS_URL = 'https://docs.example.com/api';
@@ -168,17 +168,6 @@ async function startMetricsServer(app: FastifyInstance, host: string, port: numb
   process.stderr.write(`pdsnap serve: metrics on http://${host}:${typeof address === 'object' && address ? address.port : port}/metrics\n`);
   server.unref();
   return server;
-}
-
-/** A path the user named that must exist: exit 3 naming it, before anything starts. */
-async function requireExisting(file: string, kind: 'file' | 'folder', what: string, hint: string): Promise<void> {
-  let info;
-  try {
-    info = await stat(file);
-  } catch {
-    throw new UsageError(`${what} ${file} does not exist (${hint})`);
-  }
-  if (kind === 'folder' ? !info.isDirectory() : !info.isFile()) throw new UsageError(`${what} ${file} is not a ${kind}`);
 }
 
 function untilSignal(signals: NodeJS.Signals[]): Promise<NodeJS.Signals> {

@@ -7,6 +7,7 @@ import type { MonthlyUsageRow } from '../../serve/access/state-store.js';
 import { usageReport } from '../../serve/access/usage-report.js';
 import { DEFAULT_USAGE_DB, UsageStore } from '../../serve/access/usage-store.js';
 import { utcMonth } from '../../serve/access/utc-windows.js';
+import { UsageError } from '../errors.js';
 import { DirOption, NowOption, parseOptions } from '../options.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { STATE_OPTION_HELP, openStateForCommand, stateLocationOf, userErrors } from '../state-option.js';
@@ -43,7 +44,7 @@ export function usageCommand(): Command {
       if (location.kind === 'file') {
         source = { usageDb: options.usageDb };
         keys = await userErrors(() => readKeys(options.keys));
-        rows = readMonthlyUsage(options.usageDb, month);
+        rows = readMonthlyUsage(options.usageDb, month, raw.usageDb !== undefined);
       } else {
         const opened = await openStateForCommand(location, { keysFile: options.keys, usageDbFile: options.usageDb });
         try {
@@ -77,9 +78,13 @@ export function usageCommand(): Command {
     });
 }
 
-/** A server that never ran has no database yet: that is zero usage, not an error. */
-function readMonthlyUsage(file: string, month: string): MonthlyUsageRow[] {
+/**
+ * A server that never ran has no database yet: at the default path that is zero usage. A database
+ * named with --usage-db must exist: a typo must not print a bill of 0.00 (exit 3).
+ */
+function readMonthlyUsage(file: string, month: string, named: boolean): MonthlyUsageRow[] {
   if (!existsSync(file)) {
+    if (named) throw new UsageError(`--usage-db ${file} does not exist (name the usage database of pdsnap serve)`);
     process.stderr.write(`pdsnap: no usage database at ${file}; reporting zero usage\n`);
     return [];
   }
