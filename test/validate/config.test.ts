@@ -53,6 +53,6 @@ describe('loadConfig', () => {
   });
 
   it('refuses a named config file that does not exist instead of falling back to the defaults', async () => {
-    await expect(loadConfig('missing.yaml', dir)).rejects.toThrow(/config missing\.yaml cannot be read: ENOENT/);
+    await expect(loadConfig('missing.yaml', dir)).rejects.toThrow(/config missing\.yaml does not exist/);
   });
 });
