@@ -6,6 +6,7 @@ import { LockError } from '../publish/file-lock.js';
 import { DataError, ExitCode, ExitWith, UsageError } from './errors.js';
 import { printError, printJson } from './output.js';
 import { guardOutputStreams } from './stdout-guard.js';
+import { isVerbose, setVerbosity } from './verbosity.js';
 
 /** The version of the package this CLI was built from: `pdsnap --version`. */
 function packageVersion(): string {
@@ -17,6 +18,7 @@ function packageVersion(): string {
 export async function main(argv: string[]): Promise<number> {
   guardOutputStreams();
   argv = helpForSubcommand(argv);
+  setVerbosity(argv);
   const json = wantsJson(argv);
   const program = new Command('pdsnap')
     .description('Snapshot pipeline and server for the public data API')
@@ -78,7 +80,7 @@ function outcomeOf(error: unknown): Outcome {
   }
   const message = error instanceof Error ? error.message : String(error);
   printError(`unexpected error: ${message}`);
-  if (process.env.PDSNAP_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  if ((process.env.PDSNAP_DEBUG || isVerbose()) && error instanceof Error) process.stderr.write(`${error.stack}\n`);
   return { code: ExitCode.error, kind: 'unexpected', message };
 }
 

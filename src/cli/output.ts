@@ -1,4 +1,5 @@
 import { escapeControlLines } from '../lib/terminal-text.js';
+import { colourStatus, colourWanted } from './colour.js';
 import { writeTo } from './stdout-guard.js';
 
 /** Machine-readable output goes to stdout, one JSON document, newline-terminated. */
@@ -13,6 +14,12 @@ export function printJson(value: unknown): void {
  */
 export function printLine(line = ''): void {
   writeTo(process.stdout, `${escapeControlLines(line)}\n`);
+}
+
+/** Like printLine, with PASS, WARN and FAIL (OK, FAILED) coloured when colour is wanted (colour.ts). */
+export function printStatusLines(text: string): void {
+  const safe = escapeControlLines(text);
+  writeTo(process.stdout, `${colourWanted() ? colourStatus(safe) : safe}\n`);
 }
 
 /** A diagnostic on stderr, `pdsnap: ` first, escaped like printLine. */

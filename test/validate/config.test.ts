@@ -13,7 +13,7 @@ describe('loadConfig', () => {
   });
 
   it('uses the service defaults when no file is named and pdsnap.config.yaml is absent', async () => {
-    expect(await loadConfig(undefined, dir)).toEqual({ path: null, limits: DEFAULT_LIMITS });
+    expect(await loadConfig(undefined, dir)).toEqual({ path: null, limits: DEFAULT_LIMITS, paths: {} });
   });
 
   it('reads pdsnap.config.yaml from the working directory and overrides only what it names', async () => {

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { loadConfig } from '../config.js';
 import { ExitCode, ExitWith } from '../errors.js';
 import { DatasetsOption, DEFAULT_SOURCES, DEFAULT_STORE, DirOption, NowOption, parseOptions } from '../options.js';
-import { formatTable, printJson, printLine } from '../output.js';
+import { withPathDefaults } from '../path-options.js';
+import { formatTable, printJson, printLine, printStatusLines } from '../output.js';
 import { type BuildReport, runBuild } from '../pipeline/build.js';
 import { stderrProgress } from '../progress.js';
 import { refuseFutureNow } from '../future-now.js';
@@ -47,7 +48,7 @@ export function buildCommand(): Command {
     .option('--quiet', 'no progress on stderr')
     .option('--verbose', 'list every rejection and every note in the readable report')
     .action(async (raw) => {
-      const options = parseOptions(Options, raw);
+      const options = parseOptions(Options, await withPathDefaults(raw, ['sources', 'store']));
       refuseFutureNow(options.now, { allowFutureNow: options.allowFutureNow, storeOnCommandLine: raw.store !== undefined });
       await requireExisting(options.sources, 'folder', '--sources', 'name the folder that holds articles/, calendar/ and filings/');
       const config = await loadConfig(options.config);
@@ -111,7 +112,7 @@ function printBuildSummary(report: BuildReport, verbose: boolean): void {
   const failed = report.datasets.filter((d) => d.outcome === 'failed' || d.outcome === 'error').length;
   const rejected = rejectedCount(report);
   printLine('');
-  printLine(
+  printStatusLines(
     failed > 0
       ? `FAILED: ${failed} of ${report.datasets.length} dataset(s) not published; what was published before is unchanged`
       : rejected > 0

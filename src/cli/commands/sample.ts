@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { withVerbosityOptions } from '../verbosity.js';
 import path from 'node:path';
 import { z } from 'zod';
 import { isNonEmptyDir, writeSampleSources } from '../../sample/index.js';
@@ -20,7 +21,7 @@ const Options = z.object({
 });
 
 export function sampleCommand(): Command {
-  return new Command('sample')
+  return withVerbosityOptions(new Command('sample'))
     .description('write a realistic source tree (articles, calendar, 13F filings) dated relative to --now')
     .requiredOption('--out <dir>', 'where to write the sources')
     .option('--now <iso>', 'date the sample relative to this instant (default: the clock)')
