@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
@@ -264,5 +264,96 @@ describe('what users of dbt and Soda expect', () => {
     expect(result.exitCode).toBe(0);
     expect(String(result.stdout)).toMatch(/^source +bytes +sha256$/m);
     expect(String(result.stdout)).toMatch(/^calendar\/\S+ +\d+ +[0-9a-f]{64}$/m);
+  });
+});
+
+describe('paths from the environment and the config file: flag > environment > config file > default', () => {
+  let folder: string;
+  let config: string;
+  beforeAll(async () => {
+    folder = path.join(work, 'configured');
+    config = path.join(folder, 'pdsnap.config.yaml');
+    await mkdir(folder, { recursive: true });
+    // Relative to the config file's folder, not to the working directory.
+    await writeFile(config, 'paths:\n  sources: ../sources\n  store: store-from-config\n');
+  });
+
+  async function storeUsed(args: string[], env: Record<string, string>): Promise<string> {
+    const result = await pdsnap(['list', '--json', ...args], env);
+    if (result.exitCode === 0) return JSON.parse(String(result.stdout)).store;
+    return JSON.parse(String(result.stdout)).error.message;
+  }
+
+  it('builds from the paths of a config file named by PDSNAP_CONFIG, relative to its folder', async () => {
+    const build = await runCli(['build', '--datasets', 'articles', '--now', NOW], { cwd: REPO_ROOT, env: { ...CLOCK, PDSNAP_CONFIG: config } });
+    expect(build.exitCode, String(build.stderr)).toBe(0);
+    expect(String(build.stdout)).toContain(`sources ${sources}`);
+    expect(String(build.stdout)).toContain(`store   ${path.join(folder, 'store-from-config')}`);
+  });
+
+  it('takes the environment over the config file, and the flag over both', async () => {
+    const envStore = path.join(work, 'from-env');
+    expect(await storeUsed(['--config', config], {})).toBe(path.join(folder, 'store-from-config'));
+    expect(await storeUsed(['--config', config], { PDSNAP_STORE: envStore })).toBe(`store ${envStore} does not exist`);
+    const flagStore = path.join(work, 'flag-store');
+    await mkdir(flagStore, { recursive: true });
+    expect(await storeUsed(['--config', config, '--store', flagStore], { PDSNAP_STORE: envStore })).toBe(flagStore);
+    const sourcesFromEnv = await pdsnap(['build', '--datasets', 'articles', '--now', NOW, '--store', path.join(work, 'env-build')], { PDSNAP_SOURCES: '/nonexistent/env-sources' });
+    expect(sourcesFromEnv.exitCode).toBe(3);
+    expect(String(sourcesFromEnv.stderr)).toMatch(/--sources \/nonexistent\/env-sources does not exist/);
+  });
+
+  it('refuses an unknown key under paths, naming it', async () => {
+    const bad = path.join(work, 'bad-paths.yaml');
+    await writeFile(bad, 'paths:\n  stores: x\n');
+    const result = await pdsnap(['list', '--config', bad]);
+    expect(result.exitCode).toBe(3);
+    expect(String(result.stderr)).toMatch(/config .*bad-paths\.yaml is invalid at paths/);
+  });
+});
+
+describe('colour, --quiet and --verbose', () => {
+  let store: string;
+  beforeAll(async () => {
+    store = path.join(work, 'colour');
+    const build = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', NOW, '--quiet']);
+    expect(build.exitCode, String(build.stderr)).toBe(0);
+  });
+
+  const validate = (extra: string[], env: Record<string, string> = {}) =>
+    pdsnap(['validate', '--datasets', 'articles', '--store', store, '--now', NOW, ...extra], env);
+
+  it('colours PASS/WARN/FAIL with FORCE_COLOR, never into a pipe otherwise, and not with NO_COLOR', async () => {
+    expect(String((await validate([], { FORCE_COLOR: '1' })).stdout)).toContain('\u001b[32mPASS\u001b[39m=');
+    expect(String((await validate([])).stdout)).not.toContain('\u001b');
+    expect(String((await validate([], { NO_COLOR: '1' })).stdout)).not.toContain('\u001b');
+  });
+
+  it('validate --quiet prints only problems and the summary; --verbose adds every passing rule', async () => {
+    const quiet = await validate(['--quiet']);
+    expect(String(quiet.stdout)).toBe('PASS=7 WARN=0 FAIL=0');
+    const late = await validate(['--quiet', '--now', '2026-11-29T10:00:00Z']);
+    expect(String(late.stdout).split('\n')).toEqual([
+      expect.stringMatching(/^WARN {2}freshness\.snapshot-age: articles: .* it goes stale in 2h/),
+      expect.stringMatching(/^FAIL {2}freshness\.latest-article-age: articles: latest article publishedAt .* is 7d 1h old, more than 7d/),
+      'PASS=5 WARN=1 FAIL=1',
+    ]);
+    const verbose = await validate(['--verbose']);
+    expect(String(verbose.stdout)).toMatch(/^ {2}PASS {2}schema: articles: every record matches its JSON Schema$/m);
+  });
+
+  it('every command accepts --quiet and --verbose; --quiet drops informational stderr', async () => {
+    for (const command of ['list', 'validate', 'gate', 'build', 'inspect', 'rollback', 'gc', 'sample', 'serve', 'keys', 'usage']) {
+      const help = await pdsnap([command, '--help']);
+      expect(String(help.stdout), command).toMatch(/--quiet/);
+      expect(String(help.stdout), command).toMatch(/--verbose/);
+    }
+    const keys = path.join(work, 'quiet-keys.json');
+    const loud = await pdsnap(['keys', '--keys', keys, 'create', '--name', 'a', '--scopes', 'articles:read']);
+    expect(String(loud.stderr)).toMatch(/store this API key now/);
+    const quiet = await pdsnap(['keys', '--keys', keys, 'create', '--name', 'b', '--scopes', 'articles:read', '--quiet']);
+    expect(quiet.exitCode, String(quiet.stderr)).toBe(0);
+    expect(String(quiet.stderr)).toBe('');
+    expect(String(quiet.stdout)).toMatch(/^key: /m);
   });
 });
