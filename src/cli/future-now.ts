@@ -20,7 +20,7 @@ export function refuseFutureNow(now: Date, options: { allowFutureNow: boolean; s
   }
   if (ahead <= CLOCK_SKEW_MS) return;
   throw new UsageError(
-    `--now ${now.toISOString()} is ${formatDuration(Math.floor(ahead / 1000) * 1000)} ahead of the clock (${clock.toISOString()}); ` +
+    `--now ${now.toISOString()} is ${formatDuration(ahead, 'up')} ahead of the clock (${clock.toISOString()}); ` +
       `a snapshot dated in the future would stay current over every later build. At most ${formatDuration(CLOCK_SKEW_MS)} ahead is accepted; ` +
       'to build a dated store on purpose, pass --allow-future-now with --store DIR naming a store no server reads',
   );

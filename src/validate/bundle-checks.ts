@@ -71,8 +71,8 @@ export function validateBundle(bundle: VerifiedBundle, now: Date, options: Bundl
       failsAt: null,
       message: `${dataset}: ${manifest.snapshotId} matches its manifest`,
     },
-    futureSnapshotRule(dataset, manifest.generatedAt, now),
     ...evaluateFreshness(dataset, manifest.facts, now, { limits: options.limits, warnWithinMs: options.warnWithinMs }),
+    futureSnapshotRule(dataset, manifest.generatedAt, now),
     ...recordRules,
   ];
   if (options.minRemainingMs !== null) rules.push(minRemainingRule(dataset, until, now, options.minRemainingMs));
@@ -148,7 +148,7 @@ function schemaRule(dataset: DatasetName, problems: SchemaProblem[], records: nu
 export function minRemainingRule(dataset: DatasetName, until: Date, now: Date, minRemainingMs: number): RuleResult {
   const remaining = until.getTime() - now.getTime();
   const ok = remaining >= minRemainingMs;
-  const observed = remaining < 0 ? `stale for ${formatDuration(-remaining)}` : `${formatDuration(remaining)} remaining`;
+  const observed = remaining < 0 ? `stale for ${formatDuration(-remaining, 'up')}` : `${formatDuration(remaining)} remaining`;
   return {
     rule: 'gate.min-remaining',
     observed,

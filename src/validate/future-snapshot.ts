@@ -16,13 +16,13 @@ export function futureSnapshotRule(dataset: DatasetName, generatedAt: string, no
   const ok = !(ahead > CLOCK_SKEW_MS);
   return {
     rule: FUTURE_SNAPSHOT_RULE,
-    observed: ahead > 0 ? `generated ${formatDuration(ahead)} after now` : `generated ${generatedAt}`,
+    observed: ahead > 0 ? `generated ${formatDuration(ahead, 'up')} after now` : `generated ${generatedAt}`,
     limit: `generated at most ${formatDuration(CLOCK_SKEW_MS)} after now`,
     status: ok ? 'pass' : 'fail',
     failsAt: null,
     message: ok
       ? `${dataset}: generated at ${generatedAt}, not after ${now.toISOString()}`
-      : `${dataset}: generated at ${generatedAt}, ${formatDuration(ahead)} after now (${now.toISOString()}): built with a --now ahead of the clock; ` +
+      : `${dataset}: generated at ${generatedAt}, ${formatDuration(ahead, 'up')} after now (${now.toISOString()}): built with a --now ahead of the clock; ` +
         'rebuild with the right clock, or pdsnap rollback to a snapshot generated before now',
   };
 }
