@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchHostile, formatHostile } from './hostile-sources.js';
+import { benchScaleAt, formatScale, type ScaleResult } from './scale.js';
 import { benchServer, formatServer } from './server.js';
 import { benchSmartMoney, formatSmartMoney } from './smart-money.js';
 
 /**
- * npm run bench [-- smart-money|server|hostile] — benchmarks, not tests: they print figures for
+ * npm run bench [-- smart-money|server|hostile|scale] — benchmarks, not tests: they print figures for
  * docs/performance.md and fail only when the Smart Money build breaks its 1 GiB memory budget.
  * BENCH_FILERS overrides the number of filers per quarter (default 9000, the size of a real quarter).
  */
@@ -22,6 +23,16 @@ if (which === 'all' || which === 'smart-money') {
 }
 if (which === 'all' || which === 'server') {
   process.stdout.write(`${formatServer(await benchServer(cli, repoRoot))}\n`);
+}
+if (which === 'scale') {
+  // Not part of `all` either: at 3x it generates and builds about 20 million INFOTABLE rows.
+  // BENCH_SCALES lists the factors of BENCH_FILERS (default 1,3).
+  const results: ScaleResult[] = [];
+  for (const factor of (process.env.BENCH_SCALES ?? '1,3').split(',').map(Number)) {
+    results.push(await benchScaleAt(cli, repoRoot, factor, filers));
+    process.stdout.write(`${formatScale(results.slice(-1))}\n`);
+  }
+  process.stdout.write(`\n${formatScale(results)}\n`);
 }
 if (which === 'hostile') {
   // Not part of `all`: it plants a 1 GiB ZIP member and a 100,000-document submission.

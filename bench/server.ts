@@ -32,7 +32,7 @@ const CONNECTIONS = 10;
 const KEY_COUNT = 2000;
 
 /** Starts a server child process and resolves with its base URL from the "listening on" line. */
-async function startChild(command: string, args: string[], cwd: string): Promise<{ base: string; child: ResultPromise }> {
+export async function startChild(command: string, args: string[], cwd: string): Promise<{ base: string; child: ResultPromise }> {
   const child = execa(command, args, { cwd, reject: false, stdout: 'ignore' });
   const base = await new Promise<string>((resolve, reject) => {
     let seen = '';
@@ -143,10 +143,10 @@ function rotating(secrets: string[]): () => Record<string, string> {
  * The keys file of KEY_COUNT premium keys, written at once: records exactly as `keys create` makes
  * them, without its lock and rewrite per key (which would make this quadratic).
  */
-async function writeKeysFile(file: string, now: Date): Promise<() => Record<string, string>> {
+export async function writeKeysFile(file: string, now: Date, count = KEY_COUNT): Promise<() => Record<string, string>> {
   const secrets: string[] = [];
   const records: KeyRecord[] = [];
-  for (let i = 0; i < KEY_COUNT; i++) {
+  for (let i = 0; i < count; i++) {
     const generated = generateKeySecret();
     secrets.push(generated.secret);
     records.push({ id: generated.id, name: `bench-${i}`, scopes: [...SCOPES], tier: 'premium', createdAt: now.toISOString(), revokedAt: null, secretSha256: generated.secretSha256 });

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { BundleStore } from '../src/publish/store.js';
 import { measureProcess, mib, seconds } from './measure.js';
 
 const NOW = '2026-11-22T12:00:00.000Z';
@@ -15,6 +16,8 @@ export interface SmartMoneyBenchResult {
   investors: number;
   trades: number;
   withinBudget: boolean;
+  /** pdsnap diff between the build and a copy with 1% of trades changed, 1% removed and 1% of investors removed. */
+  diff: { wallMs: number; peakRssBytes: number; summary: string };
 }
 
 /**
@@ -37,6 +40,13 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
     );
     if (build.exitCode !== 0) throw new Error(`build failed (exit ${build.exitCode}): ${build.stderr}\n${build.stdout.slice(0, 2000)}`);
     const report = JSON.parse(build.stdout).datasets[0];
+    const store = path.join(dir, 'store');
+    process.stderr.write('publishing a changed copy of the snapshot and diffing the two...\n');
+    await publishChangedCopy(store, report.snapshotId as string);
+    const diff = await measureProcess('node', [cli, 'diff', 'smart-money', '--store', store, '--json'], repoRoot);
+    if (diff.exitCode !== 0) throw new Error(`diff failed (exit ${diff.exitCode}): ${diff.stderr}`);
+    const resources = JSON.parse(diff.stdout).resources as Array<Record<string, number | string>>;
+    const summary = resources.map((r) => `${r.resource} ${r.before}->${r.after}: +${r.added} -${r.removed} ~${r.changed}`).join('; ');
     return {
       filers,
       infotableRows,
@@ -46,10 +56,34 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
       investors: report.records['investors'],
       trades: report.records['trades'],
       withinBudget: build.peakRssBytes < MEMORY_BUDGET,
+      diff: { wallMs: diff.wallMs, peakRssBytes: diff.peakRssBytes, summary },
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A second snapshot an hour later, made from the first record by record through the real store:
+ * every 100th trade's reported value changed, every 100th trade (another one) and investor gone.
+ */
+async function publishChangedCopy(root: string, snapshotId: string): Promise<void> {
+  const store = new BundleStore(root);
+  const bundle = await store.openBundle(snapshotId);
+  const generatedAt = new Date(Date.parse(NOW) + 3_600_000).toISOString();
+  const { staged } = await store.stage('smart-money', async (sink) => {
+    for (const resource of ['investors', 'consensus', 'trades']) {
+      let index = 0;
+      for await (const record of bundle.records(resource)) {
+        index += 1;
+        if (resource !== 'consensus' && index % 100 === 50) continue;
+        const r = record as Record<string, unknown>;
+        sink.add(resource, resource === 'trades' && index % 100 === 0 ? { ...r, reportedValueAfter: Number(r.reportedValueAfter) + 1 } : r);
+      }
+    }
+  });
+  const m = bundle.manifest;
+  await store.commit(staged, { generatedAt, facts: { ...m.facts, generatedAt }, freshUntil: m.freshUntil, allowStale: false, sources: m.sources }, new Date(generatedAt));
 }
 
 export function formatSmartMoney(r: SmartMoneyBenchResult): string {
@@ -59,5 +93,8 @@ export function formatSmartMoney(r: SmartMoneyBenchResult): string {
     `  build wall time     ${seconds(r.buildMs)}`,
     `  build peak RSS      ${mib(r.peakRssBytes)} (budget 1024 MiB: ${r.withinBudget ? 'within' : 'EXCEEDED'})`,
     `  published           ${r.investors} investors, ${r.trades} trade rows`,
+    `  diff wall time      ${seconds(r.diff.wallMs)} (goal 10 s)`,
+    `  diff peak RSS       ${mib(r.diff.peakRssBytes)} (goal 300 MiB)`,
+    `  diff                ${r.diff.summary}`,
   ].join('\n');
 }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseYamlText } from '../ingest/yaml-text.js';
+import { applyDriftOverrides, type DriftThresholds } from '../validate/drift.js';
 import { applyLimitOverrides, type FreshnessLimits, PdsnapConfig } from '../validate/limits.js';
 import { UsageError } from './errors.js';
 
@@ -27,6 +28,8 @@ export interface LoadedConfig {
   path: string | null;
   /** The service defaults with the file's overrides applied. */
   limits: FreshnessLimits;
+  /** The drift thresholds: defaults with the file's `drift:` overrides. */
+  drift: DriftThresholds;
   /** Paths the file sets, absolute (resolved against the file's folder). */
   paths: Partial<Record<PathName, string>>;
 }
@@ -47,7 +50,7 @@ export async function loadConfig(file?: string, cwd: string = process.cwd()): Pr
     text = await readFile(full, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (!explicit && code === 'ENOENT') return { path: null, limits: applyLimitOverrides(undefined), paths: {} };
+    if (!explicit && code === 'ENOENT') return { path: null, limits: applyLimitOverrides(undefined), drift: applyDriftOverrides(undefined), paths: {} };
     if (code === 'ENOENT') throw new UsageError(`config ${shown} does not exist`);
     throw new UsageError(`config ${shown} cannot be read: ${code ?? (error as Error).message}`);
   }
@@ -67,5 +70,5 @@ export async function loadConfig(file?: string, cwd: string = process.cwd()): Pr
   }
   const folder = path.dirname(full);
   const paths = Object.fromEntries(Object.entries(parsed.data.paths ?? {}).map(([name, value]) => [name, path.resolve(folder, value)]));
-  return { path: full, limits: applyLimitOverrides(parsed.data.freshness), paths };
+  return { path: full, limits: applyLimitOverrides(parsed.data.freshness), drift: applyDriftOverrides(parsed.data.drift), paths };
 }

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { commandsFor } from './commands/index.js';
-import { LockError } from '../publish/file-lock.js';
+import { LockError } from '../lib/file-lock.js';
 import { DataError, ExitCode, ExitWith, UsageError } from './errors.js';
 import { printError, printJson } from './output.js';
 import { guardOutputStreams } from './stdout-guard.js';

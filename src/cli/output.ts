@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { escapeControlLines } from '../lib/terminal-text.js';
 import { colourStatus, colourWanted } from './colour.js';
 import { writeTo } from './stdout-guard.js';
@@ -28,3 +29,6 @@ export function printError(message: string): void {
 }
 
 export { formatTable } from '../model/text-table.js';
+
+/** --format: text (the default) or markdown (GitHub-flavoured, for CI summaries and pull requests). */
+export const FormatOption = z.enum(['text', 'markdown'], { error: 'must be text or markdown' }).default('text');

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { replaceFileAtomically } from '../publish/atomic-file.js';
+import { replaceFileAtomically } from '../lib/atomic-file.js';
 import { UsageError } from './errors.js';
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ARTICLE_SLUG_MAX, type Article, type IngestedArticle } from '../model/article.js';
 import type { BuildNote, Rejection } from '../model/report.js';
+import { compareText } from '../lib/text-order.js';
 
 export interface ArticlesDerivation {
   records: Article[];
@@ -8,10 +9,6 @@ export interface ArticlesDerivation {
   /** Decisions: feed items given a namesake slug. */
   notes: BuildNote[];
   facts: { latestPublishedAt?: string };
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { CalendarEvent } from '../model/calendar-event.js';
 import type { Sourced } from '../model/dataset-build.js';
 import type { Rejection } from '../model/report.js';
+import { compareText } from '../lib/text-order.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
 
 export type CalendarEventInput = Omit<CalendarEvent, 'id'>;
 
@@ -24,10 +26,6 @@ export function normaliseEventName(name: string): string {
 export function calendarEventId(event: Pick<CalendarEvent, 'country' | 'scheduledAt' | 'eventName'>): string {
   const canonical = JSON.stringify([event.country, event.scheduledAt, normaliseEventName(event.eventName)]);
   return `evt-${createHash('sha256').update(canonical).digest('hex').slice(0, 16)}`;
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 type Candidate = Sourced<CalendarEvent> & { order: number };
@@ -58,8 +56,7 @@ export function deriveCalendar(input: Sourced<CalendarEventInput>[], now: Date):
     // Ingest already checks every field; this guards the published shape against anything it missed.
     const checked = CalendarEvent.safeParse(candidate);
     if (!checked.success) {
-      const issues = checked.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`);
-      rejections.push({ source: entry.source, location: entry.location, reason: `invalid event: ${issues.join('; ')}` });
+      rejections.push({ source: entry.source, location: entry.location, reason: `invalid event: ${formatZodIssues(checked.error, undefined, 'event')}` });
       return;
     }
     // Instants are canonical (UTC, milliseconds), so text order is time order.

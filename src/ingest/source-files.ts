@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import { close, constants, createReadStream, fstat, open as openFd, type Stats } from 'node:fs';
 import { open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { sha256Hex } from '../lib/file-digest.js';
 import type { Readable } from 'node:stream';
 import type { BuildNote, SourceFile } from '../model/report.js';
 import { formatBytes, MAX_FOLDER_DEPTH, MAX_SOURCE_FILE_BYTES } from './source-limits.js';
+import { compareText } from '../lib/text-order.js';
 
 /**
  * The one place that finds and opens source files.
@@ -75,7 +77,7 @@ export async function listSourceFiles(sourcesRoot: string, dir: string): Promise
       note(folder, `folder not read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       return;
     }
-    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const entry of entries.sort((a, b) => compareText(a.name, b.name))) {
       if (entry.name.startsWith('.')) continue;
       const full = path.join(folder, entry.name);
       let real = path.join(realFolder, entry.name);
@@ -118,10 +120,6 @@ export async function listFiles(dir: string): Promise<string[]> {
 
 export function relativeSourcePath(sourcesRoot: string, absolutePath: string): string {
   return path.relative(sourcesRoot, absolutePath).split(path.sep).join('/');
-}
-
-export function sha256Hex(data: Buffer | string): string {
-  return createHash('sha256').update(data).digest('hex');
 }
 
 /** Reads a regular file of at most maxBytes whole; anything else is an UnreadableSource. */
@@ -189,14 +187,6 @@ export function openSourceDescriptor(sourcesRoot: string, absolutePath: string):
       });
     });
   });
-}
-
-/** Provenance of a large file without holding it in memory (bundle verification uses it too). */
-export async function fileProvenance(sourcesRoot: string, absolutePath: string): Promise<SourceFile> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(absolutePath)) hash.update(chunk as Buffer);
-  const { size } = await stat(absolutePath);
-  return { path: relativeSourcePath(sourcesRoot, absolutePath), bytes: size, sha256: hash.digest('hex') };
 }
 
 async function openRegularFile(relativePath: string, absolutePath: string): Promise<FileHandle> {

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { DATASET_RESOURCES, type DatasetName } from './dataset.js';
-import { Manifest } from './manifest.js';
 
 /**
  * JSON Schemas generated from the zod models, so that the shapes are written once.
@@ -18,6 +17,3 @@ export function resourceJsonSchema(dataset: DatasetName, resource: string): Reco
   return jsonSchemaOf(z.array(record));
 }
 
-export function manifestJsonSchema(): Record<string, unknown> {
-  return jsonSchemaOf(Manifest);
-}

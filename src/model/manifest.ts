@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import { DatasetName } from './dataset.js';
-import { FreshnessFacts } from './freshness.js';
+import { FreshnessFacts, RuleResult } from './freshness.js';
 import { Instant } from './primitives.js';
 import { SourceFile } from './report.js';
 
 /**
+ * 3: a Smart Money bundle also carries its serving index (`serving-index.sqlite`).
  * 2: resources are NDJSON parts (`<resource>/<part>.ndjson`), listed one file each. Format 1 held
  * each resource as one JSON array, which a full quarter of trades made too large to read.
  */
-export const MANIFEST_FORMAT = 2;
+export const MANIFEST_FORMAT = 3;
 
 /** `<dataset>-<yyyymmddThhmmssZ of generatedAt>-<first 12 hex of the content digest>` */
 export const SNAPSHOT_ID_PATTERN = /^(articles|calendar|smart-money)-\d{8}T\d{6}Z-[0-9a-f]{12}$/;
@@ -32,6 +33,35 @@ export function resourceOfPath(file: string): string {
   return PART_PATH.exec(file)?.[1] ?? '';
 }
 
+/**
+ * Who accepted what: the reason given to --accept-drift, the snapshot compared with, and the
+ * checks that failed, with their figures. In the manifest (build) or the store's accepted/ folder (promote).
+ */
+export const DriftAcceptance = z
+  .object({
+    reason: z.string().min(1),
+    /** build or promote */
+    by: z.enum(['build', 'promote']),
+    acceptedAt: Instant,
+    baseline: SnapshotId,
+    checks: z.array(RuleResult).min(1),
+  })
+  .strict();
+export type DriftAcceptance = z.infer<typeof DriftAcceptance>;
+
+/** The bundle's serving index: the file `serve` opens instead of loading records (docs/serving.md). */
+export const SERVING_INDEX_PATH = 'serving-index.sqlite';
+export const ServingIndexEntry = z
+  .object({
+    path: z.literal(SERVING_INDEX_PATH),
+    bytes: z.number().int().min(0),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    /** The layout of its tables; a server refuses a layout it does not know. */
+    schema: z.number().int().min(1),
+  })
+  .strict();
+export type ServingIndexEntry = z.infer<typeof ServingIndexEntry>;
+
 export const Manifest = z
   .object({
     format: z.literal(MANIFEST_FORMAT),
@@ -43,9 +73,16 @@ export const Manifest = z
     freshUntil: Instant,
     /** Set when the build was told to publish a snapshot that failed freshness (--allow-stale). */
     allowStale: z.boolean(),
+    /** Set when drift checks failed and the build was told to publish anyway (--accept-drift). */
+    acceptedDrift: DriftAcceptance.optional(),
     sources: z.array(SourceFile),
     /** Every file of the bundle, by resource, then part. */
     files: z.array(ResourceEntry).min(1),
+    /**
+     * Smart Money only. Derived from the resources, so it takes no part in the snapshot id: its
+     * bytes depend on the SQLite library that wrote it, the id only on the content.
+     */
+    servingIndex: ServingIndexEntry.optional(),
   })
   .strict();
 export type Manifest = z.infer<typeof Manifest>;

@@ -15,6 +15,19 @@ export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
  * (EMFILE, EIO) is thrown as it is, so that the caller may try again later.
  */
 export async function* readPartRecords(snapshotId: string, directory: string, entry: ResourceEntry): AsyncGenerator<unknown> {
+  let number = 0;
+  for await (const line of readPartLines(snapshotId, directory, entry)) {
+    number += 1;
+    yield parseLine(snapshotId, entry, line, number);
+  }
+}
+
+/**
+ * The raw lines of one part (without the line break), verified like readPartRecords. A line is a
+ * view into the read buffer: valid until the next one is asked for. Readers that only compare
+ * records (diff) hash the bytes and parse only what differs.
+ */
+export async function* readPartLines(snapshotId: string, directory: string, entry: ResourceEntry): AsyncGenerator<Buffer> {
   const hash = createHash('sha256');
   let bytes = 0;
   let records = 0;
@@ -28,7 +41,7 @@ export async function* readPartRecords(snapshotId: string, directory: string, en
       let start = 0;
       for (let end = buffer.indexOf(10, start); end !== -1; end = buffer.indexOf(10, start)) {
         records += 1;
-        yield parseLine(snapshotId, entry, buffer.subarray(start, end), records);
+        yield buffer.subarray(start, end);
         start = end + 1;
       }
       buffer = buffer.subarray(start);
@@ -54,7 +67,7 @@ export async function* readResourceRecords(manifest: Manifest, directory: string
   }
 }
 
-function parseLine(snapshotId: string, entry: ResourceEntry, line: Buffer, number: number): unknown {
+export function parseLine(snapshotId: string, entry: ResourceEntry, line: Buffer, number: number): unknown {
   try {
     return JSON.parse(line.toString('utf8'));
   } catch {

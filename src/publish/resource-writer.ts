@@ -62,10 +62,12 @@ export class NdjsonPartsWriter {
     this.openPart();
   }
 
-  write(record: unknown): void {
+  /** Checks and writes one record; returns its canonical JSON (for the serving index). */
+  write(record: unknown): string {
     const reason = this.check(record);
     if (reason) throw new InvalidRecordError(this.resource, this.count, reason);
-    const line = `${canonicalJson(record)}\n`;
+    const json = canonicalJson(record);
+    const line = `${json}\n`;
     const bytes = Buffer.byteLength(line);
     if (this.partRecords > 0 && this.partBytesWritten + this.pendingBytes + bytes > this.maxPartBytes) {
       this.closePart();
@@ -76,6 +78,7 @@ export class NdjsonPartsWriter {
     this.partRecords += 1;
     this.count += 1;
     if (this.pendingBytes >= FLUSH_BYTES) this.flush();
+    return json;
   }
 
   /** Ends the last part, forces every part to disk and returns their manifest entries. */

@@ -13,7 +13,10 @@ export type ManifestBody = Omit<Manifest, 'snapshotId'>;
  * no longer matches its own id. The timestamp part keeps ids sortable and readable.
  */
 export function snapshotIdFor(body: ManifestBody): string {
-  const digest = createHash('sha256').update(canonicalJson(body)).digest('hex');
+  // The serving index is derived from the resources (whose digests are in the body) and its bytes
+  // differ between SQLite versions: the same content must get the same id on every Node.js.
+  const { servingIndex: _derived, ...content } = body;
+  const digest = createHash('sha256').update(canonicalJson(content)).digest('hex');
   const stamp = body.generatedAt.replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
   return `${body.dataset}-${stamp}-${digest.slice(0, 12)}`;
 }

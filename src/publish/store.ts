@@ -5,17 +5,27 @@ import path from 'node:path';
 import { DATASET_RESOURCES, DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
 import type { FreshnessFacts } from '../model/freshness.js';
-import { CurrentPointer, Manifest, MANIFEST_FORMAT, PART_PATH, type ResourceEntry, resourceOfPath } from '../model/manifest.js';
+import {
+  CurrentPointer,
+  DriftAcceptance,
+  Manifest,
+  MANIFEST_FORMAT,
+  PART_PATH,
+  type ResourceEntry,
+  resourceOfPath,
+  type ServingIndexEntry,
+} from '../model/manifest.js';
 import type { SourceFile } from '../model/report.js';
-import { fileProvenance, sha256Hex } from '../ingest/source-files.js';
+import { digestFile, sha256Hex } from '../lib/file-digest.js';
 import { checkRecord } from '../validate/schema-check.js';
-import { replaceFileAtomically, syncDir, writeDurable } from './atomic-file.js';
-import { compareText } from '../model/text-order.js';
+import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
+import { compareText } from '../lib/text-order.js';
 import { canonicalJson } from './canonical-json.js';
 import { failPoint, faultPoint } from './fault-point.js';
-import { processIsAlive, withFileLock } from './file-lock.js';
+import { processIsAlive, withFileLock } from '../lib/file-lock.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter } from './resource-writer.js';
+import { checkServingIndex, ServingIndexWriter } from './serving-index.js';
 import {
   BundleIntegrityError,
   datasetOfSnapshotId,
@@ -24,6 +34,7 @@ import {
   SnapshotNotFoundError,
   snapshotIdFor,
 } from './snapshot-id.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
 
 export { BundleIntegrityError, SnapshotNotFoundError, datasetOfSnapshotId };
 
@@ -33,6 +44,12 @@ export interface OpenedBundle {
   directory: string;
   /** The records of one resource in published order; each part's digest is checked as it ends. */
   records(resource: string): AsyncGenerator<unknown>;
+  /**
+   * The serving index's path after its size and digest were checked (streamed, so the event loop
+   * keeps turning) and its tables were found to hold the manifest's record counts; null for a
+   * dataset without one.
+   */
+  verifiedServingIndex(): Promise<string | null>;
 }
 
 export interface SnapshotEntry {
@@ -41,6 +58,8 @@ export interface SnapshotEntry {
   generatedAt: string;
   freshUntil: string;
   current: boolean;
+  /** Published with build --no-promote and not made current since. */
+  candidate: boolean;
 }
 
 /** Resources written to a private temp folder, not yet visible to any reader. */
@@ -48,6 +67,7 @@ export interface StagedBundle {
   dataset: DatasetName;
   directory: string;
   files: ResourceEntry[];
+  servingIndex?: ServingIndexEntry;
 }
 
 /** Everything of a manifest except what the store computes (format, files, snapshotId). */
@@ -56,6 +76,7 @@ export interface ManifestFields {
   facts: FreshnessFacts;
   freshUntil: string;
   allowStale: boolean;
+  acceptedDrift?: DriftAcceptance;
   sources: SourceFile[];
 }
 
@@ -118,6 +139,14 @@ export class PublishFailure extends Error {
   }
 }
 
+/** Current moved between judging a candidate and promoting it: nothing was changed. */
+export class CurrentMovedError extends Error {
+  override readonly name = 'CurrentMovedError';
+  constructor(dataset: DatasetName, expected: string | null, found: string | null) {
+    super(`current/${dataset}.json moved from ${expected ?? 'none'} to ${found ?? 'none'} while the candidate was checked; current not changed, run promote again`);
+  }
+}
+
 /** A scheduled build and a manual one may overlap: the second waits this long for the first by default. */
 export const DEFAULT_LOCK_WAIT_MS = 60_000;
 
@@ -146,6 +175,14 @@ export class BundleStore {
   }
   private get tmpDir() {
     return path.join(this.root, 'tmp');
+  }
+  /** candidates/<dataset>/<snapshotId>: bundles published without moving the pointer (build --no-promote). */
+  private candidateMarker(snapshotId: string) {
+    return path.join(this.root, 'candidates', datasetOfSnapshotId(snapshotId), snapshotId);
+  }
+  /** accepted/<dataset>/<snapshotId>.json: drift accepted by promote (a manifest cannot change after publishing). */
+  private acceptanceFile(snapshotId: string) {
+    return path.join(this.root, 'accepted', datasetOfSnapshotId(snapshotId), `${snapshotId}.json`);
   }
   bundleDir(snapshotId: string): string {
     return path.join(this.bundlesDir, datasetOfSnapshotId(snapshotId), snapshotId);
@@ -204,7 +241,19 @@ export class BundleStore {
   /** Verifies a bundle's manifest and id; its records are then streamed, each part verified as it is read. */
   async openBundle(snapshotId: string): Promise<OpenedBundle> {
     const { manifest, directory } = await this.readManifest(snapshotId);
-    return { manifest, directory, records: (resource) => readResourceRecords(manifest, directory, resource) };
+    return {
+      manifest,
+      directory,
+      records: (resource) => readResourceRecords(manifest, directory, resource),
+      verifiedServingIndex: async () => {
+        if (!manifest.servingIndex) return null;
+        await verifyFile(snapshotId, directory, manifest.servingIndex);
+        const file = path.join(directory, manifest.servingIndex.path);
+        const mismatch = checkServingIndex(file, recordsPerResource(manifest.files));
+        if (mismatch) throw new BundleIntegrityError(snapshotId, `${manifest.servingIndex.path} ${mismatch}`);
+        return file;
+      },
+    };
   }
 
   /**
@@ -213,15 +262,8 @@ export class BundleStore {
    */
   async verifyBundle(snapshotId: string): Promise<Manifest> {
     const { manifest, directory } = await this.readManifest(snapshotId);
-    for (const entry of manifest.files) {
-      let digest;
-      try {
-        digest = await fileProvenance(directory, path.join(directory, entry.path));
-      } catch {
-        throw new BundleIntegrityError(snapshotId, `${entry.path} is missing`);
-      }
-      checkResource(snapshotId, entry, digest.bytes, digest.sha256);
-    }
+    for (const entry of manifest.files) await verifyFile(snapshotId, directory, entry);
+    if (manifest.servingIndex) await verifyFile(snapshotId, directory, manifest.servingIndex);
     return manifest;
   }
 
@@ -248,8 +290,7 @@ export class BundleStore {
     }
     const parsed = Manifest.safeParse(raw);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new BundleIntegrityError(snapshotId, `manifest.json is invalid at ${issue?.path.join('.') || '/'}: ${issue?.message}`);
+      throw new BundleIntegrityError(snapshotId, `manifest.json is invalid: ${formatZodIssues(parsed.error, undefined, 'manifest')}`);
     }
     const manifest = parsed.data;
     const { snapshotId: declared, ...body } = manifest;
@@ -260,6 +301,9 @@ export class BundleStore {
     const listed = [...new Set(manifest.files.map((f) => resourceOfPath(f.path)))].sort();
     if (expected.join(',') !== listed.join(',')) {
       throw new BundleIntegrityError(snapshotId, `manifest lists resources ${listed.join(', ')}; expected ${expected.join(', ')}`);
+    }
+    if ((manifest.servingIndex !== undefined) !== hasServingIndex(manifest.dataset)) {
+      throw new BundleIntegrityError(snapshotId, `a ${manifest.dataset} manifest must ${hasServingIndex(manifest.dataset) ? '' : 'not '}list a serving index`);
     }
     // Parts of each resource are numbered from 00000 without a gap, so none can go missing unnoticed.
     const seen = new Map<string, number>();
@@ -295,6 +339,7 @@ export class BundleStore {
           generatedAt: manifest.success ? manifest.data.generatedAt : '',
           freshUntil: manifest.success ? manifest.data.freshUntil : '',
           current: snapshotId === current,
+          candidate: snapshotId !== current && (await pathExists(this.candidateMarker(snapshotId))),
         });
       }
     }
@@ -314,17 +359,22 @@ export class BundleStore {
     const directory = path.join(this.tmpDir, stagingName(dataset));
     await mkdir(directory);
     const writers = new Map(names.map((name) => [name, new NdjsonPartsWriter(directory, name, (r) => checkRecord(dataset, name, r))]));
+    let index: ServingIndexWriter | null = null;
     try {
+      index = hasServingIndex(dataset) ? new ServingIndexWriter(directory) : null;
       const result = await produce({
         add(resource, record) {
           const writer = writers.get(resource);
           if (!writer) throw new Error(`dataset ${dataset} has no resource ${resource}`);
-          writer.write(record);
+          const json = writer.write(record);
+          index?.add(resource, record, json);
         },
       });
       const files = names.flatMap((name) => writers.get(name)!.finish());
-      return { staged: { dataset, directory, files }, result };
+      const servingIndex = index?.finish();
+      return { staged: { dataset, directory, files, ...(servingIndex ? { servingIndex } : {}) }, result };
     } catch (error) {
+      index?.abandon();
       for (const writer of writers.values()) {
         try {
           writer.abandon();
@@ -353,7 +403,8 @@ export class BundleStore {
    * Makes a staged bundle the dataset's current snapshot. An existing bundle with the same id is
    * never rewritten (it is verified instead), so publishing identical content again is a no-op.
    */
-  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date): Promise<PublishResult> {
+  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options: { promote?: boolean } = {}): Promise<PublishResult> {
+    const promote = options.promote ?? true;
     const body: ManifestBody = {
       format: MANIFEST_FORMAT,
       dataset: staged.dataset,
@@ -361,8 +412,10 @@ export class BundleStore {
       facts: fields.facts,
       freshUntil: fields.freshUntil,
       allowStale: fields.allowStale,
+      ...(fields.acceptedDrift ? { acceptedDrift: fields.acceptedDrift } : {}),
       sources: [...fields.sources].sort((a, b) => compareText(a.path, b.path)),
       files: staged.files,
+      ...(staged.servingIndex ? { servingIndex: staged.servingIndex } : {}),
     };
     const snapshotId = snapshotIdFor(body);
     const manifest: Manifest = Manifest.parse({ ...body, snapshotId });
@@ -389,6 +442,9 @@ export class BundleStore {
         if (await pathExists(target)) {
           await this.discard(staged);
         } else {
+          // The marker goes first: a crash before the rename leaves a marker without a bundle
+          // (ignored), never a bundle that looks as if it had once been current.
+          if (!promote) await writeDurable(await ensureParent(this.candidateMarker(snapshotId)), `${publishedAt.toISOString()}\n`);
           // Key-sorted and indented: deterministic bytes that a person can still read with cat.
           const manifestText = `${JSON.stringify(JSON.parse(canonicalJson(manifest)), null, 2)}\n`;
           const manifestFile = path.join(staged.directory, 'manifest.json');
@@ -411,7 +467,7 @@ export class BundleStore {
         // Builds can overlap (a slow scheduled job, a manual rebuild): the one generated last stays
         // current, whichever commits last. Only rollback moves current back in time.
         const newerCurrent = previous !== null && previous !== snapshotId ? await this.newerThan(previous, fields.generatedAt) : null;
-        const madeCurrent = (previous !== snapshotId || broken !== null) && newerCurrent === null;
+        const madeCurrent = promote && (previous !== snapshotId || broken !== null) && newerCurrent === null;
         if (madeCurrent) {
           await this.writePointer(staged.dataset, snapshotId, publishedAt);
           state.pointerMoved = true;
@@ -463,6 +519,45 @@ export class BundleStore {
   }
 
   /**
+   * Makes a published bundle (a candidate) current, after the caller judged it against
+   * `expectedCurrent`: if current moved meanwhile, nothing changes (the judgement is void).
+   * An acceptance of drift is written durably before the pointer moves.
+   */
+  async promote(
+    dataset: DatasetName,
+    snapshotId: string,
+    at: Date,
+    expectedCurrent: string | null,
+    acceptance: DriftAcceptance | null,
+  ): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
+    if (datasetOfSnapshotId(snapshotId) !== dataset) throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
+    await this.verifyBundle(snapshotId);
+    return this.withLock(async () => {
+      if (!(await pathExists(path.join(this.bundleDir(snapshotId), 'manifest.json')))) throw new SnapshotNotFoundError(snapshotId);
+      const { pointer, broken } = await this.pointerToReplace(dataset);
+      const previous = pointer?.snapshotId ?? null;
+      if (previous !== expectedCurrent) {
+        throw new CurrentMovedError(dataset, expectedCurrent, previous);
+      }
+      if (acceptance !== null) await replaceFileAtomically(await ensureParent(this.acceptanceFile(snapshotId)), `${canonicalJson(acceptance)}\n`);
+      if (previous !== snapshotId || broken !== null) await this.writePointer(dataset, snapshotId, at);
+      await rm(this.candidateMarker(snapshotId), { force: true });
+      return { previousSnapshotId: previous, repairedPointer: broken };
+    });
+  }
+
+  /** Drift accepted for a snapshot: by build (in its manifest) or by promote (accepted/), the later first. */
+  async acceptedDrift(manifest: Manifest): Promise<DriftAcceptance | null> {
+    try {
+      const parsed = DriftAcceptance.safeParse(safeJson(await readFile(this.acceptanceFile(manifest.snapshotId), 'utf8')));
+      if (parsed.success) return parsed.data;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    return manifest.acceptedDrift ?? null;
+  }
+
+  /**
    * Deletes all but the newest `keep` bundles of each dataset, never the current one nor the one
    * generated just before it (the rollback target).
    */
@@ -503,6 +598,8 @@ export class BundleStore {
           await mkdir(this.tmpDir, { recursive: true });
           await rename(this.bundleDir(snapshotId), trash);
           await rm(trash, { recursive: true, force: true });
+          await rm(this.candidateMarker(snapshotId), { force: true });
+          await rm(this.acceptanceFile(snapshotId), { force: true });
         }
       }
       return result;
@@ -570,9 +667,29 @@ function withPath(error: Error, file: string): Error {
   return Object.assign(new Error(`${file}: ${error.message}`), { code: (error as NodeJS.ErrnoException).code });
 }
 
-function checkResource(snapshotId: string, entry: ResourceEntry, bytes: number, sha256: string): void {
-  if (bytes !== entry.bytes) throw new BundleIntegrityError(snapshotId, `${entry.path} has ${bytes} bytes; manifest says ${entry.bytes}`);
-  if (sha256 !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
+/** Records per resource, summed over its parts. */
+export function recordsPerResource(files: readonly ResourceEntry[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const file of files) counts[resourceOfPath(file.path)] = (counts[resourceOfPath(file.path)] ?? 0) + file.records;
+  return counts;
+}
+
+/** Datasets whose bundles carry a serving index: the one whose size grows with the market. */
+function hasServingIndex(dataset: DatasetName): boolean {
+  return dataset === 'smart-money';
+}
+
+/** Streams one listed file's bytes through SHA-256 and compares size and digest with the manifest. */
+async function verifyFile(snapshotId: string, directory: string, entry: { path: string; bytes: number; sha256: string }): Promise<void> {
+  let digest;
+  try {
+    digest = await digestFile(path.join(directory, entry.path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BundleIntegrityError(snapshotId, `${entry.path} is missing`);
+    throw error;
+  }
+  if (digest.bytes !== entry.bytes) throw new BundleIntegrityError(snapshotId, `${entry.path} has ${digest.bytes} bytes; manifest says ${entry.bytes}`);
+  if (digest.sha256 !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
 }
 
 function safeJson(text: string): unknown {
@@ -581,6 +698,11 @@ function safeJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+async function ensureParent(file: string): Promise<string> {
+  await mkdir(path.dirname(file), { recursive: true });
+  return file;
 }
 
 async function pathExists(p: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { escapeXml } from './xml-text.js';
 
 /**
  * A realistic `articles/` source tree dated relative to `now`: a registry of four licensed
@@ -63,10 +64,6 @@ function rfc822(instant: number, offsetMinutes: number): string {
     `${DAYS[local.getUTCDay()]}, ${pad(local.getUTCDate())} ${MONTHS[local.getUTCMonth()]} ${local.getUTCFullYear()} ` +
     `${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())} ${sign}${pad(Math.floor(abs / 60))}${pad(abs % 60)}`
   );
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 const SOURCES_YAML = `# Licensed sources of editorial articles. A Markdown or JSON article names one of these ids in

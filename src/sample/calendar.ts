@@ -4,6 +4,8 @@ import path from 'node:path';
 import { TZDate } from '@date-fns/tz';
 import { format } from 'date-fns';
 import { stringify as toYaml } from 'yaml';
+import { compareText } from '../lib/text-order.js';
+import { DAY_MS } from '../lib/time.js';
 
 /**
  * The sample calendar: curated central-bank decisions and macro releases of US, EU, GB, JP, KR,
@@ -12,7 +14,6 @@ import { stringify as toYaml } from 'yaml';
  * of `now`, each with its sidecar. Everything is computed from `now`: same now, same bytes.
  */
 
-const DAY_MS = 86_400_000;
 const PAST_DAYS = 21;
 const FUTURE_DAYS = 120;
 
@@ -208,7 +209,7 @@ function unit(key: string): number {
 
 /** Plain code-unit order: localeCompare could differ between machines and break byte-identity. */
 function byKey(a: SampleEvent, b: SampleEvent): number {
-  return a.series.key < b.series.key ? -1 : a.series.key > b.series.key ? 1 : 0;
+  return compareText(a.series.key, b.series.key);
 }
 
 interface SampleEvent {

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cusipCheckDigit } from '../model/security-identifiers.js';
+import { escapeXml } from './xml-text.js';
 
 /**
  * `pdsnap sample` filings: a realistic `filings/` source tree in the real EDGAR layouts, dated
@@ -517,6 +518,3 @@ function shuffled(random: () => number, count: number): number[] {
   return order;
 }
 
-export function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}

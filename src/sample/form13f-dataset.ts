@@ -6,6 +6,9 @@ import { finished } from 'node:stream/promises';
 import yazl from 'yazl';
 import { formatDatasetDate } from '../ingest/filings/filing-dates.js';
 import { addDays, cusipWithCheckDigit, hashText, seededRandom } from './filings.js';
+import { DOLLARS_FROM } from '../ingest/filings/value-unit.js';
+import { FILING_DEADLINE_DAYS } from '../lib/quarters.js';
+import { DAY_MS } from '../lib/time.js';
 
 /**
  * Writes a full-size SEC Form 13F data set ZIP (SUBMISSION, COVERPAGE, SUMMARYPAGE, INFOTABLE
@@ -51,7 +54,7 @@ export async function writeForm13fDataset(outPath: string, options: Form13fDatas
   const { period, filers, seed } = options;
   const quarter = quarterIndex(period);
   const filedFrom = options.filedFrom ?? addDays(period, 1);
-  const deadline = addDays(period, 45);
+  const deadline = addDays(period, FILING_DEADLINE_DAYS);
   const issuers = new IssuerUniverse(seed);
   const rowCounts = new Int32Array(filers);
   const valueTotals = new Float64Array(filers);
@@ -70,7 +73,7 @@ export async function writeForm13fDataset(outPath: string, options: Form13fDatas
       filedAt,
       notice,
       name: filerName(seed, i),
-      thousands: filedAt < '2023-01-03',
+      thousands: filedAt < DOLLARS_FROM,
     };
   };
 
@@ -246,7 +249,7 @@ function quarterIndex(period: string): number {
 }
 
 function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
 }
 
 function mix(seed: number, a: number, b: number, c: number): number {

@@ -4,7 +4,8 @@ import { writeSampleArticles } from './articles.js';
 import { writeSampleCalendar } from './calendar.js';
 import { writeSampleFilings } from './filings.js';
 import { writeForm13fDataset } from './form13f-dataset.js';
-import { previousQuarterEnd, latestFiledQuarterEnd } from './quarters.js';
+import { previousQuarterEnd } from '../lib/quarters.js';
+import { latestFiledQuarterEnd } from './quarters.js';
 
 export interface SampleOptions {
   now: Date;
@@ -25,7 +26,7 @@ export async function writeSampleSources(outDir: string, options: SampleOptions)
   let datasetRows = 0;
   if (options.scale !== undefined) {
     const latest = latestFiledQuarterEnd(options.now);
-    const previous = previousQuarterEnd(latest);
+    const previous = previousQuarterEnd(latest)!;
     const dir = path.join(outDir, 'filings', 'datasets');
     await mkdir(dir, { recursive: true });
     for (const period of [previous, latest]) {

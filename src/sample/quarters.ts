@@ -1,7 +1,5 @@
-import { addDays, subQuarters } from 'date-fns';
-
-/** Form 13F is due 45 days after the quarter end. */
-export const FILING_DEADLINE_DAYS = 45;
+import { addDays } from 'date-fns';
+import { FILING_DEADLINE_DAYS, previousQuarterEnd } from '../lib/quarters.js';
 
 const isoDate = (d: Date) => d.toISOString().slice(0, 10);
 
@@ -10,13 +8,9 @@ export function latestFiledQuarterEnd(now: Date): string {
   // Work on UTC calendar fields through a UTC-noon date so the local zone of the machine never matters.
   let candidate = utcQuarterEnd(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 12)));
   while (addDays(new Date(`${candidate}T00:00:00Z`), FILING_DEADLINE_DAYS).getTime() > now.getTime()) {
-    candidate = previousQuarterEnd(candidate);
+    candidate = previousQuarterEnd(candidate)!;
   }
   return candidate;
-}
-
-export function previousQuarterEnd(quarterEnd: string): string {
-  return utcQuarterEnd(subQuarters(new Date(`${quarterEnd}T12:00:00Z`), 1));
 }
 
 /** date-fns' endOfQuarter works in the machine's local zone; quarter ends here are UTC calendar dates. */

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { CursorProblem } from './api-error.js';
+import { compareText } from '../lib/text-order.js';
 
 /** What a Profile A cursor binds: one snapshot, one operation, one set of filters, one position. */
 export interface CursorBinding {
@@ -14,10 +15,11 @@ const SIGNATURE_BYTES = 16; // 128 bits of HMAC-SHA256 is far beyond what guessi
 const TOKEN = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
 
 /**
- * Opaque, URL-safe cursors: base64url(JSON [version, snapshotId, operationId, queryHash, offset])
+ * Opaque, URL-safe cursors: base64url(JSON [version, snapshotId, operationId, queryHash, position])
  * + "." + base64url(truncated HMAC-SHA256). The signature makes them tamper-evident; the binding
  * makes a cursor of another snapshot, operation or query fail instead of paging wrongly. The
- * position is an offset into the ordered result, which is stable because a snapshot never changes.
+ * position is where the next page starts in the snapshot's order (an offset into an in-memory
+ * selection, or the key of a serving-index row), stable because a snapshot never changes.
  */
 export class CursorCodec {
   private readonly key: Buffer;
@@ -27,12 +29,12 @@ export class CursorCodec {
     this.key = Buffer.from(secret, 'utf8');
   }
 
-  encode(binding: CursorBinding, offset: number): string {
-    const payload = Buffer.from(JSON.stringify([VERSION, binding.snapshotId, binding.operationId, binding.queryHash, offset])).toString('base64url');
+  encode(binding: CursorBinding, position: number): string {
+    const payload = Buffer.from(JSON.stringify([VERSION, binding.snapshotId, binding.operationId, binding.queryHash, position])).toString('base64url');
     return `${payload}.${this.sign(payload).toString('base64url')}`;
   }
 
-  /** The offset a cursor points at; throws CursorProblem with a client-safe reason otherwise. */
+  /** The position a cursor points at; throws CursorProblem with a client-safe reason otherwise. */
   decode(token: string, expected: CursorBinding): number {
     const match = TOKEN.exec(token);
     if (!match) throw new CursorProblem('cursor is malformed');
@@ -47,14 +49,14 @@ export class CursorCodec {
       throw new CursorProblem('cursor is malformed');
     }
     if (!Array.isArray(fields) || fields.length !== 5 || fields[0] !== VERSION) throw new CursorProblem('cursor is malformed');
-    const [, snapshotId, operationId, queryHash, offset] = fields as [number, unknown, unknown, unknown, unknown];
-    if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) throw new CursorProblem('cursor is malformed');
+    const [, snapshotId, operationId, queryHash, position] = fields as [number, unknown, unknown, unknown, unknown];
+    if (typeof position !== 'number' || !Number.isSafeInteger(position) || position < 0) throw new CursorProblem('cursor is malformed');
     if (snapshotId !== expected.snapshotId) {
       throw new CursorProblem('cursor belongs to another snapshot; start again without a cursor');
     }
     if (operationId !== expected.operationId) throw new CursorProblem('cursor belongs to another operation');
     if (queryHash !== expected.queryHash) throw new CursorProblem('cursor was issued for other query parameters');
-    return offset;
+    return position;
   }
 
   private sign(payload: string): Buffer {
@@ -66,6 +68,6 @@ export class CursorCodec {
 export function queryFingerprint(filters: Record<string, unknown>): string {
   const entries = Object.entries(filters)
     .filter(([, value]) => value !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    .sort(([a], [b]) => compareText(a, b));
   return createHash('sha256').update(JSON.stringify(entries)).digest('base64url').slice(0, 22);
 }

@@ -26,7 +26,9 @@ export function registerHealthRoutes(app: FastifyInstance, lifecycle: Lifecycle,
     return {
       ready,
       draining: lifecycle.draining,
-      datasets: Object.fromEntries(datasets.map((d) => [d.dataset, d.ready ? { ready: true, snapshotId: d.snapshotId } : { ready: false }])),
+      datasets: Object.fromEntries(
+        datasets.map((d) => [d.dataset, d.ready ? { ready: true, snapshotId: d.snapshotId, ...(d.refused ? { refused: d.refused } : {}) } : { ready: false }]),
+      ),
     };
   });
 }

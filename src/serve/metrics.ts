@@ -8,6 +8,8 @@ export interface SnapshotStatus {
   snapshotId?: string;
   generatedAtMs?: number;
   freshUntilMs?: number;
+  /** Why a newer snapshot was refused while this one kept being served. */
+  refused?: { snapshotId: string; reason: string };
 }
 
 /**
@@ -48,6 +50,12 @@ export class ServerMetrics {
     const info = new Gauge({ name: 'pdsnap_snapshot_info', help: 'The snapshot served per dataset (value 1)', labelNames: ['dataset', 'snapshot_id'] as const, registers: [this.registry] });
     const ready = new Gauge({ name: 'pdsnap_snapshot_ready', help: '1 when the dataset has a loaded, verified snapshot', labelNames: ['dataset'] as const, registers: [this.registry] });
     const age = new Gauge({ name: 'pdsnap_snapshot_age_seconds', help: 'Seconds since the served snapshot was generated', labelNames: ['dataset'] as const, registers: [this.registry] });
+    const refused = new Gauge({
+      name: 'pdsnap_snapshot_refused',
+      help: '1 while a newer snapshot of the dataset failed verification and the previous one is still served',
+      labelNames: ['dataset'] as const,
+      registers: [this.registry],
+    });
     const untilStale = new Gauge({
       name: 'pdsnap_snapshot_seconds_until_stale',
       help: 'Seconds until the served snapshot stops being fresh (negative: stale, answering 503)',
@@ -60,6 +68,7 @@ export class ServerMetrics {
       info.reset();
       for (const status of snapshots()) {
         ready.set({ dataset: status.dataset }, status.ready ? 1 : 0);
+        refused.set({ dataset: status.dataset }, status.refused ? 1 : 0);
         if (!status.ready || status.snapshotId === undefined) {
           age.remove({ dataset: status.dataset });
           untilStale.remove({ dataset: status.dataset });

@@ -3,6 +3,7 @@ import type { Scope } from './access/index.js';
 import type { JsonSchema } from './parameter-validation.js';
 import type { Profile } from './profile.js';
 import type { ProfileAEnvelopeName } from './schemas/envelopes.js';
+import type { Page } from './indexes/page.js';
 import type { DatasetIndexes } from './snapshots.js';
 
 export type Query = Record<string, unknown>;
@@ -12,7 +13,8 @@ export type Params = Record<string, string>;
 export interface ListPlan<D extends DatasetName> {
   /** Normalized filter parameters (no limit, cursor or offset): what a cursor and an ETag bind to. */
   filters: Record<string, unknown>;
-  select(index: DatasetIndexes[D]): readonly unknown[];
+  /** The page that starts at `position` (0 for the first page; later, a page's `next`). */
+  page(index: DatasetIndexes[D], position: number, limit: number): Page;
 }
 
 export interface SinglePlan<D extends DatasetName> {

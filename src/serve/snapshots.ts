@@ -1,13 +1,12 @@
 import type { Article } from '../model/article.js';
 import type { CalendarEvent } from '../model/calendar-event.js';
 import { DATASETS, type DatasetName } from '../model/dataset.js';
-import type { ConsensusRow, InvestorDetail, TradeRow } from '../model/smart-money.js';
 import { BundleIntegrityError, BundleStore, type OpenedBundle, SnapshotNotFoundError } from '../publish/store.js';
 import { ApiError } from './api-error.js';
 import type { SnapshotStatus } from './metrics.js';
 import { type ArticlesIndex, indexArticles } from './indexes/articles-index.js';
 import { type CalendarIndex, indexCalendar } from './indexes/calendar-index.js';
-import { indexSmartMoney, type SmartMoneyIndex } from './indexes/smart-money-index.js';
+import { SmartMoneyIndex } from './indexes/smart-money-index.js';
 
 export interface DatasetIndexes {
   articles: ArticlesIndex;
@@ -28,7 +27,7 @@ export interface ServedSnapshot<D extends DatasetName = DatasetName> {
 
 type DatasetState =
   /** `pointer` is the last pointer judged: the served snapshot's, or a newer one that was refused. */
-  | { kind: 'ready'; snapshot: ServedSnapshot; pointer: string; refused?: string }
+  | { kind: 'ready'; snapshot: ServedSnapshot; pointer: string; refused?: { snapshotId: string; reason: string } }
   | { kind: 'unavailable'; reason: string; pointer: string | null };
 
 export interface SnapshotLog {
@@ -39,8 +38,10 @@ export interface SnapshotLog {
 const NO_LOG: SnapshotLog = { info: () => {}, error: () => {} };
 
 /**
- * Reads a bundle's records by streaming (each part's digest checked as it ends) and indexes them.
- * The reads yield to the event loop between chunks, so requests keep being answered meanwhile.
+ * Makes a verified bundle servable. Smart Money opens its serving index after streaming its digest
+ * (the records stay on disk); articles and calendar, whose size editors bound, are read by
+ * streaming (each part's digest checked as it ends) and indexed in memory. Every read yields to the
+ * event loop between chunks, so requests keep being answered meanwhile.
  */
 async function indexBundle(bundle: OpenedBundle): Promise<DatasetIndexes[DatasetName]> {
   const all = async <T>(resource: string): Promise<T[]> => {
@@ -53,13 +54,17 @@ async function indexBundle(bundle: OpenedBundle): Promise<DatasetIndexes[Dataset
       return indexArticles(await all<Article>('articles'));
     case 'calendar':
       return indexCalendar(await all<CalendarEvent>('events'));
-    case 'smart-money':
-      return indexSmartMoney({
-        investors: await all<InvestorDetail>('investors'),
-        consensus: await all<ConsensusRow>('consensus'),
-        trades: await all<TradeRow>('trades'),
-      });
+    case 'smart-money': {
+      const file = await bundle.verifiedServingIndex();
+      if (file === null) throw new BundleIntegrityError(bundle.manifest.snapshotId, 'lists no serving index');
+      return SmartMoneyIndex.open(file);
+    }
   }
+}
+
+/** Releases what a snapshot holds open (a serving index), once no request can reach it any more. */
+function release(snapshot: ServedSnapshot): void {
+  if (snapshot.index instanceof SmartMoneyIndex) snapshot.index.close();
 }
 
 /**
@@ -108,6 +113,8 @@ export class SnapshotRegistry {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.inFlight;
+    for (const state of this.states.values()) if (state.kind === 'ready') release(state.snapshot);
+    this.states.clear();
   }
 
   /** The snapshot a request of `dataset` is answered from, or 503 snapshot_unavailable. */
@@ -128,7 +135,14 @@ export class SnapshotRegistry {
       const state = this.states.get(dataset);
       if (state?.kind !== 'ready') return { dataset, ready: false };
       const { snapshot } = state;
-      return { dataset, ready: true, snapshotId: snapshot.snapshotId, generatedAtMs: Date.parse(snapshot.generatedAt), freshUntilMs: snapshot.freshUntilMs };
+      return {
+        dataset,
+        ready: true,
+        snapshotId: snapshot.snapshotId,
+        generatedAtMs: Date.parse(snapshot.generatedAt),
+        freshUntilMs: snapshot.freshUntilMs,
+        ...(state.refused ? { refused: state.refused } : {}),
+      };
     });
   }
 
@@ -173,8 +187,10 @@ export class SnapshotRegistry {
         coverageThrough: manifest.facts.coverageThrough,
         index: await indexBundle(bundle),
       };
-      // The swap: one assignment, after everything above has succeeded.
+      // The swap: one assignment, after everything above has succeeded. Requests use an index
+      // synchronously, within the turn that took it, so the old one can be closed at once.
       this.states.set(dataset, { kind: 'ready', snapshot, pointer });
+      if (previous?.kind === 'ready') release(previous.snapshot);
       this.log.info({ dataset, snapshotId: snapshot.snapshotId, freshUntil: snapshot.freshUntil }, 'serving snapshot');
       this.onReload(dataset, 'loaded');
     } catch (error) {
@@ -186,7 +202,7 @@ export class SnapshotRegistry {
       if (previous?.kind === 'ready') {
         // Keep serving the last verified snapshot (require() still refuses it once it is stale).
         // A refused pointer is not tried again until it moves; a read error is retried next poll.
-        this.states.set(dataset, { ...previous, pointer: known ? pointer : previous.pointer, refused: reason });
+        this.states.set(dataset, { ...previous, pointer: known ? pointer : previous.pointer, refused: { snapshotId: current.snapshotId, reason } });
         this.log.error(
           { dataset, refusedSnapshotId: current.snapshotId, servedSnapshotId: previous.snapshot.snapshotId, reason },
           'new snapshot refused; still serving the previous verified one',
@@ -200,6 +216,7 @@ export class SnapshotRegistry {
   private markUnavailable(dataset: DatasetName, reason: string, pointer: string | null): void {
     const previous = this.states.get(dataset);
     if (previous?.kind === 'unavailable' && previous.pointer === pointer && previous.reason === reason) return;
+    if (previous?.kind === 'ready') release(previous.snapshot);
     this.states.set(dataset, { kind: 'unavailable', reason, pointer });
     this.log.error({ dataset, reason }, 'dataset unavailable');
   }

@@ -9,11 +9,15 @@ import type { RuleResult, RuleStatus } from '../model/freshness.js';
  * (the same RuleResult shape as freshness, so every report, count and exit code treats them alike).
  */
 
-/** What drift needs to know of one resource of a snapshot. */
-export interface ResourceProfile {
-  records: number;
-  /** The identity of every record (slug, event id, investor slug, issuer); absent where identity churns by design (trades). */
-  keys?: ReadonlySet<string>;
+/**
+ * What drift needs to know of one resource: record counts from the manifests, and (where identity
+ * is stable) the key churn that the comparison engine (src/publish/bundle-diff.ts) measured.
+ */
+export interface ResourceChange {
+  before: number;
+  after: number;
+  /** Absent where identity churns by design (trades) or where only counts were compared (history). */
+  keys?: { lost: number; added: number; lostSample: readonly string[] };
 }
 
 export interface InvestorFiling {
@@ -29,10 +33,13 @@ export type DatasetWatch =
   | { dataset: 'calendar'; generatedAt: string; eventsNext30Days: number }
   | { dataset: 'smart-money'; newestPeriod: string | null; investors: ReadonlyMap<string, InvestorFiling> };
 
-export interface SnapshotProfile {
-  snapshotId: string;
-  resources: Readonly<Record<string, ResourceProfile>>;
-  watch: DatasetWatch;
+/** A candidate compared with the snapshot it would replace. */
+export interface DriftComparison {
+  /** The snapshot compared with. */
+  baseline: string;
+  resources: Readonly<Record<string, ResourceChange>>;
+  /** Absent when only counts were compared. */
+  watch?: { before: DatasetWatch; after: DatasetWatch };
 }
 
 const Percent = z.number().min(0).max(100_000).nullable();
@@ -102,62 +109,86 @@ export const DEFAULT_DRIFT_THRESHOLDS: DriftThresholds = {
   },
 };
 
+/** `drift:` of pdsnap.config.yaml: any threshold of any resource of any dataset; unknown names are refused. */
+const resourceOverrides = (names: readonly string[]) =>
+  z.object(Object.fromEntries(names.map((name) => [name, ResourceThresholds.partial().optional()]))).strict();
+export const DriftThresholdsOverride = z
+  .object({
+    articles: z.object({ resources: resourceOverrides(['articles']).optional() }).strict().optional(),
+    calendar: z
+      .object({
+        resources: resourceOverrides(['events']).optional(),
+        upcomingEventsWarnPercent: Percent.optional(),
+        upcomingEventsFailPercent: Percent.optional(),
+      })
+      .strict()
+      .optional(),
+    'smart-money': z.object({ resources: resourceOverrides(['investors', 'consensus', 'trades']).optional() }).strict().optional(),
+  })
+  .strict();
+export type DriftThresholdsOverride = z.infer<typeof DriftThresholdsOverride>;
+
+export function applyDriftOverrides(override: DriftThresholdsOverride | undefined): DriftThresholds {
+  const merged = {} as DriftThresholds;
+  for (const dataset of Object.keys(DEFAULT_DRIFT_THRESHOLDS) as DatasetName[]) {
+    const base = DEFAULT_DRIFT_THRESHOLDS[dataset];
+    const given = (override?.[dataset] ?? {}) as Partial<DatasetDriftThresholds> & { resources?: Record<string, Partial<ResourceThresholds> | undefined> };
+    const resources: Record<string, ResourceThresholds> = {};
+    for (const [name, limits] of Object.entries(base.resources)) resources[name] = { ...limits, ...given.resources?.[name] };
+    const { resources: _ignored, ...rest } = given;
+    merged[dataset] = { ...base, ...rest, resources };
+  }
+  return merged;
+}
+
 /** How many of the lost keys (or investors) a failing check names. */
 export const SAMPLE_SIZE = 5;
 
-export function evaluateDrift(
-  before: SnapshotProfile | null,
-  after: SnapshotProfile,
-  thresholds: DatasetDriftThresholds,
-): RuleResult[] {
-  if (before === null) {
-    return [fixed('drift.baseline', 'no current snapshot', 'a current snapshot to compare with', 'pass', 'first snapshot of this dataset: nothing to compare with')];
+/** The rule of a first snapshot: nothing to compare with, so drift passes with a note. */
+export const BASELINE_RULE = 'drift.baseline';
+
+export function evaluateDrift(comparison: DriftComparison | null, thresholds: DatasetDriftThresholds, noBaseline = 'first snapshot of this dataset'): RuleResult[] {
+  if (comparison === null) {
+    return [fixed(BASELINE_RULE, 'no snapshot to compare with', 'a snapshot to compare with', 'pass', `${noBaseline}: nothing to compare with`)];
   }
   const results: RuleResult[] = [];
-  for (const [resource, profile] of Object.entries(after.resources)) {
-    const previous = before.resources[resource];
+  for (const [resource, change] of Object.entries(comparison.resources)) {
     const limits = thresholds.resources[resource];
-    if (previous === undefined || limits === undefined) continue;
-    results.push(...countChecks(resource, previous.records, profile.records, limits));
-    if (previous.keys && profile.keys) results.push(...keyChecks(resource, previous.keys, profile.keys, limits));
+    if (limits === undefined) continue;
+    results.push(...countChecks(resource, change.before, change.after, limits));
+    if (change.keys) results.push(...keyChecks(resource, change, change.keys, limits));
   }
-  results.push(...watchChecks(before.watch, after.watch, thresholds));
+  if (comparison.watch) results.push(...watchChecks(comparison.watch.before, comparison.watch.after, thresholds));
   return results;
 }
 
 function countChecks(resource: string, before: number, after: number, limits: ResourceThresholds): RuleResult[] {
   const observed = `${before} -> ${after} records (${signedPercent(before, after)})`;
-  const results: RuleResult[] = [];
   const shrink = before === 0 ? 0 : ((before - after) / before) * 100;
   const growth = before === 0 ? (after === 0 ? 0 : Number.POSITIVE_INFINITY) : ((after - before) / before) * 100;
-  results.push(
+  return [
     graded(`drift.${resource}.shrink`, observed, shrink, limits.shrinkWarnPercent, limits.shrinkFailPercent, 'fewer records', `${resource}: ${observed}`),
-  );
-  results.push(
     graded(`drift.${resource}.growth`, observed, growth, limits.growthWarnPercent, limits.growthFailPercent, 'more records', `${resource}: ${observed}`),
-  );
-  return results;
+  ];
 }
 
-function keyChecks(resource: string, before: ReadonlySet<string>, after: ReadonlySet<string>, limits: ResourceThresholds): RuleResult[] {
-  const lost = [...before].filter((key) => !after.has(key));
-  let added = 0;
-  for (const key of after) if (!before.has(key)) added += 1;
-  const lostShare = before.size === 0 ? 0 : (lost.length / before.size) * 100;
-  const newShare = after.size === 0 ? 0 : (added / after.size) * 100;
-  const lostObserved = `${lost.length} of ${before.size} keys lost (${lostShare.toFixed(1)}%)`;
-  const sample = lost.slice(0, SAMPLE_SIZE);
-  const lostMessage = lost.length === 0 ? `${resource}: no key lost` : `${resource}: ${lostObserved}, e.g. ${sample.join(', ')}`;
+function keyChecks(resource: string, counts: ResourceChange, keys: NonNullable<ResourceChange['keys']>, limits: ResourceThresholds): RuleResult[] {
+  const lostShare = counts.before === 0 ? 0 : (keys.lost / counts.before) * 100;
+  const newShare = counts.after === 0 ? 0 : (keys.added / counts.after) * 100;
+  const lostObserved = `${keys.lost} of ${counts.before} keys lost (${lostShare.toFixed(1)}%)`;
+  const sample = keys.lostSample.slice(0, SAMPLE_SIZE);
+  const more = keys.lost > sample.length ? ` and ${keys.lost - sample.length} more` : '';
+  const lostMessage = keys.lost === 0 ? `${resource}: no key lost` : `${resource}: ${lostObserved}, e.g. ${sample.join(', ')}${more}`;
   return [
     graded(`drift.${resource}.lost-keys`, lostObserved, lostShare, limits.lostKeysWarnPercent, limits.lostKeysFailPercent, 'of keys lost', lostMessage),
     graded(
       `drift.${resource}.new-keys`,
-      `${added} of ${after.size} keys new (${newShare.toFixed(1)}%)`,
+      `${keys.added} of ${counts.after} keys new (${newShare.toFixed(1)}%)`,
       newShare,
       limits.newKeysWarnPercent,
       limits.newKeysFailPercent,
       'of keys new',
-      `${resource}: ${added} of ${after.size} keys are new`,
+      `${resource}: ${keys.added} of ${counts.after} keys are new`,
     ),
   ];
 }

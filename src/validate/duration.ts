@@ -1,7 +1,7 @@
-const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 } as const;
-const DURATION = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
+import { DAY_MS, HOUR_MS } from '../lib/time.js';
 
-export const DAY_MS = UNIT_MS.d;
+const UNIT_MS = { d: DAY_MS, h: HOUR_MS, m: 60_000, s: 1_000 } as const;
+const DURATION = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
 
 /**
  * Parses a duration written like `24h`, `7d`, `90m`, `30s` or `1d12h` (units in that order, each at

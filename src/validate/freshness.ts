@@ -1,6 +1,8 @@
 import type { DatasetName } from '../model/dataset.js';
 import type { FreshnessFacts, RuleResult, RuleStatus } from '../model/freshness.js';
-import { DAY_MS, formatDuration } from './duration.js';
+import { quarterEndLastMs } from '../lib/quarters.js';
+import { DAY_MS, dateStartMs, instantMs } from '../lib/time.js';
+import { formatDuration } from './duration.js';
 import { DEFAULT_LIMITS, FreshnessLimits } from './limits.js';
 
 export { DEFAULT_LIMITS, FreshnessLimits };
@@ -91,7 +93,7 @@ function checksFor(dataset: DatasetName, facts: FreshnessFacts, limits: Freshnes
       const d = DEFAULT_LIMITS['smart-money'];
       return [
         ageCheck(dataset, 'freshness.snapshot-age', 'snapshot generatedAt', 'generatedAt', facts.generatedAt, instantMs, l.maxGenerationAgeDays, d.maxGenerationAgeDays),
-        ageCheck(dataset, 'freshness.quarter-age', 'oldest filing quarter end', 'oldestPeriod', facts.oldestPeriod, quarterEndMs, l.maxQuarterAgeDays, d.maxQuarterAgeDays),
+        ageCheck(dataset, 'freshness.quarter-age', 'oldest filing quarter end', 'oldestPeriod', facts.oldestPeriod, quarterEndLastMs, l.maxQuarterAgeDays, d.maxQuarterAgeDays),
       ];
     }
   }
@@ -185,40 +187,6 @@ function judge(dataset: DatasetName, check: Check, nowMs: number, warnWithinMs: 
 /** Overrides are never silent: a limit that is not the service's says so in every report line. */
 function limitText(text: string, days: number, defaultDays: number): string {
   return days === defaultDays ? text : `${text} (config; service default ${defaultDays}d)`;
-}
-
-const INSTANT_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/;
-const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/**
- * Epoch ms of an ISO 8601 instant that names its zone (Z or an offset). A zone-less time is refused:
- * it would be read in the machine's local zone, which is how time-zone bugs get in.
- */
-export function instantMs(text: string | undefined): number | null {
-  if (text === undefined) return null;
-  const match = INSTANT_WITH_ZONE.exec(text);
-  if (!match || !isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]))) return null;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? null : ms;
-}
-
-/** 00:00:00.000Z of a YYYY-MM-DD date. */
-function dateStartMs(text: string): number | null {
-  const match = DATE_ONLY.exec(text);
-  if (!match) return null;
-  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  return isCalendarDate(y, m, d) ? Date.UTC(y, m - 1, d) : null;
-}
-
-/** A quarter end counts until its last millisecond, 23:59:59.999Z of that date (as the derive stage does). */
-export function quarterEndMs(period: string): number | null {
-  const start = dateStartMs(period);
-  return start === null ? null : start + DAY_MS - 1;
-}
-
-function isCalendarDate(y: number, m: number, d: number): boolean {
-  const date = new Date(Date.UTC(y, m - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
 function iso(ms: number): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DatasetName } from '../model/dataset.js';
+import { DriftThresholdsOverride } from './drift.js';
 
 /**
  * A limit in whole days, at most MAX_LIMIT_DAYS: a larger one (9007199254740991) would make
@@ -63,8 +63,8 @@ export const FreshnessLimitsOverride = z
   .strict();
 export type FreshnessLimitsOverride = z.infer<typeof FreshnessLimitsOverride>;
 
-/** A whole pdsnap config file (pdsnap.config.yaml). Unknown keys are refused so a typo is never ignored. */
-export const PdsnapConfig = z.object({ freshness: FreshnessLimitsOverride.optional() }).strict();
+/** A whole pdsnap config file (pdsnap.config.yaml): freshness limits and drift thresholds. Unknown keys are refused so a typo is never ignored. */
+export const PdsnapConfig = z.object({ freshness: FreshnessLimitsOverride.optional(), drift: DriftThresholdsOverride.optional() }).strict();
 export type PdsnapConfig = z.infer<typeof PdsnapConfig>;
 
 export function applyLimitOverrides(override: FreshnessLimitsOverride | undefined, base: FreshnessLimits = DEFAULT_LIMITS): FreshnessLimits {
@@ -75,13 +75,3 @@ export function applyLimitOverrides(override: FreshnessLimitsOverride | undefine
   };
 }
 
-/** The limit named `key` of a dataset, and the service default it replaces when they differ. */
-export function limitWithDefault<D extends DatasetName>(
-  limits: FreshnessLimits,
-  dataset: D,
-  key: keyof FreshnessLimits[D],
-): { days: number; serviceDefault: number } {
-  const days = limits[dataset][key] as number;
-  const serviceDefault = DEFAULT_LIMITS[dataset][key] as number;
-  return { days, serviceDefault };
-}

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { openSqlite } from '../../src/lib/sqlite.js';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 
 // The committed sample is dated for this instant.
@@ -42,17 +44,71 @@ describe('bundles of NDJSON parts', () => {
     expect(JSON.parse(String(inspect.stdout))).toMatchObject({ verified: true });
   });
 
-  it('refuses a bundle of the older format with a message that says to rebuild', async () => {
+  it.each([1, 2])('refuses a bundle of the older format %i with a message that says to rebuild', async (format) => {
     const store = await tempDir('format-old');
     const { dataset } = await build(store);
     const file = path.join(store, 'bundles/smart-money', dataset.snapshotId, 'manifest.json');
-    const manifest = JSON.parse(await readFile(file, 'utf8'));
-    await writeFile(file, JSON.stringify({ ...manifest, format: 1 }));
+    const { servingIndex: _index, ...manifest } = JSON.parse(await readFile(file, 'utf8'));
+    await writeFile(file, JSON.stringify({ ...manifest, format }));
     const validate = await runCli(['validate', '--store', store, '--now', NOW, '--json']);
     expect(validate.exitCode).toBe(2);
     const smartMoney = JSON.parse(String(validate.stdout)).datasets.find((d: { dataset: string }) => d.dataset === 'smart-money');
-    expect(smartMoney.rules[0].message).toContain('bundle format 1 is not read by this pdsnap (it reads format 2): rebuild it with pdsnap build');
+    expect(smartMoney.rules[0].message).toContain(`bundle format ${format} is not read by this pdsnap (it reads format 3): rebuild it with pdsnap build`);
     const inspect = await runCli(['inspect', dataset.snapshotId, '--store', store]);
     expect(inspect.exitCode).toBe(2);
+  });
+});
+
+describe('the serving index in a Smart Money bundle', () => {
+  it('is the same file for the same records, and takes no part in the snapshot id', async () => {
+    const one = await build(await tempDir('index-one'));
+    const two = await build(await tempDir('index-two'));
+    expect(two.dataset.snapshotId).toBe(one.dataset.snapshotId);
+    expect(two.manifest.servingIndex).toEqual(one.manifest.servingIndex);
+    // An index written by another SQLite (other bytes, other digest) leaves the id as it is.
+    const store = await tempDir('index-other-bytes');
+    const { dataset } = await build(store);
+    const bundle = path.join(store, 'bundles/smart-money', dataset.snapshotId);
+    const index = path.join(bundle, 'serving-index.sqlite');
+    const bytes = await readFile(index);
+    bytes.writeUInt32BE(bytes.readUInt32BE(96) + 1, 96); // the header's "written by SQLite version" field
+    await writeFile(index, bytes);
+    const manifest = JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8'));
+    manifest.servingIndex.sha256 = createHash('sha256').update(bytes).digest('hex');
+    await writeFile(path.join(bundle, 'manifest.json'), JSON.stringify(manifest));
+    const validate = await runCli(['validate', '--datasets', 'smart-money', '--store', store, '--now', NOW, '--json']);
+    expect(validate.exitCode, String(validate.stdout)).toBe(0);
+  });
+
+  it('is verified by validate and gate: a damaged index or one that disagrees with the manifest is named', async () => {
+    const store = await tempDir('index-damaged');
+    const { dataset } = await build(store);
+    const bundle = path.join(store, 'bundles/smart-money', dataset.snapshotId);
+    const index = path.join(bundle, 'serving-index.sqlite');
+    const original = await readFile(index);
+    const damaged = Buffer.from(original);
+    damaged.writeUInt8(damaged.readUInt8(damaged.length - 100) ^ 0xff, damaged.length - 100);
+    await writeFile(index, damaged);
+    const gate = await runCli(['gate', '--datasets', 'smart-money', '--store', store, '--now', NOW, '--json']);
+    expect(gate.exitCode).toBe(2);
+    expect(JSON.parse(String(gate.stdout)).datasets[0].rules[0].message).toContain('serving-index.sqlite does not match its sha256');
+
+    // A well-formed index whose tables disagree with the manifest's record counts.
+    const copy = path.join(await tempDir('index-copy'), 'copy.sqlite');
+    await writeFile(copy, original);
+    const db = openSqlite(copy);
+    db.exec('DELETE FROM trades WHERE ord = (SELECT max(ord) FROM trades)');
+    db.close();
+    const fewer = await readFile(copy);
+    await writeFile(index, fewer);
+    const manifestFile = path.join(bundle, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+    manifest.servingIndex = { ...manifest.servingIndex, bytes: fewer.length, sha256: createHash('sha256').update(fewer).digest('hex') };
+    await writeFile(manifestFile, JSON.stringify(manifest));
+    const validate = await runCli(['validate', '--datasets', 'smart-money', '--store', store, '--now', NOW, '--json']);
+    expect(validate.exitCode).toBe(2);
+    expect(JSON.parse(String(validate.stdout)).datasets[0].rules[0].message).toMatch(
+      new RegExp(`serving-index.sqlite table trades holds ${dataset.records.trades - 1} rows; the manifest lists ${dataset.records.trades} trades records`),
+    );
   });
 });

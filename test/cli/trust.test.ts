@@ -343,7 +343,7 @@ describe('colour, --quiet and --verbose', () => {
   });
 
   it('every command accepts --quiet and --verbose; --quiet drops informational stderr', async () => {
-    for (const command of ['list', 'validate', 'gate', 'build', 'inspect', 'rollback', 'gc', 'sample', 'serve', 'keys', 'usage']) {
+    for (const command of ['list', 'validate', 'gate', 'build', 'inspect', 'promote', 'rollback', 'diff', 'history', 'gc', 'sample', 'serve', 'keys', 'usage']) {
       const help = await pdsnap([command, '--help']);
       expect(String(help.stdout), command).toMatch(/--quiet/);
       expect(String(help.stdout), command).toMatch(/--verbose/);

@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,11 +12,13 @@ const NOW = '2026-11-22T12:00:00.000Z';
 const clock = new TestClock(new Date(NOW));
 let server: RunningServer;
 let key: string;
+let store: string;
 
 beforeAll(async () => {
   const root = await mkdtemp(path.join(tmpdir(), 'pdsnap-serve-pipeline-'));
   await execa('node', [cli, 'sample', '--out', path.join(root, 'sources'), '--now', NOW]);
-  await execa('node', [cli, 'build', '--sources', path.join(root, 'sources'), '--store', path.join(root, 'snapshots'), '--now', NOW, '--quiet']);
+  store = path.join(root, 'snapshots');
+  await execa('node', [cli, 'build', '--sources', path.join(root, 'sources'), '--store', store, '--now', NOW, '--quiet']);
   key = await newKey(root, ALL_SCOPES, 'premium');
   server = await startServer(root, clock);
 });
@@ -59,6 +61,53 @@ describe('serving pipeline-built bundles', () => {
     // Each trade row is distinct (one investor, issuer, class and kind per row), so a set counts them.
     expect(new Set(rows).size).toBe(rows.length);
     expect(rows.length).toBeGreaterThan(100);
+  });
+
+  it('pages every Smart Money list and filter from the serving index exactly as the bundle holds the records', async () => {
+    const [id] = await readdir(path.join(store, 'bundles/smart-money'));
+    const bundle = path.join(store, 'bundles/smart-money', id!);
+    const manifest = JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8'));
+    expect(manifest.servingIndex).toMatchObject({ path: 'serving-index.sqlite', schema: 1 });
+    const records = async (resource: string) => {
+      const lines: string[] = [];
+      for (const file of manifest.files.filter((f: { path: string }) => f.path.startsWith(`${resource}/`))) {
+        lines.push(...(await readFile(path.join(bundle, file.path), 'utf8')).split('\n').filter(Boolean));
+      }
+      return lines.map((line) => JSON.parse(line));
+    };
+    const walk = async (first: string) => {
+      const rows: unknown[] = [];
+      for (let url: string | null = first; url; ) {
+        clock.advance(250); // stays under the premium tier's 300 requests a minute
+        const { status, body } = await call(url);
+        expect(status, JSON.stringify(body)).toBe(200);
+        rows.push(...body.data);
+        url = body.page.nextCursor ? `${first}&cursor=${body.page.nextCursor}` : null;
+      }
+      return rows;
+    };
+    const trades = await records('trades');
+    const slugs = [...new Set(trades.map((t) => t.investorSlug as string))].slice(0, 3);
+    expect(await walk('/v1/smart-money/trades?limit=7')).toEqual(trades);
+    for (const action of ['new', 'added', 'trimmed', 'sold']) {
+      expect(await walk(`/v1/smart-money/trades?limit=7&action=${action}`)).toEqual(trades.filter((t) => t.action === action));
+      for (const slug of slugs) {
+        const both = trades.filter((t) => t.action === action && t.investorSlug === slug);
+        expect(await walk(`/v1/smart-money/trades?limit=3&action=${action}&investorSlug=${slug}`)).toEqual(both);
+      }
+    }
+    for (const slug of slugs) expect(await walk(`/v1/smart-money/trades?limit=5&investorSlug=${slug}`)).toEqual(trades.filter((t) => t.investorSlug === slug));
+
+    // Investors: largest reported value total first, then slug; list items without positions.
+    const investors = (await records('investors'))
+      .sort((a, b) => b.reportedValueTotal - a.reportedValueTotal || (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0))
+      .map(({ positions: _positions, ...summary }) => summary);
+    expect(await walk('/v1/smart-money/investors?limit=4')).toEqual(investors);
+    for (const category of new Set(investors.map((i) => i.category as string))) {
+      expect(await walk(`/v1/smart-money/investors?limit=2&category=${category}`)).toEqual(investors.filter((i) => i.category === category));
+    }
+    const consensus = (await records('consensus')).sort((a, b) => a.rank - b.rank);
+    expect(await walk('/v1/smart-money/consensus?limit=3')).toEqual(consensus);
   });
 
   it('answers every Profile B operation from the built snapshots', async () => {

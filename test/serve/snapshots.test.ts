@@ -191,4 +191,27 @@ describe('smart money resources', () => {
     const trades = await call('/v1/smart-money/trades?limit=100');
     expect(trades.body.data).toEqual(resources['trades']);
   });
+
+  it('keeps serving the previous Smart Money snapshot when the new serving index is damaged, and says so in /readyz', async () => {
+    const { store, ids, call, server } = await setUp(['articles', 'calendar', 'smart-money']);
+    const at = new Date(NOW.getTime() + 60_000);
+    const resources = smartMoneyResources();
+    const badId = await publishDataset(store, 'smart-money', { ...resources, trades: resources.trades.slice(1) }, { generatedAt: at, freshUntil: new Date(NOW.getTime() + 7 * DAY) });
+    const index = path.join(store.bundleDir(badId), 'serving-index.sqlite');
+    const bytes = await readFile(index);
+    bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 0x01, bytes.length - 1);
+    await writeFile(index, bytes);
+    await server.app.snapshots.reload();
+
+    const kept = await call('/v1/smart-money/trades?limit=100');
+    expect(kept.status).toBe(200);
+    expect(kept.body.data).toEqual(resources.trades);
+    const readyz = await get(server.base, '/readyz');
+    expect(readyz.status).toBe(200);
+    expect(readyz.body.datasets['smart-money']).toEqual({
+      ready: true,
+      snapshotId: ids['smart-money'],
+      refused: { snapshotId: badId, reason: `bundle ${badId} failed verification: serving-index.sqlite does not match its sha256` },
+    });
+  });
 });

@@ -1,39 +1,60 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DRIFT_THRESHOLDS, evaluateDrift, type InvestorFiling, type SnapshotProfile } from '../../src/validate/drift.js';
+import {
+  applyDriftOverrides,
+  DEFAULT_DRIFT_THRESHOLDS,
+  type DatasetWatch,
+  type DriftComparison,
+  evaluateDrift,
+  type InvestorFiling,
+} from '../../src/validate/drift.js';
 
-const keys = (prefix: string, n: number) => new Set(Array.from({ length: n }, (_, i) => `${prefix}-${i}`));
 const statusOf = (results: ReturnType<typeof evaluateDrift>, rule: string) => results.find((r) => r.rule === rule)?.status;
 
-function smartMoney(investors: number, trades: number, newestPeriod = '2026-09-30'): SnapshotProfile {
+interface Side {
+  records: Record<string, number>;
+  keys: Record<string, string[]>;
+  watch: DatasetWatch;
+}
+
+/** Compares two sides the way the comparison engine reports them: counts, and keys lost or new. */
+function compare(before: Side, after: Side): DriftComparison {
+  const resources: Record<string, DriftComparison['resources'][string]> = {};
+  for (const [name, count] of Object.entries(after.records)) {
+    const a = before.keys[name];
+    const b = after.keys[name];
+    resources[name] = {
+      before: before.records[name]!,
+      after: count,
+      ...(a && b ? { keys: { lost: a.filter((k) => !b.includes(k)).length, added: b.filter((k) => !a.includes(k)).length, lostSample: a.filter((k) => !b.includes(k)) } } : {}),
+    };
+  }
+  return { baseline: 'before', resources, watch: { before: before.watch, after: after.watch } };
+}
+
+const keys = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+
+function smartMoney(investors: number, trades: number, newestPeriod = '2026-09-30'): Side {
   const filings = new Map<string, InvestorFiling>();
   for (let i = 0; i < investors; i += 1) filings.set(`fund-${i}`, { name: `Fund ${i} LP`, period: newestPeriod, filedAt: '2026-11-14T00:00:00.000Z' });
   return {
-    snapshotId: `smart-money-${investors}`,
-    resources: {
-      investors: { records: investors, keys: new Set(filings.keys()) },
-      consensus: { records: 300, keys: keys('issuer', 300) },
-      trades: { records: trades },
-    },
+    records: { investors, consensus: 300, trades },
+    keys: { investors: [...filings.keys()], consensus: keys('issuer', 300) },
     watch: { dataset: 'smart-money', newestPeriod, investors: filings },
   };
 }
 
-function articles(slugs: string[], newestPublishedAt: string): SnapshotProfile {
-  return {
-    snapshotId: `articles-${slugs.length}`,
-    resources: { articles: { records: slugs.length, keys: new Set(slugs) } },
-    watch: { dataset: 'articles', newestPublishedAt },
-  };
+function articles(slugs: string[], newestPublishedAt: string): Side {
+  return { records: { articles: slugs.length }, keys: { articles: slugs }, watch: { dataset: 'articles', newestPublishedAt } };
 }
 
 describe('evaluateDrift', () => {
   it('passes the first snapshot of a dataset with a note that there is nothing to compare with', () => {
-    const results = evaluateDrift(null, smartMoney(25, 824), DEFAULT_DRIFT_THRESHOLDS['smart-money']);
+    const results = evaluateDrift(null, DEFAULT_DRIFT_THRESHOLDS['smart-money']);
     expect(results).toEqual([expect.objectContaining({ rule: 'drift.baseline', status: 'pass', message: expect.stringContaining('first snapshot') })]);
   });
 
   it('fails a partial download: 25 -> 7 investors and 824 -> 193 trades, naming investors that disappear', () => {
-    const results = evaluateDrift(smartMoney(25, 824), smartMoney(7, 193), DEFAULT_DRIFT_THRESHOLDS['smart-money']);
+    const results = evaluateDrift(compare(smartMoney(25, 824), smartMoney(7, 193)), DEFAULT_DRIFT_THRESHOLDS['smart-money']);
     expect(statusOf(results, 'drift.investors.shrink')).toBe('fail');
     expect(statusOf(results, 'drift.investors.lost-keys')).toBe('fail');
     expect(statusOf(results, 'drift.trades.shrink')).toBe('fail');
@@ -46,28 +67,28 @@ describe('evaluateDrift', () => {
   });
 
   it('passes a quarter-end rebuild: same investors, a new quarter, trades recomputed at a similar volume', () => {
-    const results = evaluateDrift(smartMoney(25, 824, '2026-06-30'), smartMoney(25, 700, '2026-09-30'), DEFAULT_DRIFT_THRESHOLDS['smart-money']);
+    const results = evaluateDrift(compare(smartMoney(25, 824, '2026-06-30'), smartMoney(25, 700, '2026-09-30')), DEFAULT_DRIFT_THRESHOLDS['smart-money']);
     expect(results.filter((r) => r.status !== 'pass')).toEqual([]);
   });
 
   it('fails when the newest 13F quarter moves backwards', () => {
-    const results = evaluateDrift(smartMoney(25, 824, '2026-09-30'), smartMoney(25, 824, '2026-06-30'), DEFAULT_DRIFT_THRESHOLDS['smart-money']);
+    const results = evaluateDrift(compare(smartMoney(25, 824, '2026-09-30'), smartMoney(25, 824, '2026-06-30')), DEFAULT_DRIFT_THRESHOLDS['smart-money']);
     expect(statusOf(results, 'drift.smart-money.newest-quarter')).toBe('fail');
   });
 
   it('warns, then fails, as a resource grows past its thresholds (a bad join duplicates rows)', () => {
     const t = DEFAULT_DRIFT_THRESHOLDS['smart-money'];
-    expect(statusOf(evaluateDrift(smartMoney(25, 100), smartMoney(25, 150), t), 'drift.trades.growth')).toBe('pass');
-    expect(statusOf(evaluateDrift(smartMoney(25, 100), smartMoney(25, 250), t), 'drift.trades.growth')).toBe('warn');
-    expect(statusOf(evaluateDrift(smartMoney(25, 100), smartMoney(25, 401), t), 'drift.trades.growth')).toBe('fail');
+    expect(statusOf(evaluateDrift(compare(smartMoney(25, 100), smartMoney(25, 150)), t), 'drift.trades.growth')).toBe('pass');
+    expect(statusOf(evaluateDrift(compare(smartMoney(25, 100), smartMoney(25, 250)), t), 'drift.trades.growth')).toBe('warn');
+    expect(statusOf(evaluateDrift(compare(smartMoney(25, 100), smartMoney(25, 401)), t), 'drift.trades.growth')).toBe('fail');
   });
 
   it('lets one article be added, one removed and one retitled, but fails when every Markdown article is gone', () => {
     const t = DEFAULT_DRIFT_THRESHOLDS.articles;
     const today = Array.from({ length: 19 }, (_, i) => `story-${i}`);
     const tomorrow = [...today.slice(1), 'story-new'];
-    expect(evaluateDrift(articles(today, '2026-11-21T10:00:00.000Z'), articles(tomorrow, '2026-11-22T09:00:00.000Z'), t).filter((r) => r.status !== 'pass')).toEqual([]);
-    const partial = evaluateDrift(articles(today, '2026-11-21T10:00:00.000Z'), articles(today.slice(10), '2026-11-20T10:00:00.000Z'), t);
+    expect(evaluateDrift(compare(articles(today, '2026-11-21T10:00:00.000Z'), articles(tomorrow, '2026-11-22T09:00:00.000Z')), t).filter((r) => r.status !== 'pass')).toEqual([]);
+    const partial = evaluateDrift(compare(articles(today, '2026-11-21T10:00:00.000Z'), articles(today.slice(10), '2026-11-20T10:00:00.000Z')), t);
     expect(statusOf(partial, 'drift.articles.shrink')).toBe('fail');
     expect(statusOf(partial, 'drift.articles.lost-keys')).toBe('fail');
     expect(statusOf(partial, 'drift.articles.newest')).toBe('fail');
@@ -75,20 +96,29 @@ describe('evaluateDrift', () => {
   });
 
   it('fails the calendar when the events of the next 30 days fall by more than 40%', () => {
-    const calendar = (upcoming: number): SnapshotProfile => ({
-      snapshotId: `calendar-${upcoming}`,
-      resources: { events: { records: 175, keys: keys('event', 175) } },
+    const calendar = (upcoming: number): Side => ({
+      records: { events: 175 },
+      keys: { events: keys('event', 175) },
       watch: { dataset: 'calendar', generatedAt: '2026-11-22T00:00:00.000Z', eventsNext30Days: upcoming },
     });
     const t = DEFAULT_DRIFT_THRESHOLDS.calendar;
-    expect(statusOf(evaluateDrift(calendar(60), calendar(55), t), 'drift.calendar.upcoming')).toBe('pass');
-    expect(statusOf(evaluateDrift(calendar(60), calendar(45), t), 'drift.calendar.upcoming')).toBe('warn');
-    expect(statusOf(evaluateDrift(calendar(60), calendar(30), t), 'drift.calendar.upcoming')).toBe('fail');
+    expect(statusOf(evaluateDrift(compare(calendar(60), calendar(55)), t), 'drift.calendar.upcoming')).toBe('pass');
+    expect(statusOf(evaluateDrift(compare(calendar(60), calendar(45)), t), 'drift.calendar.upcoming')).toBe('warn');
+    expect(statusOf(evaluateDrift(compare(calendar(60), calendar(30)), t), 'drift.calendar.upcoming')).toBe('fail');
   });
 
   it('turns a check off with a null threshold', () => {
     const t = { resources: { trades: { ...DEFAULT_DRIFT_THRESHOLDS['smart-money'].resources.trades!, shrinkWarnPercent: null, shrinkFailPercent: null } } };
-    const shrink = evaluateDrift(smartMoney(25, 824), smartMoney(25, 10), t).find((r) => r.rule === 'drift.trades.shrink')!;
+    const shrink = evaluateDrift(compare(smartMoney(25, 824), smartMoney(25, 10)), t).find((r) => r.rule === 'drift.trades.shrink')!;
     expect(shrink).toMatchObject({ status: 'pass', limit: 'off' });
+  });
+
+  it('takes per-resource overrides from the config and keeps every other default', () => {
+    const merged = applyDriftOverrides({ 'smart-money': { resources: { trades: { shrinkFailPercent: 80 } } }, calendar: { upcomingEventsFailPercent: null } });
+    expect(merged['smart-money'].resources.trades).toMatchObject({ shrinkFailPercent: 80, shrinkWarnPercent: 30, growthFailPercent: 300 });
+    expect(merged['smart-money'].resources.investors).toEqual(DEFAULT_DRIFT_THRESHOLDS['smart-money'].resources.investors);
+    expect(merged.calendar.upcomingEventsFailPercent).toBeNull();
+    expect(merged.calendar.upcomingEventsWarnPercent).toBe(20);
+    expect(statusOf(evaluateDrift(compare(smartMoney(25, 824), smartMoney(25, 300)), merged['smart-money']), 'drift.trades.shrink')).toBe('warn');
   });
 });

@@ -10,7 +10,7 @@ const HOUR = 3_600_000;
 
 function articlesBundle(records = [article('fed-holds-rates', '2026-11-21T00:00:00.000Z')]) {
   const manifest: Manifest = {
-    format: 2,
+    format: 3,
     dataset: 'articles',
     snapshotId: 'articles-20261122T000000Z-3f2a9c1b7d4e',
     generatedAt: GEN,

@@ -4,7 +4,8 @@ import { loadConfig } from '../config.js';
 import { ExitCode, ExitWith } from '../errors.js';
 import { DatasetsOption, DEFAULT_SOURCES, DEFAULT_STORE, DirOption, NowOption, parseOptions } from '../options.js';
 import { withPathDefaults } from '../path-options.js';
-import { formatTable, printJson, printLine, printStatusLines } from '../output.js';
+import { buildMarkdown } from '../markdown.js';
+import { FormatOption, formatTable, printJson, printLine, printStatusLines } from '../output.js';
 import { type BuildReport, runBuild } from '../pipeline/build.js';
 import { stderrProgress } from '../progress.js';
 import { refuseFutureNow } from '../future-now.js';
@@ -22,6 +23,9 @@ const Options = z.object({
   strict: z.boolean().default(false),
   allowStale: z.boolean().default(false),
   allFilers: z.boolean().default(false),
+  acceptDrift: z.string().trim().min(1, 'give the reason, e.g. --accept-drift "Q3 filings replace Q2"').optional(),
+  promote: z.boolean().default(true),
+  format: FormatOption,
   allowFutureNow: z.boolean().default(false),
   failOn: z.enum(['failed', 'rejected'], { error: 'expected "failed" (the default) or "rejected"' }).default('failed'),
   output: z.string().optional(),
@@ -41,6 +45,9 @@ export function buildCommand(): Command {
     .option('--strict', 'fail a dataset when any source record is rejected')
     .option('--allow-stale', 'publish a snapshot that fails freshness; recorded in its manifest')
     .option('--all-filers', 'publish every 13F filer, not only those in filings/investors.yaml')
+    .option('--accept-drift <reason>', 'publish although drift checks fail; the reason and the figures are recorded in the manifest')
+    .option('--no-promote', 'publish candidates without moving the current pointers (then pdsnap diff, pdsnap promote)')
+    .option('--format <format>', 'text (default) or markdown')
     .option('--allow-future-now', 'accept a --now ahead of the clock, into a --store named on the command line (rebuilding history)')
     .option('--fail-on <what>', 'failed (default): exit 2 when a dataset is not published; rejected: also exit 1 when source records were rejected')
     .option('--output <file>', 'also write the JSON report to this file')
@@ -61,10 +68,14 @@ export function buildCommand(): Command {
         allowStale: options.allowStale,
         allFilers: options.allFilers,
         limits: config.limits,
+        drift: config.drift,
+        acceptDrift: options.acceptDrift ?? null,
+        promote: options.promote,
         progress: stderrProgress(options.quiet || options.json),
       });
       if (options.output !== undefined) await writeReportFile(options.output, report);
       if (options.json) printJson(report);
+      else if (options.format === 'markdown') process.stdout.write(buildMarkdown(report));
       else printBuildSummary(report, options.verbose);
       if (report.datasets.some((d) => d.outcome === 'error')) throw new ExitWith(ExitCode.error);
       if (!report.ok) throw new ExitWith(ExitCode.fail);
@@ -87,7 +98,7 @@ function printBuildSummary(report: BuildReport, verbose: boolean): void {
       ['dataset', 'outcome', 'snapshot', 'records', 'rejected', 'fresh until'],
       report.datasets.map((d) => [
         d.dataset,
-        d.outcome === 'published' && !d.published ? 'current' : d.outcome,
+        d.candidate ? 'candidate' : d.outcome === 'published' && !d.published ? 'current' : d.outcome,
         d.snapshotId ?? '-',
         Object.entries(d.records).map(([name, n]) => `${name.replace('.json', '')}=${n}`).join(' ') || '-',
         String(d.rejected.length),
@@ -98,6 +109,11 @@ function printBuildSummary(report: BuildReport, verbose: boolean): void {
   for (const d of report.datasets) {
     // Source text (paths, locations, reasons, filer names) is escaped: it may hold control characters.
     if (d.reason) printLine(`\n${d.dataset}: ${d.outcome === 'failed' || d.outcome === 'error' ? 'FAILED: ' : ''}${escapeControl(d.reason)}`);
+    const drift = d.drift.filter((r) => r.status !== 'pass' || r.rule === 'drift.baseline');
+    if (drift.length > 0) {
+      printLine(`\n${d.dataset}: drift against ${d.driftBaseline ?? 'nothing'}:`);
+      for (const r of drift) printLine(`  ${r.status.toUpperCase()}  ${r.rule}: ${r.message}`);
+    }
     if (d.rejected.length > 0) {
       printLine(`\n${d.dataset}: ${d.rejected.length} source record(s) rejected:`);
       printSome(d.rejected.map((r) => `  ${escapeControl(`${r.source}  ${r.location}: ${r.reason}`)}`), verbose ? Infinity : SHOWN_REJECTIONS);

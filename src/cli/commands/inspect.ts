@@ -29,12 +29,18 @@ export function inspectCommand(): Command {
         throw error;
       }
       const current = (await store.pointerStates())[manifest.dataset].snapshotId === snapshotId;
-      if (options.json) return printJson({ verified: true, current, manifest });
+      // Drift accepted by build is in the manifest; by promote, in the store (a manifest never changes).
+      const acceptedDrift = await store.acceptedDrift(manifest);
+      if (options.json) return printJson({ verified: true, current, manifest, acceptedDrift });
       printLine(`snapshot     ${manifest.snapshotId}${current ? '  (current)' : ''}`);
       printLine(`dataset      ${manifest.dataset}`);
       printLine(`generated    ${manifest.generatedAt}`);
       printLine(`fresh until  ${manifest.freshUntil}${manifest.allowStale ? '  (published with --allow-stale)' : ''}`);
       printLine(`facts        ${Object.entries(manifest.facts).map(([k, v]) => `${k}=${v}`).join('  ')}`);
+      if (acceptedDrift) {
+        printLine(`drift        accepted by ${acceptedDrift.by} at ${acceptedDrift.acceptedAt} against ${acceptedDrift.baseline}: "${acceptedDrift.reason}"`);
+        for (const check of acceptedDrift.checks) printLine(`               ${check.rule}: ${check.observed}`);
+      }
       printLine('');
       printLine(formatTable(['file', 'records', 'bytes', 'sha256'], manifest.files.map((r) => [r.path, String(r.records), String(r.bytes), r.sha256])));
       printLine('');

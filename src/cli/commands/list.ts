@@ -11,7 +11,7 @@ const Options = z.object({ store: DirOption(DEFAULT_STORE), config: z.string().o
 
 export function listCommand(): Command {
   return withVerbosityOptions(new Command('list'))
-    .description('list the snapshots of each dataset, newest first; * marks the current one')
+    .description('list the snapshots of each dataset, newest first; * marks the current one, c a candidate')
     .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
     .option('--config <file>', 'config file with paths (default: pdsnap.config.yaml when present, or PDSNAP_CONFIG)')
     .option('--json', 'print JSON to stdout')
@@ -29,8 +29,9 @@ export function listCommand(): Command {
       printLine(
         formatTable(
           ['', 'dataset', 'snapshot', 'generated', 'fresh until'],
-          snapshots.map((s) => [s.current ? '*' : '', s.dataset, s.snapshotId, s.generatedAt || '(unreadable manifest)', s.freshUntil]),
+          snapshots.map((s) => [s.current ? '*' : s.candidate ? 'c' : '', s.dataset, s.snapshotId, s.generatedAt || '(unreadable manifest)', s.freshUntil]),
         ),
       );
+      if (snapshots.some((s) => s.candidate)) printLine('\nc: a candidate (build --no-promote); pdsnap promote <dataset> <snapshotId> makes it current');
     });
 }

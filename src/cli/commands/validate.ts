@@ -11,8 +11,12 @@ import { loadConfig } from '../config.js';
 import { ExitCode, ExitWith, UsageError } from '../errors.js';
 import { DatasetsOption, DEFAULT_STORE, DirOption, DurationOption, NowOption, parseOptions } from '../options.js';
 import { withPathDefaults } from '../path-options.js';
-import { printJson, printStatusLines } from '../output.js';
+import { FormatOption, printJson, printStatusLines } from '../output.js';
 import { reportText } from '../report-text.js';
+import { validationMarkdown } from '../markdown.js';
+import { checkDrift, baselineFor, sideOf, withAcceptance } from '../pipeline/drift.js';
+import type { DatasetDriftThresholds } from '../../validate/drift.js';
+import { worstStatus } from '../../validate/report.js';
 
 export const DEFAULT_WARN_WITHIN = '24h';
 
@@ -21,6 +25,7 @@ export const ValidateOptions = z.object({
   now: NowOption,
   warnWithin: DurationOption(DEFAULT_WARN_WITHIN),
   json: z.boolean().default(false),
+  format: FormatOption,
   output: z.string().optional(),
   config: z.string().optional(),
   snapshot: z.string().optional(),
@@ -35,6 +40,7 @@ export function withValidateOptions(command: Command): Command {
     .option('--now <iso>', 'the instant to judge freshness at (default: the clock)')
     .option('--warn-within <dur>', `warn when a rule fails within this long (default ${DEFAULT_WARN_WITHIN})`)
     .option('--json', 'print the JSON report to stdout instead of the table')
+    .option('--format <format>', 'text (default) or markdown (GitHub-flavoured tables, for $GITHUB_STEP_SUMMARY)')
     .option('--output <file>', 'also write the JSON report to this file')
     .option('--config <file>', 'freshness limit overrides (default: pdsnap.config.yaml when present)')
     .option('--snapshot <id>', 'check this snapshot instead of the current ones')
@@ -92,7 +98,7 @@ export async function validateStore(
   const checkOptions = { limits: config.limits, warnWithinMs: options.warnWithin, minRemainingMs };
   const results: DatasetValidation[] = [];
   for (const dataset of datasets) {
-    results.push(await validateDataset(store, dataset, options.snapshot ?? null, options.now, checkOptions));
+    results.push(await validateDataset(store, dataset, options.snapshot ?? null, options.now, checkOptions, config.drift[dataset]));
   }
   return assembleReport({
     command,
@@ -112,6 +118,7 @@ async function validateDataset(
   requested: string | null,
   now: Date,
   options: Parameters<typeof validateBundle>[2],
+  drift: DatasetDriftThresholds,
 ): Promise<DatasetValidation> {
   let snapshotId = requested;
   if (snapshotId === null) {
@@ -129,8 +136,20 @@ async function validateDataset(
     for (const resource of Object.keys(DATASET_RESOURCES[dataset])) {
       for await (const record of bundle.records(resource)) checks.inspect(resource, record);
     }
+    // The file that will serve: gate checks the exact artifact `serve` opens.
+    await bundle.verifiedServingIndex();
     const recordRules = checks.results({ id: bundle.manifest.snapshotId, generatedAt: bundle.manifest.generatedAt });
-    return validateBundle({ manifest: bundle.manifest, recordRules }, now, options);
+    const validation = validateBundle({ manifest: bundle.manifest, recordRules }, now, options);
+    // Drift against the snapshot before it: is it whole, not only fresh? Accepted drift passes, saying so.
+    const baseline = await baselineFor(store, bundle.manifest);
+    const driftRules = withAcceptance(
+      (await checkDrift(dataset, baseline.side, sideOf(bundle.manifest, bundle.directory), drift, baseline.note)).rules,
+      await store.acceptedDrift(bundle.manifest),
+    );
+    // The gate's own rule stays last: it is the verdict a deploy reads.
+    const gateRules = validation.rules.filter((r) => r.rule === 'gate.min-remaining');
+    const rules = [...validation.rules.filter((r) => r.rule !== 'gate.min-remaining'), ...driftRules, ...gateRules];
+    return { ...validation, rules, status: worstStatus(rules.map((r) => r.status)) };
   } catch (error) {
     if (error instanceof BundleIntegrityError) return unavailableDataset(dataset, snapshotId, 'integrity', error.message, options);
     if (error instanceof SnapshotNotFoundError) {
@@ -149,7 +168,7 @@ function isSystemError(error: unknown): boolean {
 const EXIT_FOR_STATUS = { pass: ExitCode.ok, warn: ExitCode.warn, fail: ExitCode.fail } as const;
 
 /** Prints the report (table or JSON), writes --output, and ends with 0 pass, 1 warn or 2 fail. */
-export async function emitReport(report: ValidationReport, options: Pick<ValidateOptions, 'json' | 'output'>): Promise<void> {
+export async function emitReport(report: ValidationReport, options: Pick<ValidateOptions, 'json' | 'output' | 'format'>): Promise<void> {
   if (options.output !== undefined) {
     const file = path.resolve(options.output);
     try {
@@ -159,6 +178,7 @@ export async function emitReport(report: ValidationReport, options: Pick<Validat
     }
   }
   if (options.json) printJson(report);
+  else if (options.format === 'markdown') process.stdout.write(validationMarkdown(report));
   else printStatusLines(reportText(report));
   const code = EXIT_FOR_STATUS[report.status];
   if (code !== ExitCode.ok) throw new ExitWith(code);

@@ -3,12 +3,14 @@ import type { DatasetBuild, DerivedFacts } from '../../model/dataset-build.js';
 import type { FreshnessFacts, RuleResult } from '../../model/freshness.js';
 import type { Progress } from '../../model/progress.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
-import { type ResourceEntry, resourceOfPath } from '../../model/manifest.js';
 import { InvalidRecordError } from '../../publish/resource-writer.js';
-import { BundleStore, PublishFailure, type StagedBundle } from '../../publish/store.js';
+import { BundleStore, PublishFailure, recordsPerResource, type StagedBundle } from '../../publish/store.js';
 import { ContentCheck } from '../../validate/content-rules.js';
 import { evaluateFreshness, freshUntil } from '../../validate/freshness.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
+import type { DriftThresholds } from '../../validate/drift.js';
+import type { DriftAcceptance } from '../../model/manifest.js';
+import { checkDrift, currentBaseline, type DriftSide } from './drift.js';
 import { RECIPES } from './recipes.js';
 
 export interface BuildOptions {
@@ -20,6 +22,11 @@ export interface BuildOptions {
   allowStale: boolean;
   allFilers: boolean;
   limits: FreshnessLimits;
+  drift: DriftThresholds;
+  /** --accept-drift: publish although drift checks fail, recording this reason in the manifest. */
+  acceptDrift: string | null;
+  /** false (--no-promote): publish a candidate and leave the pointer where it is. */
+  promote: boolean;
   progress: Progress;
 }
 
@@ -39,6 +46,11 @@ export interface DatasetReport {
   notes: BuildNote[];
   freshUntil: string | null;
   freshness: RuleResult[];
+  /** The drift checks against the current snapshot (driftBaseline); one pass-with-a-note rule for a first snapshot. */
+  drift: RuleResult[];
+  driftBaseline: string | null;
+  /** Published with --no-promote: a candidate for pdsnap diff and pdsnap promote. */
+  candidate: boolean;
   /** Why the dataset failed, or why a published snapshot was not made current; null otherwise. */
   reason: string | null;
 }
@@ -88,6 +100,9 @@ function emptyReport(dataset: DatasetName): DatasetReport {
     notes: [],
     freshUntil: null,
     freshness: [],
+    drift: [],
+    driftBaseline: null,
+    candidate: false,
     reason: null,
   };
 }
@@ -163,12 +178,44 @@ async function buildDataset(dataset: DatasetName, store: BundleStore, options: B
   const until = freshUntil(dataset, facts, options.limits).toISOString();
   report.freshUntil = until;
 
+  // Drift: is the candidate whole, compared with what it would replace? Judged before the pointer
+  // moves; a failure keeps the current snapshot current.
+  const baseline = await currentBaseline(store, dataset);
+  const candidateSide: DriftSide = { label: `${dataset} candidate`, directory: staged.directory, files: staged.files, generatedAt: facts.generatedAt };
+  let drift;
+  try {
+    drift = await checkDrift(dataset, baseline.side, candidateSide, options.drift[dataset], baseline.note);
+  } catch (error) {
+    await store.discard(staged);
+    throw error;
+  }
+  report.drift = drift.rules;
+  report.driftBaseline = drift.baseline;
+  const driftFailing = drift.rules.filter((r) => r.status === 'fail');
+  const driftText = driftFailing.map((r) => `${r.rule}: ${r.message}`).join('; ');
+  if (driftFailing.length > 0 && options.promote && options.acceptDrift === null) {
+    return discardAndFail(
+      `drift against current ${drift.baseline}: ${driftFailing.map((r) => r.rule).join(', ')} failed; not published, current unchanged. ` +
+        'If the change is intended: pdsnap build --accept-drift "<reason>", or --no-promote, pdsnap diff, then pdsnap promote',
+    );
+  }
+  let acceptedDrift: DriftAcceptance | undefined;
+  if (options.acceptDrift !== null) {
+    if (driftFailing.length > 0) {
+      acceptedDrift = { reason: options.acceptDrift, by: 'build', acceptedAt: options.now.toISOString(), baseline: drift.baseline!, checks: drift.rules.filter((r) => r.status !== 'pass') };
+      report.notes.push({ source: store.root, message: `--accept-drift "${options.acceptDrift}": published although ${driftText}` });
+    } else {
+      report.notes.push({ source: store.root, message: '--accept-drift: no drift check failed, nothing to accept or record' });
+    }
+  }
+
   let result;
   try {
     result = await store.commit(
       staged,
-      { generatedAt: facts.generatedAt, facts, freshUntil: until, allowStale: failing.length > 0, sources: build.sources },
+      { generatedAt: facts.generatedAt, facts, freshUntil: until, allowStale: failing.length > 0, ...(acceptedDrift ? { acceptedDrift } : {}), sources: build.sources },
       options.now,
+      { promote: options.promote },
     );
   } catch (error) {
     // The disk filled (or failed) after the store changed: say exactly what is in place.
@@ -184,15 +231,22 @@ async function buildDataset(dataset: DatasetName, store: BundleStore, options: B
   ];
   report.notes.push(...storeNotes.map((message) => ({ source: store.root, message })));
   const kept = result.keptNewerCurrent;
+  const candidate = !options.promote && result.snapshotId !== result.previousSnapshotId;
+  const candidateReason = driftFailing.length > 0
+    ? `candidate ${result.snapshotId} published, not made current (--no-promote); promoting it would fail drift: ${driftText}`
+    : `candidate ${result.snapshotId} published, not made current (--no-promote)`;
   return {
     ...report,
     outcome: result.published || result.madeCurrent ? 'published' : 'unchanged',
     snapshotId: result.snapshotId,
     published: result.published,
     madeCurrent: result.madeCurrent,
-    reason: kept
-      ? `published but not made current: current ${kept.snapshotId} was generated later (${kept.generatedAt}); pdsnap rollback moves current back`
-      : null,
+    candidate,
+    reason: candidate
+      ? `${candidateReason}; see pdsnap diff ${dataset} current ${result.snapshotId}, then pdsnap promote ${dataset} ${result.snapshotId}`
+      : kept
+        ? `published but not made current: current ${kept.snapshotId} was generated later (${kept.generatedAt}); pdsnap rollback moves current back`
+        : null,
   };
 }
 
@@ -208,12 +262,3 @@ const PRIMARY_RESOURCE: Record<DatasetName, string> = {
   'smart-money': 'investors',
 };
 
-/** Records per resource, summed over its parts: what the report shows. */
-function recordsPerResource(files: ResourceEntry[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const file of files) {
-    const resource = resourceOfPath(file.path);
-    counts[resource] = (counts[resource] ?? 0) + file.records;
-  }
-  return counts;
-}

@@ -6,7 +6,7 @@ import { effectiveFilings, effectiveHoldings, type EffectiveFilings } from './ho
 import { buildInvestorDetail, UNCLASSIFIED_CATEGORY, type InvestorIdentity } from './investors.js';
 import { compareText } from './order.js';
 import { aggregatePositions, type AggregatedPosition } from './positions.js';
-import { previousQuarterEnd } from './quarters.js';
+import { previousQuarterEnd } from '../../lib/quarters.js';
 import { assignInvestorSlugs } from './slugs.js';
 import { isPeriodTooOld, periodFreshUntil } from './staleness.js';
 import { deriveTrades } from './trades.js';

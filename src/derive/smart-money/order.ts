@@ -3,7 +3,7 @@
  * (compareText), so the same input sorts the same way on every machine: byte-identical bundles
  * depend on it.
  */
-import { compareText } from '../../model/text-order.js';
+import { compareText } from '../../lib/text-order.js';
 
 export { compareText };
 

@@ -1,3 +1,6 @@
+import { quarterEndLastMs } from '../../lib/quarters.js';
+import { DAY_MS } from '../../lib/time.js';
+
 /**
  * The 180-day rule of Smart Money (docs/spec.md, Investors published) as applied to one investor's period.
  * A quarter end is a whole UTC day, so its age is counted from the last instant of that day,
@@ -5,10 +8,8 @@
  * and too old one millisecond later.
  */
 
-const DAY_MS = 86_400_000;
-
 export function quarterEndInstant(period: string): Date {
-  return new Date(`${period}T23:59:59.999Z`);
+  return new Date(quarterEndLastMs(period) ?? Number.NaN);
 }
 
 /** The last instant at which `period` is still at most `maxAgeDays` old. */

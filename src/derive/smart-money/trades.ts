@@ -2,7 +2,7 @@ import { CURRENT_CHANGE_ROW_CAP, TRADE_ACTIONS, type TradeAction, type TradeRow 
 import { capPositions } from './cap.js';
 import { compareDescending, compareText } from './order.js';
 import type { AggregatedPosition } from './positions.js';
-import { previousQuarterEnd } from './quarters.js';
+import { previousQuarterEnd } from '../../lib/quarters.js';
 
 /** An investor's full, uncapped aggregated positions for one report period. */
 export interface PeriodPositions {

@@ -11,7 +11,7 @@ import { parsePublishedDate } from './published-date.js';
 import { resolveRights } from './rights-resolution.js';
 import { hashSlug, isValidSlug, slugify } from './slug.js';
 import type { RegisteredSource, SourceRegistry } from './source-registry.js';
-import { formatZodIssues } from './zod-issues.js';
+import { formatZodIssues } from '../../lib/zod-issues.js';
 
 const CATEGORY_MAX = 80;
 

@@ -2,7 +2,7 @@ import type { Attribution, Rights as RightsType } from '../../model/rights.js';
 import { Rights } from '../../model/rights.js';
 import type { ArticleDraft } from './article-draft.js';
 import { REGISTRY_FILE, WrittenAttribution, type RegisteredSource, type SourceRegistry } from './source-registry.js';
-import { formatZodIssues } from './zod-issues.js';
+import { formatZodIssues } from '../../lib/zod-issues.js';
 
 export type RightsResolution =
   | { ok: true; rights: RightsType; attribution: Attribution; registered?: RegisteredSource }

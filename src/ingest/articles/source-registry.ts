@@ -6,7 +6,7 @@ import type { Rejection } from '../../model/report.js';
 import { Rights } from '../../model/rights.js';
 import { UnreadableSource } from '../source-files.js';
 import { parseYamlDocument, YamlTextError } from '../yaml-text.js';
-import { formatZodIssues } from './zod-issues.js';
+import { formatZodIssues } from '../../lib/zod-issues.js';
 
 export const REGISTRY_FILE = 'sources.yaml';
 

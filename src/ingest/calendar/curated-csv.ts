@@ -1,7 +1,7 @@
 import { CsvError, parse } from 'csv-parse/sync';
 import { splitLines } from '../line-index.js';
 import type { CuratedDocument, SourceEntry } from './curated-document.js';
-import { SourceProblem } from './source-problem.js';
+import { SourceProblem } from '../source-problem.js';
 
 /** Header spellings -> the field names curated events use (case, spaces, - and _ ignored). */
 const COLUMN_FIELDS: Readonly<Record<string, string>> = {

@@ -1,7 +1,7 @@
 import { JsonTextError, parseJsonText } from '../json-text.js';
 import { parseYamlText as parseYaml, YamlTextError } from '../yaml-text.js';
 import { readCurationMetadata, type CurationMetadata } from './curation-metadata.js';
-import { SourceProblem } from './source-problem.js';
+import { SourceProblem } from '../source-problem.js';
 
 /** One raw event of a source and where it sits in the file. */
 export interface SourceEntry {

@@ -3,7 +3,7 @@ import { resolveCountry } from './countries.js';
 import { mergeCuration, readCurationMetadata, requireCuration, type CurationMetadata } from './curation-metadata.js';
 import { cleanEventName, parseImportance, readValueText, requireText } from './event-fields.js';
 import { parseClock, parseIsoDate, parseZonedInstant, zonedToInstant } from './scheduled-time.js';
-import { SourceProblem, quote } from './source-problem.js';
+import { SourceProblem, quote } from '../source-problem.js';
 
 export type IngestedEvent = Omit<CalendarEvent, 'id'>;
 

@@ -1,6 +1,7 @@
 import { Attribution } from '../../model/rights.js';
 import { parseIsoDate, parseZonedInstant, isTimeZone } from './scheduled-time.js';
-import { SourceProblem, quote } from './source-problem.js';
+import { SourceProblem, quote } from '../source-problem.js';
+import { formatZodIssues } from '../../lib/zod-issues.js';
 
 /**
  * What a curator vouches for: the license the event may be published under, whom to credit, and
@@ -36,8 +37,7 @@ function parseAttribution(value: unknown): Attribution | undefined {
   if (value === undefined || value === null) return undefined;
   const parsed = Attribution.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((i) => `${['attribution', ...i.path].join('.')}: ${i.message}`);
-  throw new SourceProblem(`invalid attribution (${issues.join('; ')}); expected {source, url?, text}`);
+  throw new SourceProblem(`invalid attribution (${formatZodIssues(parsed.error, 'attribution')}); expected {source, url?, text}`);
 }
 
 /** Reads the curation fields of a file header, sidecar or event; unknown keys are left alone. */

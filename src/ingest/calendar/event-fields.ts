@@ -1,5 +1,5 @@
 import type { Importance } from '../../model/calendar-event.js';
-import { SourceProblem, quote } from './source-problem.js';
+import { SourceProblem, quote } from '../source-problem.js';
 
 const IMPORTANCE_BY_WORD: Readonly<Record<string, Importance>> = {
   low: 'low',

@@ -11,7 +11,8 @@ import { mergeCuration, requireCuration } from './curation-metadata.js';
 import { normaliseProviderRow, providerXmlZone } from './provider-event.js';
 import { readProviderJson, readProviderXml } from './provider-export.js';
 import { SIDECAR_PATTERN, readSidecar, sidecarCandidates, type Sidecar } from './sidecar.js';
-import { SourceProblem } from './source-problem.js';
+import { SourceProblem } from '../source-problem.js';
+import { compareText } from '../../lib/text-order.js';
 
 export type { IngestedEvent } from './curated-event.js';
 
@@ -185,6 +186,6 @@ export async function ingestCalendar(sourcesRoot: string): Promise<IngestResult<
       note(relativeSourcePath(sourcesRoot, sidecarPath), 'ignored: sidecar without a matching source file');
     }
   }
-  result.sources = [...provenance.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  result.sources = [...provenance.values()].sort((a, b) => compareText(a.path, b.path));
   return result;
 }

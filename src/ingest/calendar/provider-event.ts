@@ -7,7 +7,7 @@ import { cleanEventName } from './event-fields.js';
 import type { ProviderRow } from './provider-export.js';
 import { parseClock, parseUsDate, parseZonedInstant, zonedToInstant } from './scheduled-time.js';
 import type { Sidecar } from './sidecar.js';
-import { SourceProblem, quote } from './source-problem.js';
+import { SourceProblem, quote } from '../source-problem.js';
 
 export const HOLIDAY_CATEGORY = 'holiday';
 /** Category of a provider event whose title matches no keyword and whose sidecar names no default. */

@@ -1,6 +1,6 @@
 import { readXml } from '../xml-reader.js';
 import { isObject, parseJsonSource } from './curated-document.js';
-import { SourceProblem } from './source-problem.js';
+import { SourceProblem } from '../source-problem.js';
 
 /**
  * One event of a provider weekly export (the ForexFactory-style layout), still in the

@@ -1,6 +1,6 @@
 import { TZDate } from '@date-fns/tz';
 import { yearProblem } from '../date-range.js';
-import { SourceProblem, quote } from './source-problem.js';
+import { SourceProblem, quote } from '../source-problem.js';
 
 /** ISO 8601 date-time that names its zone (Z or an offset); fractions beyond ms are cut. */
 const ZONED_DATE_TIME =

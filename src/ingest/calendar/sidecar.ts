@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { readCurationMetadata, type CurationMetadata } from './curation-metadata.js';
 import { isObject, parseJsonSource, parseYamlText } from './curated-document.js';
-import { SourceProblem } from './source-problem.js';
+import { SourceProblem } from '../source-problem.js';
+import { formatZodIssues } from '../../lib/zod-issues.js';
 
 export const SIDECAR_PATTERN = /\.meta\.(ya?ml|json)$/i;
 const SIDECAR_SUFFIXES = ['.meta.yaml', '.meta.yml', '.meta.json'];
@@ -45,8 +46,7 @@ export function readSidecar(text: string, fileName: string): Sidecar {
   if (!isObject(value)) throw new SourceProblem('a sidecar must be a mapping of curation fields');
   const shape = SidecarShape.safeParse(value);
   if (!shape.success) {
-    const issues = shape.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
-    throw new SourceProblem(`invalid sidecar: ${issues.join('; ')}`);
+    throw new SourceProblem(`invalid sidecar: ${formatZodIssues(shape.error, undefined, 'sidecar')}`);
   }
   const { format, categories, defaultCategory } = shape.data;
   return {

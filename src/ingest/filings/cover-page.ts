@@ -1,5 +1,5 @@
 import type { AmendmentType, SubmissionType } from '../../model/filing.js';
-import { FilingProblem } from './filing-problem.js';
+import { SourceProblem } from '../source-problem.js';
 import { readAmendmentType, readNonNegativeNumber, readSubmissionType, normalizeCik } from './filing-fields.js';
 import { readCoverPageDate } from './filing-dates.js';
 import { parseXmlDocument, rootName, text, type XmlNode } from './xml-document.js';
@@ -29,14 +29,14 @@ export function isCoverPage(document: XmlNode): boolean {
 
 export function readCoverPage(document: XmlNode): CoverPage {
   if (!isCoverPage(document)) {
-    throw new FilingProblem(`expected an <edgarSubmission> cover page, found <${rootName(document) ?? 'nothing'}>`);
+    throw new SourceProblem(`expected an <edgarSubmission> cover page, found <${rootName(document) ?? 'nothing'}>`);
   }
   const root = document['edgarSubmission'];
   const at = <T>(location: string, read: () => T): T => {
     try {
       return read();
     } catch (error) {
-      if (error instanceof FilingProblem) throw new FilingProblem(error.message, location);
+      if (error instanceof SourceProblem) throw new SourceProblem(error.message, location);
       throw error;
     }
   };
@@ -54,14 +54,14 @@ export function readCoverPage(document: XmlNode): CoverPage {
     readAmendmentType(text(root, 'formData', 'coverPage', 'amendmentInfo', 'amendmentType')),
   );
   if (submissionType === '13F-HR/A' && amendmentType === null) {
-    throw new FilingProblem(
+    throw new SourceProblem(
       '13F-HR/A without an amendmentType (RESTATEMENT or NEW HOLDINGS)',
       'formData/coverPage/amendmentInfo/amendmentType',
     );
   }
   const amended = submissionType.endsWith('/A') || isAmendment === 'true' || isAmendment === 'y';
   const filingManagerName = (text(root, 'formData', 'coverPage', 'filingManager', 'name') ?? '').trim();
-  if (filingManagerName === '') throw new FilingProblem('filingManager/name is missing', 'formData/coverPage/filingManager/name');
+  if (filingManagerName === '') throw new SourceProblem('filingManager/name is missing', 'formData/coverPage/filingManager/name');
   const optionalNumber = (name: string): number | null => {
     const value = text(root, 'formData', 'summaryPage', name);
     if (value === undefined || value.trim() === '') return null;

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import type { BuildNote } from '../../model/report.js';
 import { formatBytes, MAX_DATASET_MEMBER_BYTES, MAX_DATASET_MEMBERS } from '../source-limits.js';
-import { FilingProblem } from './filing-problem.js';
+import { SourceProblem } from '../source-problem.js';
 
 /**
  * The member files of one Form 13F data set, whether it is the SEC's quarterly ZIP or a folder it
@@ -51,7 +51,7 @@ export async function zipMembers(zipFd: number, zipSource: string, notes: BuildN
   );
   if (zip.entryCount > MAX_DATASET_MEMBERS) {
     zip.close();
-    throw new FilingProblem(`${zip.entryCount} members, more than the ${MAX_DATASET_MEMBERS} a data set ZIP may hold`, 'file');
+    throw new SourceProblem(`${zip.entryCount} members, more than the ${MAX_DATASET_MEMBERS} a data set ZIP may hold`, 'file');
   }
   const entries = new Map<string, { entry: yauzl.Entry; name: string }>();
   const unsafe: string[] = [];
@@ -83,7 +83,7 @@ export async function zipMembers(zipFd: number, zipSource: string, notes: BuildN
       const { entry, name: memberName } = entries.get(name.toUpperCase())!;
       if (entry.uncompressedSize > MAX_DATASET_MEMBER_BYTES) {
         return Promise.reject(
-          new FilingProblem(
+          new SourceProblem(
             `${zipSource}!${memberName} inflates to ${entry.uncompressedSize} bytes, more than the ${formatBytes(MAX_DATASET_MEMBER_BYTES)} a data set member may be`,
             memberName,
           ),

@@ -1,13 +1,14 @@
 import path from 'node:path';
 import type { SourceFile } from '../../model/report.js';
-import { listSourceFiles, loadSource, relativeSourcePath, sha256Hex, UnreadableSource, type LoadedSource } from '../source-files.js';
+import { sha256Hex } from '../../lib/file-digest.js';
+import { listSourceFiles, loadSource, relativeSourcePath, UnreadableSource, type LoadedSource } from '../source-files.js';
 import { MAX_FILING_FILE_BYTES } from '../source-limits.js';
 import { decodeSourceText } from '../source-text.js';
 import { readCoverPage, type CoverPage } from './cover-page.js';
 import { normalizeAccession, normalizeCik, readSubmissionType } from './filing-fields.js';
 import { readHeaderDate } from './filing-dates.js';
 import type { FilingFacts, FilingIntake } from './filing-intake.js';
-import { FilingProblem } from './filing-problem.js';
+import { SourceProblem } from '../source-problem.js';
 import { parseFullSubmission } from './full-submission.js';
 import { isInformationTable, readInformationTable } from './information-table.js';
 import type { RawHoldingRow } from './raw-holding-row.js';
@@ -54,18 +55,18 @@ export async function ingestEdgarTree(sourcesRoot: string, intake: FilingIntake)
 
 /**
  * Reads a filing file whole (up to MAX_FILING_FILE_BYTES) and decodes it. A file that cannot be
- * read, or is not text, is a FilingProblem of that file; invalid UTF-8 is a note.
+ * read, or is not text, is a SourceProblem of that file; invalid UTF-8 is a note.
  */
 async function loadFilingText(sourcesRoot: string, file: string, intake: FilingIntake): Promise<{ loaded: LoadedSource; text: string }> {
   let loaded: LoadedSource;
   try {
     loaded = await loadSource(sourcesRoot, file, MAX_FILING_FILE_BYTES);
   } catch (error) {
-    if (error instanceof UnreadableSource) throw new FilingProblem(error.reason, error.location);
+    if (error instanceof UnreadableSource) throw new SourceProblem(error.reason, error.location);
     throw error;
   }
   const decoded = decodeSourceText(loaded.content, { xml: path.extname(file).toLowerCase() === '.xml' });
-  if (!decoded.ok) throw new FilingProblem(decoded.reason, 'file');
+  if (!decoded.ok) throw new SourceProblem(decoded.reason, 'file');
   if (decoded.warning) intake.notes.push({ source: loaded.relativePath, message: decoded.warning });
   return { loaded, text: decoded.text };
 }
@@ -79,12 +80,12 @@ async function ingestFullSubmission(sourcesRoot: string, file: string, intake: F
     const submission = parseFullSubmission(text);
     const header = (key: string): string => {
       const value = submission.header.get(key);
-      if (value === undefined) throw new FilingProblem(`SGML header has no ${key}`, 'SEC-HEADER');
+      if (value === undefined) throw new SourceProblem(`SGML header has no ${key}`, 'SEC-HEADER');
       return value;
     };
     const atHeader = <T>(read: () => T): T => relocate('SEC-HEADER', read);
     const accession = normalizeAccession(header('ACCESSION NUMBER'));
-    if (!accession) throw new FilingProblem(`ACCESSION NUMBER ${JSON.stringify(header('ACCESSION NUMBER'))} is not an accession number`, 'SEC-HEADER');
+    if (!accession) throw new SourceProblem(`ACCESSION NUMBER ${JSON.stringify(header('ACCESSION NUMBER'))} is not an accession number`, 'SEC-HEADER');
     const submissionType = atHeader(() => readSubmissionType(header('CONFORMED SUBMISSION TYPE'), 'CONFORMED SUBMISSION TYPE'));
     let cover: CoverPage | null = null;
     let table: RawHoldingRow[] | null = null;
@@ -97,9 +98,9 @@ async function ingestFullSubmission(sourcesRoot: string, file: string, intake: F
       if (rootName(parsed) === 'edgarSubmission' && !cover) cover = relocate(location, () => readCoverPage(parsed));
       else if (isInformationTable(parsed) && !table) table = relocate(location, () => readInformationTable(parsed));
     }
-    if (!cover) throw new FilingProblem('no XML cover page (primary_doc.xml) among the DOCUMENT blocks', 'DOCUMENT');
+    if (!cover) throw new SourceProblem('no XML cover page (primary_doc.xml) among the DOCUMENT blocks', 'DOCUMENT');
     const isNotice = submissionType.startsWith('13F-NT');
-    if (!isNotice && !table) throw new FilingProblem('no XML information table among the DOCUMENT blocks', 'DOCUMENT');
+    if (!isNotice && !table) throw new SourceProblem('no XML information table among the DOCUMENT blocks', 'DOCUMENT');
     const facts: FilingFacts = {
       accessionNumber: accession,
       cik: atHeader(() => normalizeCik(header('CENTRAL INDEX KEY'))),
@@ -111,14 +112,14 @@ async function ingestFullSubmission(sourcesRoot: string, file: string, intake: F
       source,
     };
     if (submissionType === '13F-HR/A' && facts.amendmentType === null) {
-      throw new FilingProblem('13F-HR/A without an amendmentType (RESTATEMENT or NEW HOLDINGS)', 'coverPage/amendmentInfo');
+      throw new SourceProblem('13F-HR/A without an amendmentType (RESTATEMENT or NEW HOLDINGS)', 'coverPage/amendmentInfo');
     }
     intake.accept(facts, isNotice ? [] : table!, cover, {
       accession: { source, location: 'SEC-HEADER/ACCESSION NUMBER' },
       totals: { source, location: 'summaryPage' },
     });
   } catch (error) {
-    if (!(error instanceof FilingProblem)) throw error;
+    if (!(error instanceof SourceProblem)) throw error;
     intake.reject(source, error.location ?? 'file', error.message);
   }
   return provenance;
@@ -159,7 +160,7 @@ async function ingestFilingFolder(
       });
     }
     if (!cover.signatureDate) {
-      throw new FilingProblem('no signatureBlock/signatureDate, the filing date of a folder filing', 'formData/signatureBlock/signatureDate');
+      throw new SourceProblem('no signatureBlock/signatureDate, the filing date of a folder filing', 'formData/signatureBlock/signatureDate');
     }
     const isNotice = cover.submissionType.startsWith('13F-NT');
     let rows: RawHoldingRow[] = [];
@@ -172,7 +173,7 @@ async function ingestFilingFolder(
       }
       currentSource = loadedPrimary.relativePath;
       if (tables.length !== 1) {
-        throw new FilingProblem(
+        throw new SourceProblem(
           tables.length === 0
             ? 'no information-table XML (<informationTable>) next to primary_doc.xml'
             : `more than one information-table XML: ${tables.map((table) => table.source).join(', ')}`,
@@ -198,7 +199,7 @@ async function ingestFilingFolder(
       totals: { source: folderSource, location: 'primary_doc.xml formData/summaryPage' },
     });
   } catch (error) {
-    if (!(error instanceof FilingProblem)) throw error;
+    if (!(error instanceof SourceProblem)) throw error;
     intake.reject(currentSource, error.location ?? 'file', error.message);
   }
   return sources;
@@ -209,8 +210,8 @@ function relocate<T>(location: string, read: () => T, separator = ' '): T {
   try {
     return read();
   } catch (error) {
-    if (error instanceof FilingProblem) {
-      throw new FilingProblem(error.message, error.location ? `${location}${separator}${error.location}` : location);
+    if (error instanceof SourceProblem) {
+      throw new SourceProblem(error.message, error.location ? `${location}${separator}${error.location}` : location);
     }
     throw error;
   }

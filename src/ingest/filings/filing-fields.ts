@@ -1,4 +1,4 @@
-import { FilingProblem } from './filing-problem.js';
+import { SourceProblem } from '../source-problem.js';
 import type { AmendmentType, SubmissionType } from '../../model/filing.js';
 
 /**
@@ -13,11 +13,11 @@ const NON_NEGATIVE_NUMBER = /^\d+(?:\.\d+)?$/;
 export function readNonNegativeNumber(text: string | undefined, field: string): number {
   const trimmed = (text ?? '').trim();
   if (!NON_NEGATIVE_NUMBER.test(trimmed)) {
-    throw new FilingProblem(`${field} ${JSON.stringify(trimmed)} is not a non-negative number`);
+    throw new SourceProblem(`${field} ${JSON.stringify(trimmed)} is not a non-negative number`);
   }
   const value = Number(trimmed);
   if (!Number.isFinite(value) || value > Number.MAX_SAFE_INTEGER) {
-    throw new FilingProblem(`${field} ${JSON.stringify(trimmed)} is out of range`);
+    throw new SourceProblem(`${field} ${JSON.stringify(trimmed)} is out of range`);
   }
   return value;
 }
@@ -25,7 +25,7 @@ export function readNonNegativeNumber(text: string | undefined, field: string): 
 export function readAmountType(text: string | undefined): 'SH' | 'PRN' {
   const trimmed = (text ?? '').trim().toUpperCase();
   if (trimmed === 'SH' || trimmed === 'PRN') return trimmed;
-  throw new FilingProblem(`sshPrnamtType ${JSON.stringify(text ?? '')} is not SH or PRN`);
+  throw new SourceProblem(`sshPrnamtType ${JSON.stringify(text ?? '')} is not SH or PRN`);
 }
 
 /** Put, Call or nothing; EDGAR writes "Put"/"Call", the data sets sometimes upper-case them. */
@@ -33,7 +33,7 @@ export function readPutCall(text: string | undefined): 'put' | 'call' | null {
   const trimmed = (text ?? '').trim().toLowerCase();
   if (trimmed === '') return null;
   if (trimmed === 'put' || trimmed === 'call') return trimmed;
-  throw new FilingProblem(`putCall ${JSON.stringify(text)} is not Put, Call or empty`);
+  throw new SourceProblem(`putCall ${JSON.stringify(text)} is not Put, Call or empty`);
 }
 
 const SUBMISSION_TYPES: readonly SubmissionType[] = ['13F-HR', '13F-HR/A', '13F-NT', '13F-NT/A'];
@@ -43,7 +43,7 @@ export function readSubmissionType(text: string | undefined, field: string): Sub
   const trimmed = (text ?? '').trim().toUpperCase();
   const found = SUBMISSION_TYPES.find((type) => type === trimmed);
   if (found) return found;
-  throw new FilingProblem(
+  throw new SourceProblem(
     `not a Form 13F holdings report or notice: ${field} is ${JSON.stringify(trimmed)} (expected ${SUBMISSION_TYPES.join(', ')})`,
   );
 }
@@ -52,13 +52,13 @@ export function readAmendmentType(text: string | undefined): AmendmentType | nul
   const trimmed = (text ?? '').trim().toUpperCase();
   if (trimmed === '') return null;
   if (trimmed === 'RESTATEMENT' || trimmed === 'NEW HOLDINGS') return trimmed;
-  throw new FilingProblem(`amendmentType ${JSON.stringify(text)} is not RESTATEMENT or NEW HOLDINGS`);
+  throw new SourceProblem(`amendmentType ${JSON.stringify(text)} is not RESTATEMENT or NEW HOLDINGS`);
 }
 
 /** CIKs are stored without leading zeros ("0001067983" -> "1067983"). */
 export function normalizeCik(text: string | undefined): string {
   const trimmed = (text ?? '').trim();
-  if (!/^\d{1,10}$/.test(trimmed)) throw new FilingProblem(`CIK ${JSON.stringify(trimmed)} is not 1 to 10 digits`);
+  if (!/^\d{1,10}$/.test(trimmed)) throw new SourceProblem(`CIK ${JSON.stringify(trimmed)} is not 1 to 10 digits`);
   return trimmed.replace(/^0+(?=\d)/, '');
 }
 

@@ -1,11 +1,11 @@
 import type { FilingMeta } from '../../model/filing.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import type { CompactFilingCatalog } from './catalog.js';
-import { FilingProblem } from './filing-problem.js';
+import { SourceProblem } from '../source-problem.js';
 import { IdentifiersInNames } from './identifiers-in-names.js';
 import type { RawHoldingRow } from './raw-holding-row.js';
 import { tableTotalsDisagreement } from './table-totals.js';
-import { decideValueUnit, type ValueUnitDecision } from './value-unit.js';
+import { decideValueUnit, DOLLARS_FROM, type ValueUnitDecision } from './value-unit.js';
 
 /** Everything known about a filing except how its values are read. */
 export type FilingFacts = Omit<FilingMeta, 'valueUnit' | 'valueUnitReason'>;
@@ -79,7 +79,7 @@ export class FilingIntake {
         this.addRow(stagingId, row);
       } catch (error) {
         this.discard(stagingId);
-        if (error instanceof FilingProblem) throw new FilingProblem(error.message, `informationTable/infoTable[${index + 1}]`);
+        if (error instanceof SourceProblem) throw new SourceProblem(error.message, `informationTable/infoTable[${index + 1}]`);
         throw error;
       }
     });
@@ -131,11 +131,11 @@ export class FilingIntake {
     try {
       filerName = this.names.clean(stagingId, 'filer name', facts.filerName, true);
     } catch (error) {
-      if (error instanceof FilingProblem) return rejectFiling(at.accession, error.message);
+      if (error instanceof SourceProblem) return rejectFiling(at.accession, error.message);
       throw error;
     }
     const decision = isNotice
-      ? { unit: facts.filedAt >= '2023-01-03' ? ('dollars' as const) : ('thousands' as const), reason: 'notice: no information table', overridden: false }
+      ? { unit: facts.filedAt >= DOLLARS_FROM ? ('dollars' as const) : ('thousands' as const), reason: 'notice: no information table', overridden: false }
       : decideValueUnit(facts.filedAt, this.catalog.stagedRows(stagingId));
     const meta: FilingMeta = { ...facts, filerName, valueUnit: decision.unit, valueUnitReason: decision.reason };
     this.catalog.commit(stagingId, meta);

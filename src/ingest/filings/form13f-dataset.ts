@@ -4,7 +4,7 @@ import type { DatasetMembers } from './dataset-members.js';
 import { normalizeAccession, normalizeCik, readAmendmentType, readAmountType, readNonNegativeNumber, readPutCall, readSubmissionType } from './filing-fields.js';
 import { readDatasetDate } from './filing-dates.js';
 import type { FilingIntake } from './filing-intake.js';
-import { FilingProblem } from './filing-problem.js';
+import { SourceProblem } from '../source-problem.js';
 import { columnIndex, forEachTsvLine } from './tsv-rows.js';
 
 /**
@@ -54,7 +54,7 @@ export async function ingestForm13fDataset(
     for (const filing of pending.values()) {
       if (filing.stagingId !== null) intake.discard(filing.stagingId);
     }
-    const location = error instanceof FilingProblem ? (error.location ?? 'file') : 'file';
+    const location = error instanceof SourceProblem ? (error.location ?? 'file') : 'file';
     intake.reject(datasetSource, location, `data set not read: ${error instanceof Error ? error.message : String(error)}`);
   }
 
@@ -107,10 +107,10 @@ export async function ingestForm13fDataset(
         const isAmendment = field('ISAMENDMENT').trim().toUpperCase() === 'Y' || filing.submissionType.endsWith('/A');
         const amendmentType = isAmendment ? readAmendmentType(field('AMENDMENTTYPE')) : null;
         if (filing.submissionType === '13F-HR/A' && amendmentType === null) {
-          throw new FilingProblem('13F-HR/A without an AMENDMENTTYPE (RESTATEMENT or NEW HOLDINGS)');
+          throw new SourceProblem('13F-HR/A without an AMENDMENTTYPE (RESTATEMENT or NEW HOLDINGS)');
         }
         const filerName = field('FILINGMANAGER_NAME').trim();
-        if (filerName === '') throw new FilingProblem('FILINGMANAGER_NAME is empty');
+        if (filerName === '') throw new SourceProblem('FILINGMANAGER_NAME is empty');
         filing.cover = { filerName, amendmentType };
       });
     });
@@ -151,9 +151,9 @@ export async function ingestForm13fDataset(
         }
         guarded(filing, source, at, () => {
           const issuerName = field('NAMEOFISSUER').trim();
-          if (issuerName === '') throw new FilingProblem('NAMEOFISSUER is empty');
+          if (issuerName === '') throw new SourceProblem('NAMEOFISSUER is empty');
           const cusip = field('CUSIP').trim().toUpperCase();
-          if (cusip === '') throw new FilingProblem('CUSIP is empty');
+          if (cusip === '') throw new SourceProblem('CUSIP is empty');
           const row = {
             issuerName,
             titleOfClass: field('TITLEOFCLASS').trim(),
@@ -224,7 +224,7 @@ export async function ingestForm13fDataset(
     try {
       read();
     } catch (error) {
-      if (!(error instanceof FilingProblem)) throw error;
+      if (!(error instanceof SourceProblem)) throw error;
       markBad(filing, source, at, error.message);
     }
   }
@@ -237,13 +237,13 @@ export async function ingestForm13fDataset(
 
 function readAccession(text: string): string {
   const accession = normalizeAccession(text);
-  if (!accession) throw new FilingProblem(`ACCESSION_NUMBER ${JSON.stringify(text)} is not an accession number`);
+  if (!accession) throw new SourceProblem(`ACCESSION_NUMBER ${JSON.stringify(text)} is not an accession number`);
   return accession;
 }
 
 /**
  * Streams one member, checking each row's field count against the header. Problems the row
- * reader throws (FilingProblem) become rejections of that row; wrong field counts go to
+ * reader throws (SourceProblem) become rejections of that row; wrong field counts go to
  * onWrongWidth when given (INFOTABLE blames the filing), else are rejected as rows.
  */
 async function eachRow(
@@ -261,11 +261,11 @@ async function eachRow(
   const field = (column: string): string => current[columns!.get(column)!] ?? '';
   const summary = await forEachTsvLine(await members.open(name), (entry) => {
     if ('header' in entry) {
-      if (entry.problem) throw new FilingProblem(`${source}: ${entry.problem}`, `line ${entry.line}`);
+      if (entry.problem) throw new SourceProblem(`${source}: ${entry.problem}`, `line ${entry.line}`);
       try {
         columns = columnIndex(entry.header, required);
       } catch (error) {
-        throw new FilingProblem(`${source}: ${(error as Error).message}`, 'line 1');
+        throw new SourceProblem(`${source}: ${(error as Error).message}`, 'line 1');
       }
       width = entry.header.length;
       return;
@@ -281,11 +281,11 @@ async function eachRow(
     try {
       onRow(field, at, source);
     } catch (error) {
-      if (!(error instanceof FilingProblem)) throw error;
+      if (!(error instanceof SourceProblem)) throw error;
       rejectRow(at, error.message);
     }
   });
-  if (!columns) throw new FilingProblem(`${source} is empty (no header row)`, 'line 1');
+  if (!columns) throw new SourceProblem(`${source} is empty (no header row)`, 'line 1');
   if (summary.invalidUtf8) {
     const { byteOffset, line, lines } = summary.invalidUtf8;
     intake.notes.push({ source, message: `invalid UTF-8 at byte offset ${byteOffset} (line ${line}), read as U+FFFD; ${lines} line(s) affected` });

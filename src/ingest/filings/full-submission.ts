@@ -1,5 +1,5 @@
 import { LineCounter, splitLines } from '../line-index.js';
-import { FilingProblem } from './filing-problem.js';
+import { SourceProblem } from '../source-problem.js';
 
 /**
  * Splits an EDGAR full submission (`<accession>.txt`, or the `.nc` dissemination file) into its
@@ -33,11 +33,11 @@ const DOCUMENT_CLOSE = '</DOCUMENT>';
 
 export function parseFullSubmission(text: string): FullSubmission {
   const headerEnd = text.search(/<\/SEC-HEADER>|<\/IMS-HEADER>|<DOCUMENT>/);
-  if (headerEnd < 0) throw new FilingProblem('not an EDGAR full submission: no SGML header or <DOCUMENT> block', 'line 1');
+  if (headerEnd < 0) throw new SourceProblem('not an EDGAR full submission: no SGML header or <DOCUMENT> block', 'line 1');
   const lines = new LineCounter(text);
   const headerText = text.slice(0, headerEnd);
   const nul = headerText.indexOf('\u0000');
-  if (nul !== -1) throw new FilingProblem('the SGML header contains a NUL character (U+0000)', `line ${lines.lineAt(nul)}`);
+  if (nul !== -1) throw new SourceProblem('the SGML header contains a NUL character (U+0000)', `line ${lines.lineAt(nul)}`);
   const header = new Map<string, string>();
   for (const line of splitLines(headerText)) {
     const match = /^\s*([A-Z][A-Z0-9 \-]*[A-Z0-9]):\s*(.*?)\s*$/.exec(line);
@@ -49,7 +49,7 @@ export function parseFullSubmission(text: string): FullSubmission {
     const line = lines.lineAt(open);
     const bodyStart = open + DOCUMENT_OPEN.length;
     const close = text.indexOf(DOCUMENT_CLOSE, bodyStart);
-    if (close === -1) throw new FilingProblem(`the <DOCUMENT> of line ${line} is never closed by ${DOCUMENT_CLOSE}`, `line ${line}`);
+    if (close === -1) throw new SourceProblem(`the <DOCUMENT> of line ${line} is never closed by ${DOCUMENT_CLOSE}`, `line ${line}`);
     const body = text.slice(bodyStart, close);
     const xml = xmlElement(body, bodyStart, lines);
     documents.push({
@@ -75,16 +75,16 @@ function xmlElement(body: string, bodyOffset: number, lines: LineCounter): { tex
   if (openAt === -1 && closeAt === -1) return null;
   if (openAt === -1 || closeAt < openAt) {
     const closeLine = lines.lineAt(bodyOffset + closeAt);
-    throw new FilingProblem(`a misplaced </XML>: the one on line ${closeLine} closes no <XML> element`, `line ${closeLine}`);
+    throw new SourceProblem(`a misplaced </XML>: the one on line ${closeLine} closes no <XML> element`, `line ${closeLine}`);
   }
   const openLine = lines.lineAt(bodyOffset + openAt);
   if (closeAt === -1) {
-    throw new FilingProblem(`a misplaced </XML>: the <XML> of line ${openLine} is not closed within its DOCUMENT`, `line ${openLine}`);
+    throw new SourceProblem(`a misplaced </XML>: the <XML> of line ${openLine} is not closed within its DOCUMENT`, `line ${openLine}`);
   }
   const text = body.slice(openAt + '<XML>'.length, closeAt);
   if (text.trim() === '') {
     const closeLine = lines.lineAt(bodyOffset + closeAt);
-    throw new FilingProblem(`a misplaced </XML>: the <XML> of line ${openLine} is closed on line ${closeLine} before any XML`, `line ${closeLine}`);
+    throw new SourceProblem(`a misplaced </XML>: the <XML> of line ${openLine} is closed on line ${closeLine} before any XML`, `line ${closeLine}`);
   }
   return { text, line: openLine };
 }

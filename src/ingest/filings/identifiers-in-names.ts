@@ -1,6 +1,6 @@
 import type { BuildNote } from '../../model/report.js';
 import { stripSecurityIdentifiers } from '../../model/security-identifiers.js';
-import { FilingProblem } from './filing-problem.js';
+import { SourceProblem } from '../source-problem.js';
 
 /** The names of a filing that Smart Money publishes. */
 export type NameField = 'issuer name' | 'title of class' | 'filer name';
@@ -40,7 +40,7 @@ export class IdentifiersInNames {
     }
     if (result === text) return text;
     if (result === '' && required) {
-      throw new FilingProblem(`${field} ${JSON.stringify(text)} is only a security identifier; there is no name to publish`);
+      throw new SourceProblem(`${field} ${JSON.stringify(text)} is only a security identifier; there is no name to publish`);
     }
     const key = `${field}\n${text}`;
     let counts = this.pending.get(stagingId);

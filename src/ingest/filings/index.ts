@@ -10,6 +10,7 @@ import { ingestEdgarTree } from './edgar-submissions.js';
 import { FilingIntake, type IntakeOptions } from './filing-intake.js';
 import { ingestForm13fDataset } from './form13f-dataset.js';
 import { parseInvestorRegistry } from './investor-registry.js';
+import { compareText } from '../../lib/text-order.js';
 
 export interface FilingsIngest {
   catalog: FilingCatalog;
@@ -127,5 +128,5 @@ async function findDatasets(sourcesRoot: string, datasetsDir: string): Promise<{
     );
     found.push({ source: relative(folder), files: used, open: async () => folderMembers(folder, used, relative, (file) => openSourceStream(sourcesRoot, file)) });
   }
-  return { found: found.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0)), notes: listing.notes };
+  return { found: found.sort((a, b) => compareText(a.source, b.source)), notes: listing.notes };
 }

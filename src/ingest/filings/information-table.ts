@@ -1,4 +1,4 @@
-import { FilingProblem } from './filing-problem.js';
+import { SourceProblem } from '../source-problem.js';
 import { readAmountType, readNonNegativeNumber, readPutCall } from './filing-fields.js';
 import type { RawHoldingRow } from './raw-holding-row.js';
 import { child, parseXmlDocument, rootName, text, type XmlNode, type XmlValue } from './xml-document.js';
@@ -19,7 +19,7 @@ export function isInformationTable(document: XmlNode): boolean {
 
 export function readInformationTable(document: XmlNode): RawHoldingRow[] {
   if (!isInformationTable(document)) {
-    throw new FilingProblem(`expected an <informationTable> document, found <${rootName(document) ?? 'nothing'}>`);
+    throw new SourceProblem(`expected an <informationTable> document, found <${rootName(document) ?? 'nothing'}>`);
   }
   const entries = child(document, 'informationTable', 'infoTable');
   const list: XmlValue[] = entries === undefined ? [] : Array.isArray(entries) ? entries : [entries];
@@ -27,8 +27,8 @@ export function readInformationTable(document: XmlNode): RawHoldingRow[] {
     try {
       return readInfoTableEntry(entry);
     } catch (error) {
-      if (error instanceof FilingProblem) {
-        throw new FilingProblem(error.message, `informationTable/infoTable[${index + 1}]`);
+      if (error instanceof SourceProblem) {
+        throw new SourceProblem(error.message, `informationTable/infoTable[${index + 1}]`);
       }
       throw error;
     }
@@ -38,7 +38,7 @@ export function readInformationTable(document: XmlNode): RawHoldingRow[] {
 function readInfoTableEntry(entry: XmlValue): RawHoldingRow {
   const required = (name: string, value: string | undefined): string => {
     const trimmed = (value ?? '').trim();
-    if (trimmed === '') throw new FilingProblem(`${name} is missing`);
+    if (trimmed === '') throw new SourceProblem(`${name} is missing`);
     return trimmed;
   };
   return {

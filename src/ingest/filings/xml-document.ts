@@ -1,5 +1,5 @@
 import { readXml } from '../xml-reader.js';
-import { FilingProblem } from './filing-problem.js';
+import { SourceProblem } from '../source-problem.js';
 
 /**
  * Parses an EDGAR XML document into plain objects keyed by local element names, with the one XML
@@ -24,7 +24,7 @@ export function parseXmlDocument(text: string, firstLine = 1): XmlNode {
   if (read.ok) return read.root as XmlNode;
   const line = read.line + firstLine - 1;
   const location = read.column === undefined ? `line ${line}` : `line ${line}, column ${read.column}`;
-  throw new FilingProblem(read.kind === 'syntax' ? `XML does not parse: ${read.reason}` : read.reason, location);
+  throw new SourceProblem(read.kind === 'syntax' ? `XML does not parse: ${read.reason}` : read.reason, location);
 }
 
 /** The child element at a path of local names, or undefined. */

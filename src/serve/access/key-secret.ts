@@ -1,3 +1,4 @@
+import { sha256Hex } from '../../lib/file-digest.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
@@ -38,8 +39,4 @@ export function secretMatches(presented: string, storedSha256: string): boolean 
   const expected = Buffer.from(storedSha256, 'hex');
   const actual = createHash('sha256').update(presented, 'utf8').digest();
   return expected.length === actual.length && timingSafeEqual(expected, actual);
-}
-
-function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
 }

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { type FSWatcher, readFileSync, statSync, watch } from 'node:fs';
 import path from 'node:path';
-import { replaceFileAtomically } from '../../publish/atomic-file.js';
-import { withFileLock } from '../../publish/file-lock.js';
+import { replaceFileAtomically } from '../../lib/atomic-file.js';
+import { withFileLock } from '../../lib/file-lock.js';
 import { type KeyRecord, parseKeyFile, serializeKeyFile } from './key-record.js';
 import { generateKeySecret, keyIdOfSecret, secretMatches } from './key-secret.js';
 import { type KeyDirectory, KeyNotFoundError, type NewKeyInput } from './state-store.js';

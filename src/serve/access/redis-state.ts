@@ -18,6 +18,7 @@ import {
   type UsageLedger,
 } from './state-store.js';
 import { WINDOW_SECONDS } from './utc-windows.js';
+import { compareText } from '../../lib/text-order.js';
 
 /**
  * Keys and usage in Redis, shared by every `pdsnap serve` of a deployment.
@@ -353,6 +354,6 @@ class RedisUsageLedger implements UsageLedger {
       else if (part === 'tier' && (value === 'member' || value === 'premium')) row.tier = value;
       rows.set(keyId, row);
     }
-    return [...rows.values()].sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0));
+    return [...rows.values()].sort((a, b) => compareText(a.keyId, b.keyId));
   }
 }

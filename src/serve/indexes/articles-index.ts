@@ -2,6 +2,7 @@ import { REGION_LOCALE, type Article, type Locale, type Region } from '../../mod
 import type { InstantRange } from '../calendar-window.js';
 import { profileBArticle, type ProfileBArticleDetail } from '../schemas/profile-b-shapes.js';
 import { SelectionCache } from './selection-cache.js';
+import { compareText } from '../../lib/text-order.js';
 
 interface ProfileBEntry {
   record: ProfileBArticleDetail;
@@ -24,7 +25,7 @@ export interface ArticlesIndex {
 }
 
 function newestFirst(a: Article, b: Article): number {
-  return a.publishedAt < b.publishedAt ? 1 : a.publishedAt > b.publishedAt ? -1 : a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0;
+  return compareText(b.publishedAt, a.publishedAt) || compareText(a.slug, b.slug);
 }
 
 /** Indexes one articles snapshot; Profile B projections are made here once, not per request. */
@@ -94,10 +95,6 @@ export function selectProfileBArticles(index: ArticlesIndex, filter: ProfileBArt
     if (filter.sort === 'date_asc') matches.sort((a, b) => a.publishedMs - b.publishedMs || compareText(a.record.slug, b.record.slug));
     return matches.map((e) => e.record);
   });
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export function findProfileBArticle(index: ArticlesIndex, region: Region, slug: string): ProfileBArticleDetail | undefined {

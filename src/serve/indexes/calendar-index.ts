@@ -3,6 +3,7 @@ import { IMPORTANCE_LEVEL } from '../../model/calendar-event.js';
 import type { InstantRange } from '../calendar-window.js';
 import { profileBCalendarEvent, type ProfileBCalendarEvent } from '../schemas/profile-b-shapes.js';
 import { SelectionCache } from './selection-cache.js';
+import { compareText } from '../../lib/text-order.js';
 
 export interface CalendarIndex {
   /** Ordered by scheduledAt, then id. */
@@ -16,9 +17,7 @@ export interface CalendarIndex {
 }
 
 export function indexCalendar(records: readonly CalendarEvent[]): CalendarIndex {
-  const events = [...records].sort((a, b) =>
-    a.scheduledAt < b.scheduledAt ? -1 : a.scheduledAt > b.scheduledAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
-  );
+  const events = [...records].sort((a, b) => compareText(a.scheduledAt, b.scheduledAt) || compareText(a.id, b.id));
   return {
     events,
     times: events.map((e) => Date.parse(e.scheduledAt)),

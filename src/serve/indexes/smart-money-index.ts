@@ -1,46 +1,76 @@
-import type { ConsensusRow, InvestorDetail, TradeAction, TradeRow } from '../../model/smart-money.js';
-import { SelectionCache } from './selection-cache.js';
+import type { InvestorDetail, TradeAction } from '../../model/smart-money.js';
+import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../../lib/sqlite.js';
+import type { Page } from './page.js';
 
-export interface SmartMoneyIndex {
-  /** Largest reported value total first, then slug. */
-  investors: readonly InvestorDetail[];
-  bySlug: ReadonlyMap<string, InvestorDetail>;
-  /** Rank order. */
-  consensus: readonly ConsensusRow[];
-  /** The bundle's order, which the pipeline makes deterministic. */
-  trades: readonly TradeRow[];
-  investorCache: SelectionCache<InvestorDetail>;
-  tradeCache: SelectionCache<TradeRow>;
-}
+type Row = { ord: number; record: string };
 
-export function indexSmartMoney(resources: {
-  investors: readonly InvestorDetail[];
-  consensus: readonly ConsensusRow[];
-  trades: readonly TradeRow[];
-}): SmartMoneyIndex {
-  const investors = [...resources.investors].sort(
-    (a, b) => b.reportedValueTotal - a.reportedValueTotal || (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0),
-  );
-  return {
-    investors,
-    bySlug: new Map(investors.map((i) => [i.slug, i])),
-    consensus: [...resources.consensus].sort((a, b) => a.rank - b.rank),
-    trades: resources.trades,
-    investorCache: new SelectionCache(),
-    tradeCache: new SelectionCache(),
-  };
-}
+/**
+ * A Smart Money snapshot served from its bundle's serving index (a read-only SQLite file): a start
+ * is an open, not a load, and memory holds SQLite's page cache, not the records. Every list is a
+ * keyset query on a dense position (`ord`, or `rank` for consensus): a page asks for one row more
+ * than its limit, and that row's position is where the next page starts.
+ */
+export class SmartMoneyIndex {
+  private readonly statements = new Map<string, SqliteStatement<unknown[], Row>>();
+  private readonly detail: SqliteStatement<[string], { record: string }>;
 
-export function selectInvestors(index: SmartMoneyIndex, filter: { category?: string }): readonly InvestorDetail[] {
-  if (filter.category === undefined) return index.investors;
-  return index.investorCache.get(filter.category, () => index.investors.filter((i) => i.category === filter.category));
-}
+  private constructor(private readonly db: SqliteDatabase) {
+    this.detail = db.prepare('SELECT record FROM investor_detail WHERE slug = ?');
+  }
 
-export function selectTrades(index: SmartMoneyIndex, filter: { action?: TradeAction; investorSlug?: string }): readonly TradeRow[] {
-  if (filter.action === undefined && filter.investorSlug === undefined) return index.trades;
-  return index.tradeCache.get(JSON.stringify([filter.action, filter.investorSlug]), () =>
-    index.trades.filter(
-      (t) => (filter.action === undefined || t.action === filter.action) && (filter.investorSlug === undefined || t.investorSlug === filter.investorSlug),
-    ),
-  );
+  /** Opens a serving index that its bundle verified (OpenedBundle.verifiedServingIndex). */
+  static open(file: string): SmartMoneyIndex {
+    const db = openSqlite(file, { readonly: true });
+    // A modest page cache: pages are read on demand, and the OS caches the file anyway.
+    db.exec('PRAGMA cache_size = -8192');
+    return new SmartMoneyIndex(db);
+  }
+
+  investors(filter: { category?: string }, position: number, limit: number): Page {
+    return filter.category === undefined
+      ? this.page('SELECT ord, record FROM investor_list WHERE ord >= ? ORDER BY ord LIMIT ?', [position, limit])
+      : this.page('SELECT ord, record FROM investor_list WHERE category = ? AND ord >= ? ORDER BY ord LIMIT ?', [filter.category, position, limit]);
+  }
+
+  investor(slug: string): InvestorDetail | undefined {
+    const row = this.detail.get(slug);
+    return row ? (JSON.parse(row.record) as InvestorDetail) : undefined;
+  }
+
+  consensus(position: number, limit: number): Page {
+    return this.page('SELECT rank AS ord, record FROM consensus WHERE rank >= ? ORDER BY rank LIMIT ?', [position, limit]);
+  }
+
+  /** Trades in the bundle's order (which the pipeline makes deterministic), optionally of one action and one investor. */
+  trades(filter: { action?: TradeAction; investorSlug?: string }, position: number, limit: number): Page {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.investorSlug !== undefined) {
+      where.push('investor_slug = ?');
+      params.push(filter.investorSlug);
+    }
+    if (filter.action !== undefined) {
+      where.push('action = ?');
+      params.push(filter.action);
+    }
+    where.push('ord >= ?');
+    return this.page(`SELECT ord, record FROM trades WHERE ${where.join(' AND ')} ORDER BY ord LIMIT ?`, [...params, position, limit]);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private page(sql: string, params: unknown[]): Page {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare<unknown[], Row>(sql);
+      this.statements.set(sql, statement);
+    }
+    const limit = params[params.length - 1] as number;
+    // One row more than asked: its position is the next page's start.
+    const rows = statement.all(...params.slice(0, -1), limit + 1);
+    const data = rows.slice(0, limit).map((row) => JSON.parse(row.record) as unknown);
+    return { data, next: rows.length > limit ? Number(rows[limit]!.ord) : null };
+  }
 }

@@ -3,7 +3,7 @@ import type { TradeAction } from '../../model/smart-money.js';
 import { calendarRange } from '../calendar-window.js';
 import { selectArticles } from '../indexes/articles-index.js';
 import { selectCalendar } from '../indexes/calendar-index.js';
-import { selectInvestors, selectTrades } from '../indexes/smart-money-index.js';
+import { arrayPage } from '../indexes/page.js';
 import { listOperation, type Operation, singleOperation } from '../operation.js';
 import { profileAEnvelope } from '../schemas/envelopes.js';
 import { PARAMETERS } from '../schemas/parameter-schemas.js';
@@ -25,7 +25,7 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     envelope: 'ArticleListEnvelope',
     plan: (q) => {
       const filters = { locale: q.locale as string | undefined, category: q.category as string | undefined };
-      return { filters, select: (index) => selectArticles(index, filters) };
+      return { filters, page: (index, offset, limit) => arrayPage(selectArticles(index, filters), offset, limit) };
     },
   }),
   singleOperation({
@@ -58,7 +58,7 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     plan: (q) => {
       const range = calendarRange(q.from as string, q.to as string);
       const filters = { from: q.from, to: q.to, importance: q.importance as Importance | undefined, country: q.country as string | undefined };
-      return { filters, select: (index) => selectCalendar(index, range, filters) };
+      return { filters, page: (index, offset, limit) => arrayPage(selectCalendar(index, range, filters), offset, limit) };
     },
   }),
   listOperation({
@@ -75,7 +75,7 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     envelope: 'SmartMoneyInvestorListEnvelope',
     plan: (q) => {
       const filters = { category: q.category as string | undefined };
-      return { filters, select: (index) => selectInvestors(index, filters) };
+      return { filters, page: (index, position, limit) => index.investors(filters, position, limit) };
     },
   }),
   singleOperation({
@@ -90,7 +90,7 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     params: PARAMETERS.getSmartMoneyInvestorParams,
     response: profileAEnvelope('SmartMoneyInvestorDetailEnvelope', inlineRecord),
     envelope: 'SmartMoneyInvestorDetailEnvelope',
-    plan: (p) => ({ key: { slug: p.slug }, find: (index) => index.bySlug.get(p.slug as string), notFoundMessage: `No investor with slug ${p.slug}` }),
+    plan: (p) => ({ key: { slug: p.slug }, find: (index) => index.investor(p.slug as string), notFoundMessage: `No investor with slug ${p.slug}` }),
   }),
   listOperation({
     profile: 'A',
@@ -103,7 +103,7 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     querystring: PARAMETERS.listSmartMoneyConsensus,
     response: profileAEnvelope('SmartMoneyConsensusListEnvelope', inlineRecord),
     envelope: 'SmartMoneyConsensusListEnvelope',
-    plan: () => ({ filters: {}, select: (index) => index.consensus }),
+    plan: () => ({ filters: {}, page: (index, position, limit) => index.consensus(position, limit) }),
   }),
   listOperation({
     profile: 'A',
@@ -119,7 +119,7 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     envelope: 'SmartMoneyTradeListEnvelope',
     plan: (q) => {
       const filters = { action: q.action as TradeAction | undefined, investorSlug: q.investorSlug as string | undefined };
-      return { filters, select: (index) => selectTrades(index, filters) };
+      return { filters, page: (index, position, limit) => index.trades(filters, position, limit) };
     },
   }),
 ];

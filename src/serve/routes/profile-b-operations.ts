@@ -2,6 +2,7 @@ import type { Region } from '../../model/article.js';
 import { futureWindow, publicationRange } from '../calendar-window.js';
 import { findProfileBArticle, selectProfileBArticles } from '../indexes/articles-index.js';
 import { selectProfileBCalendar } from '../indexes/calendar-index.js';
+import { arrayPage } from '../indexes/page.js';
 import { listOperation, type Operation, singleOperation } from '../operation.js';
 import { profileBListEnvelope, profileBSingleEnvelope } from '../schemas/envelopes.js';
 import { PARAMETERS } from '../schemas/parameter-schemas.js';
@@ -32,7 +33,7 @@ export const PROFILE_B_OPERATIONS: readonly Operation[] = [
         to: q.to,
         sort: q.sort as 'date_desc' | 'date_asc',
       };
-      return { filters, select: (index) => selectProfileBArticles(index, { ...filters, range }) };
+      return { filters, page: (index, offset, limit) => arrayPage(selectProfileBArticles(index, { ...filters, range }), offset, limit) };
     },
   }),
   singleOperation({
@@ -68,7 +69,7 @@ export const PROFILE_B_OPERATIONS: readonly Operation[] = [
       const minImportance = q.importance as number | undefined;
       // The window start is part of the filters: the same URL gives another list on another day.
       const filters = { region: q.region, futureDays: q.futureDays, importance: minImportance, windowStartMs: window.startMs };
-      return { filters, select: (index) => selectProfileBCalendar(index, window, { country, minImportance }) };
+      return { filters, page: (index, offset, limit) => arrayPage(selectProfileBCalendar(index, window, { country, minImportance }), offset, limit) };
     },
   }),
 ];

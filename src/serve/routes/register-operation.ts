@@ -48,21 +48,18 @@ function answerList(op: ListOperation, deps: OperationDeps, request: FastifyRequ
   const snapshot = deps.snapshots.require(op.dataset, now);
   const limit = query.limit as number;
   const binding = { snapshotId: snapshot.snapshotId, operationId: op.operationId, queryHash: queryFingerprint(plan.filters) };
-  let offset: number;
-  if (op.profile === 'A') {
-    offset = typeof query.cursor === 'string' ? deps.cursors.decode(query.cursor, binding) : 0;
-  } else {
-    offset = query.offset as number;
-  }
-  if (notModified(request, reply, etagOf([op.operationId, snapshot.snapshotId, plan.filters, limit, offset], op.profile === 'A'))) return reply.send();
+  // Profile A pages by cursor (a position inside the snapshot's order); Profile B by offset.
+  const position = op.profile === 'A' ? (typeof query.cursor === 'string' ? deps.cursors.decode(query.cursor, binding) : 0) : (query.offset as number);
+  if (notModified(request, reply, etagOf([op.operationId, snapshot.snapshotId, plan.filters, limit, position], op.profile === 'A'))) return reply.send();
 
-  const all = plan.select(snapshot.index);
-  const data = all.slice(offset, offset + limit);
-  if (op.profile === 'B') return { data, pagination: { total: all.length, limit, offset } };
-  const next = offset + limit;
+  const page = plan.page(snapshot.index, position, limit);
+  if (op.profile === 'B') {
+    if (page.total === undefined) throw new Error(`${op.operationId}: a Profile B list must know its total`);
+    return { data: page.data, pagination: { total: page.total, limit, offset: position } };
+  }
   return {
-    data,
-    page: { limit, nextCursor: next < all.length ? deps.cursors.encode(binding, next) : null },
+    data: page.data,
+    page: { limit, nextCursor: page.next === null ? null : deps.cursors.encode(binding, page.next) },
     snapshot: listSnapshotOf(snapshot),
     requestId: request.id,
   };

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCoverPage } from '../../../src/ingest/filings/cover-page.js';
-import { FilingProblem } from '../../../src/ingest/filings/filing-problem.js';
+import { SourceProblem } from '../../../src/ingest/source-problem.js';
 import { parseFullSubmission } from '../../../src/ingest/filings/full-submission.js';
 import { parseInformationTable } from '../../../src/ingest/filings/information-table.js';
 
@@ -125,12 +125,12 @@ describe('EDGAR full submission .txt', () => {
   });
 });
 
-function catchProblem(run: () => unknown): FilingProblem {
+function catchProblem(run: () => unknown): SourceProblem {
   try {
     run();
   } catch (error) {
-    if (error instanceof FilingProblem) return error;
+    if (error instanceof SourceProblem) return error;
     throw error;
   }
-  throw new Error('expected a FilingProblem');
+  throw new Error('expected a SourceProblem');
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openSqlite } from '../../../src/lib/sqlite.js';
 import { FileState } from '../../../src/serve/access/file-state.js';
 import { createAccess, type Access, type Admission, type Profile } from '../../../src/serve/access/index.js';
 import { openRedisState } from '../../../src/serve/access/redis-state.js';
@@ -208,15 +209,37 @@ describe.each(['file', 'redis'] as const)('access over the %s state', (backend) 
       return last;
     }
 
+    /**
+     * Sets a key's count of the month in the store itself, as thousands of earlier requests would
+     * have left it: counting them one by one would only test the counter 20,000 times over.
+     */
+    async function seedMonthCount(keyId: string, month: string, requests: number): Promise<void> {
+      if (backend === 'file') {
+        const db = openSqlite(path.join(dir, 'usage.sqlite'));
+        const changed = db.prepare('UPDATE monthly_usage SET requests = ? WHERE key_id = ? AND month = ?').run(requests, keyId, month);
+        db.close();
+        expect(Number(changed.changes)).toBe(1);
+      } else {
+        const client = new Redis(redis!.url);
+        await client.hset(`pdsnap:usage:${month}`, `${keyId}:requests`, requests);
+        await client.quit();
+      }
+    }
+
     it('goes from included to metered overage to the hard cap, and opens again in the next UTC month', async () => {
       clock = new Date('2026-11-29T00:00:00Z');
-      const lastIncluded = await spreadAdmits(10_000, 'B');
+      await spreadAdmits(1, 'B');
+      await seedMonthCount('key_cccccccccccc', '2026-11', 9_998);
+      expect(await spreadAdmits(1, 'B')).toMatchObject({ allowed: true, headers: { 'X-Quota-Used': '9999', 'X-Quota-Remaining': '1' } });
+      const lastIncluded = await spreadAdmits(1, 'B');
       expect(lastIncluded).toMatchObject({ allowed: true, headers: { 'X-Quota-Used': '10000', 'X-Quota-Remaining': '0' } });
 
       const firstOverage = await spreadAdmits(1, 'A');
       expect(firstOverage).toMatchObject({ allowed: true, headers: { 'X-Quota-Remaining': '0', 'X-Quota-Limit': '20000' } });
 
-      const lastBeforeCap = await spreadAdmits(9_999, 'B');
+      await seedMonthCount('key_cccccccccccc', '2026-11', 19_998);
+      await spreadAdmits(1, 'A');
+      const lastBeforeCap = await spreadAdmits(1, 'B');
       expect(lastBeforeCap).toMatchObject({ allowed: true, headers: { 'X-Quota-Used': '20000' } });
 
       clock = new Date('2026-11-30T12:00:00Z');

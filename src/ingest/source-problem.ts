@@ -1,7 +1,7 @@
 /**
- * Why a calendar source (or one record of it) cannot be used. Thrown by the readers and
- * normalisers, caught per record (or per file) by ingestCalendar and turned into a Rejection,
- * so that one bad event never stops the rest of the file.
+ * Why a source (or one record or row of it) cannot be used. Thrown by the readers, parsers and
+ * normalisers, and caught per record, row or file by the ingesters, which turn it into a Rejection
+ * naming the file, the location and this reason: one bad record never stops the rest of the file.
  */
 export class SourceProblem extends Error {
   constructor(

@@ -3,7 +3,7 @@ import { mkdir, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/p
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LockError, lockStaleMs, withFileLock } from '../../src/publish/file-lock.js';
+import { LockError, lockStaleMs, withFileLock } from '../../src/lib/file-lock.js';
 import { tempDir } from '../helpers/cli.js';
 
 let dir: string;

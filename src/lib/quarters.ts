@@ -1,4 +1,18 @@
+import { DAY_MS, dateStartMs } from './time.js';
+
 /** Calendar quarter ends (YYYY-MM-DD, UTC calendar dates) as used by Form 13F report periods. */
+
+/** Form 13F is due 45 days after the quarter end. */
+export const FILING_DEADLINE_DAYS = 45;
+
+/**
+ * A quarter end is a whole UTC day, so its age counts from the last millisecond of that day,
+ * 23:59:59.999Z (null for a date that does not exist): the one rule of derive and validate.
+ */
+export function quarterEndLastMs(period: string): number | null {
+  const start = dateStartMs(period);
+  return start === null ? null : start + DAY_MS - 1;
+}
 
 const QUARTER_END_DAYS: Record<string, string> = { '03': '31', '06': '30', '09': '30', '12': '31' };
 

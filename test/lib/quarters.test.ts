@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isQuarterEnd, previousQuarterEnd } from '../../../src/derive/smart-money/quarters.js';
-import { isPeriodTooOld, quarterEndInstant } from '../../../src/derive/smart-money/staleness.js';
+import { isQuarterEnd, previousQuarterEnd } from '../../src/lib/quarters.js';
+import { isPeriodTooOld, quarterEndInstant } from '../../src/derive/smart-money/staleness.js';
 
 describe('previousQuarterEnd', () => {
   it.each([

@@ -1,0 +1,194 @@
+import { readdir, readFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CursorCodec, queryFingerprint } from '../src/serve/cursor.js';
+import { measureProcess, mib, seconds } from './measure.js';
+import { startChild, writeKeysFile } from './server.js';
+
+export interface ScaleResult {
+  factor: number;
+  filers: number;
+  infotableRows: number;
+  buildMs: number;
+  buildRssBytes: number;
+  bundleBytes: number;
+  servingIndexBytes: number;
+  investors: number;
+  trades: number;
+  validateMs: number;
+  validateRssBytes: number;
+  validateExit: number | undefined;
+  serveReadyMs: number;
+  serveRssBytes: number;
+  deep: { label: string; requests: number; p50Ms: number; p99Ms: number }[];
+}
+
+const DEEP_INVESTORS = 50;
+const DEEP_TRADE_PAGES = 300;
+
+/**
+ * The whole path at full size and beyond: two generated quarters of `filers` filers each
+ * (`pdsnap sample --scale`: most positions change share counts, about 10 % are sold and about as
+ * many are new, as in a real quarter), then `build`, `validate`, `serve` start-up and deep pages,
+ * each in a child process of the real CLI whose peak RSS (VmHWM) is read from /proc.
+ */
+export async function benchScaleAt(cli: string, repoRoot: string, factor: number, baseFilers: number): Promise<ScaleResult> {
+  const filers = Math.round(baseFilers * factor);
+  const dir = await mkdtemp(path.join(tmpdir(), 'pdsnap-bench-scale-'));
+  const now = new Date();
+  try {
+    const sources = path.join(dir, 'sources');
+    const store = path.join(dir, 'store');
+    process.stderr.write(`scale ${factor}x: generating two quarters of ${filers} filers...\n`);
+    const generate = await measureProcess('node', [cli, 'sample', '--out', sources, '--now', now.toISOString(), '--scale', String(filers), '--json'], repoRoot);
+    if (generate.exitCode !== 0) throw new Error(`sample failed: ${generate.stderr}`);
+    const infotableRows = JSON.parse(generate.stdout).datasetRows as number;
+
+    process.stderr.write(`scale ${factor}x: build...\n`);
+    const build = await measureProcess(
+      'node',
+      [cli, 'build', '--all-filers', '--sources', sources, '--store', store, '--now', now.toISOString(), '--json', '--quiet'],
+      repoRoot,
+    );
+    if (build.exitCode !== 0) throw new Error(`build failed (exit ${build.exitCode}): ${build.stderr}\n${build.stdout.slice(0, 2000)}`);
+    const report = JSON.parse(build.stdout).datasets.find((d: { dataset: string }) => d.dataset === 'smart-money');
+    const bundle = path.join(store, 'bundles/smart-money', report.snapshotId);
+    const manifest = JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8'));
+
+    process.stderr.write(`scale ${factor}x: validate...\n`);
+    const validateAt = new Date(now.getTime() + 3_600_000).toISOString();
+    const validate = await measureProcess('node', [cli, 'validate', '--datasets', 'smart-money', '--store', store, '--now', validateAt, '--json'], repoRoot);
+
+    process.stderr.write(`scale ${factor}x: serve...\n`);
+    const keysFile = path.join(dir, 'keys.json');
+    const keys = await writeKeysFile(keysFile, now, 100);
+    const started = performance.now();
+    const serve = await startChild(
+      'node',
+      [cli, 'serve', '--store', store, '--port', '0', '--reload-interval', '0', '--keys', keysFile, '--usage-db', path.join(dir, 'usage.sqlite')],
+      repoRoot,
+    );
+    try {
+      const readyz = await waitReady(serve.base);
+      const serveReadyMs = performance.now() - started;
+      const deep = await deepPages(serve.base, keys, readyz, path.join(dir, 'cursor-secret'), report.records.trades);
+      const serveRssBytes = await peakRss(serve.child.pid!);
+      return {
+        factor,
+        filers,
+        infotableRows,
+        buildMs: build.wallMs,
+        buildRssBytes: build.peakRssBytes,
+        bundleBytes: await folderBytes(bundle),
+        servingIndexBytes: manifest.servingIndex.bytes,
+        investors: report.records.investors,
+        trades: report.records.trades,
+        validateMs: validate.wallMs,
+        validateRssBytes: validate.peakRssBytes,
+        validateExit: validate.exitCode,
+        serveReadyMs,
+        serveRssBytes,
+        deep,
+      };
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.child.catch(() => {});
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Polls /readyz until every dataset is loaded; returns its answer. */
+async function waitReady(base: string): Promise<{ datasets: Record<string, { snapshotId: string }> }> {
+  for (;;) {
+    const answer = await fetch(`${base}/readyz`);
+    if (answer.status === 200) return (await answer.json()) as { datasets: Record<string, { snapshotId: string }> };
+    await answer.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Deep pages, one request at a time so each latency is the server's own: the detail and every
+ * trades page (by cursor) of the last investors of the list, and trades pages at cursors deep in
+ * the last tenth of the trades (cursors signed with the server's own secret, as it would sign them).
+ */
+async function deepPages(
+  base: string,
+  keys: () => Record<string, string>,
+  readyz: { datasets: Record<string, { snapshotId: string }> },
+  secretFile: string,
+  trades: number,
+): Promise<ScaleResult['deep']> {
+  const call = async (url: string) => {
+    const started = performance.now();
+    const answer = await fetch(base + url, { headers: keys() });
+    const body = (await answer.json()) as { data: { slug?: string }[]; page?: { nextCursor: string | null } };
+    if (answer.status !== 200) throw new Error(`${url} answered ${answer.status}: ${JSON.stringify(body)}`);
+    return { ms: performance.now() - started, body };
+  };
+  const slugs: string[] = [];
+  for (let url: string | null = '/v1/smart-money/investors?limit=100'; url; ) {
+    const { body } = await call(url);
+    slugs.push(...body.data.map((i) => i.slug!));
+    url = body.page?.nextCursor ? `/v1/smart-money/investors?limit=100&cursor=${body.page.nextCursor}` : null;
+  }
+  const detail: number[] = [];
+  const byInvestor: number[] = [];
+  for (const slug of slugs.slice(-DEEP_INVESTORS)) {
+    detail.push((await call(`/v1/smart-money/investors/${slug}`)).ms);
+    const first = `/v1/smart-money/trades?limit=100&investorSlug=${slug}`;
+    for (let url: string | null = first; url; ) {
+      const { ms, body } = await call(url);
+      byInvestor.push(ms);
+      url = body.page?.nextCursor ? `${first}&cursor=${body.page.nextCursor}` : null;
+    }
+  }
+  const codec = new CursorCodec((await readFile(secretFile, 'utf8')).trim());
+  const binding = { snapshotId: readyz.datasets['smart-money']!.snapshotId, operationId: 'listSmartMoneyTrades', queryHash: queryFingerprint({}) };
+  const deepTrades: number[] = [];
+  for (let i = 0; i < DEEP_TRADE_PAGES; i++) {
+    const position = trades - Math.floor(((i + 1) * trades) / 10 / DEEP_TRADE_PAGES);
+    deepTrades.push((await call(`/v1/smart-money/trades?limit=100&cursor=${codec.encode(binding, position)}`)).ms);
+  }
+  return [
+    { label: 'investor detail, last 50 investors', ...percentiles(detail) },
+    { label: 'trades by investor, every page, last 50', ...percentiles(byInvestor) },
+    { label: 'trades pages in the last tenth, by cursor', ...percentiles(deepTrades) },
+  ];
+}
+
+function percentiles(ms: number[]): { requests: number; p50Ms: number; p99Ms: number } {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1));
+  return { requests: sorted.length, p50Ms: at(0.5), p99Ms: at(0.99) };
+}
+
+async function peakRss(pid: number): Promise<number> {
+  const match = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
+  return Number(match?.[1] ?? 0) * 1024;
+}
+
+async function folderBytes(folder: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name))).size;
+  }
+  return total;
+}
+
+export function formatScale(results: ScaleResult[]): string {
+  const lines = ['Smart Money end to end at scale (two quarters; each step a child process of the real CLI)'];
+  for (const r of results) {
+    lines.push(
+      `${r.factor}x: ${r.filers} filers per quarter, ${r.infotableRows} INFOTABLE rows -> ${r.investors} investors, ${r.trades} trade rows`,
+      `  build                ${seconds(r.buildMs).padStart(8)}   peak RSS ${mib(r.buildRssBytes)}`,
+      `  bundle               ${mib(r.bundleBytes).padStart(8)}   (serving index ${mib(r.servingIndexBytes)})`,
+      `  validate             ${seconds(r.validateMs).padStart(8)}   peak RSS ${mib(r.validateRssBytes)}   exit ${r.validateExit}`,
+      `  serve ready          ${seconds(r.serveReadyMs).padStart(8)}   peak RSS ${mib(r.serveRssBytes)} (after the deep pages)`,
+      ...r.deep.map((d) => `  ${d.label.padEnd(44)} ${String(d.requests).padStart(5)} requests  p50 ${d.p50Ms} ms  p99 ${d.p99Ms} ms`),
+    );
+  }
+  return lines.join('\n');
+}

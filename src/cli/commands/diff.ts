@@ -1,0 +1,95 @@
+import { Command } from 'commander';
+import { withPathDefaults } from '../path-options.js';
+import { withVerbosityOptions } from '../verbosity.js';
+import { z } from 'zod';
+import { DATASET_RESOURCES, DatasetName } from '../../model/dataset.js';
+import { diffBundles } from '../../publish/bundle-diff.js';
+import { BundleIntegrityError, BundleStore, SnapshotNotFoundError } from '../../publish/store.js';
+import { DataError, UsageError } from '../errors.js';
+import { type DiffReport, diffMarkdown } from '../markdown.js';
+import { DEFAULT_STORE, DirOption, parseOptions } from '../options.js';
+import { FormatOption, formatTable, printJson, printLine } from '../output.js';
+import { baselineFor } from '../pipeline/drift.js';
+
+const Options = z.object({
+  store: DirOption(DEFAULT_STORE),
+  config: z.string().optional(),
+  limit: z.coerce.number({ error: 'must be a whole number from 0 to 1000' }).int().min(0).max(1000).default(5),
+  format: FormatOption,
+  json: z.boolean().default(false),
+});
+
+/** What changed between two snapshots of a dataset, record by record, streamed in bounded memory. */
+export function diffCommand(): Command {
+  return withVerbosityOptions(new Command('diff'))
+    .description('records added, removed and changed between two snapshots (default: previous -> current)')
+    .argument('<dataset>')
+    .argument('[from]', 'snapshot id, current or previous (default previous)')
+    .argument('[to]', 'snapshot id, current or previous (default current)')
+    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--config <file>', 'config file with paths (default: pdsnap.config.yaml when present, or PDSNAP_CONFIG)')
+    .option('--limit <n>', 'keys named per kind of change and resource (default 5)')
+    .option('--format <format>', 'text (default) or markdown')
+    .option('--json', 'print JSON to stdout')
+    .action(async (datasetArg: string, fromArg: string | undefined, toArg: string | undefined, raw) => {
+      const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
+      const parsed = DatasetName.safeParse(datasetArg);
+      if (!parsed.success) throw new UsageError(`unknown dataset "${datasetArg}"`);
+      const dataset = parsed.data;
+      const store = new BundleStore(options.store);
+      if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+      try {
+        const from = await open(store, dataset, fromArg ?? 'previous');
+        const to = await open(store, dataset, toArg ?? 'current');
+        const resources = await diffBundles(from, to, Object.keys(DATASET_RESOURCES[dataset]), { limit: options.limit });
+        const report: DiffReport = { dataset, from: from.label, to: to.label, resources };
+        if (options.json) printJson(report);
+        else if (options.format === 'markdown') process.stdout.write(diffMarkdown(report));
+        else printDiff(report);
+      } catch (error) {
+        if (error instanceof SnapshotNotFoundError) throw new UsageError(error.message);
+        if (error instanceof BundleIntegrityError) throw new DataError(error.message);
+        throw error;
+      }
+    });
+}
+
+/** A snapshot id, or `current` / `previous` (the snapshot current replaced, as validate compares with). */
+async function open(store: BundleStore, dataset: DatasetName, name: string) {
+  let snapshotId = name;
+  if (name === 'current' || name === 'previous') {
+    const current = (await store.currentPointer(dataset))?.snapshotId;
+    if (current === undefined) throw new UsageError(`${dataset} has no current snapshot in ${store.root}`);
+    snapshotId = current;
+    if (name === 'previous') {
+      const baseline = await baselineFor(store, (await store.openBundle(current)).manifest);
+      if (baseline.side === null) throw new UsageError(`${dataset} has no previous snapshot: ${baseline.note}`);
+      snapshotId = baseline.side.label;
+    }
+  }
+  const bundle = await store.openBundle(snapshotId);
+  if (bundle.manifest.dataset !== dataset) throw new UsageError(`snapshot ${snapshotId} does not belong to dataset ${dataset}`);
+  return { label: snapshotId, directory: bundle.directory, files: bundle.manifest.files };
+}
+
+function printDiff(report: DiffReport): void {
+  printLine(`pdsnap diff ${report.dataset}: ${report.from} -> ${report.to}`);
+  printLine('');
+  printLine(
+    formatTable(
+      ['resource', 'before', 'after', 'added', 'removed', 'changed', 'unchanged'],
+      report.resources.map((r) => [r.resource, String(r.before), String(r.after), String(r.added), String(r.removed), String(r.changed), String(r.unchanged)]),
+    ),
+  );
+  for (const r of report.resources) {
+    if (r.added + r.removed + r.changed === 0) continue;
+    printLine(`\n${r.resource}:`);
+    for (const key of r.addedKeys) printLine(`  added    ${key}`);
+    for (const key of r.removedKeys) printLine(`  removed  ${key}`);
+    for (const c of r.changedRecords) printLine(`  changed  ${c.key}  (${c.fields.join(', ')})`);
+    const shown = r.addedKeys.length + r.removedKeys.length + r.changedRecords.length;
+    if (shown < r.added + r.removed + r.changed) printLine(`  ... ${r.added + r.removed + r.changed - shown} more (--limit)`);
+    const fields = Object.entries(r.changedFields).sort((a, b) => b[1] - a[1]);
+    if (fields.length > 0) printLine(`  fields changed: ${fields.map(([name, n]) => `${name} (${n})`).join(', ')}`);
+  }
+}

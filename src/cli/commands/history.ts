@@ -1,0 +1,105 @@
+import { Command } from 'commander';
+import { withPathDefaults } from '../path-options.js';
+import { withVerbosityOptions } from '../verbosity.js';
+import { z } from 'zod';
+import { DatasetName } from '../../model/dataset.js';
+import { type Manifest, resourceOfPath } from '../../model/manifest.js';
+import { BundleStore } from '../../publish/store.js';
+import { evaluateDrift, type ResourceChange } from '../../validate/drift.js';
+import { worstStatus } from '../../validate/report.js';
+import { loadConfig } from '../config.js';
+import { UsageError } from '../errors.js';
+import { DEFAULT_STORE, DirOption, NowOption, parseOptions } from '../options.js';
+import { formatTable, printJson, printLine } from '../output.js';
+import { withAcceptance } from '../pipeline/drift.js';
+
+const Options = z.object({ store: DirOption(DEFAULT_STORE), now: NowOption, config: z.string().optional(), json: z.boolean().default(false) });
+
+/**
+ * Every snapshot of a dataset, oldest first, with its record counts, its freshness now, and its
+ * drift against the one generated before it. Drift here is judged on the manifests' record counts
+ * (shrink and growth), so the history of a full-scale store reads in moments; `pdsnap diff` and
+ * `validate` compare records.
+ */
+export function historyCommand(): Command {
+  return withVerbosityOptions(new Command('history'))
+    .description('each snapshot of a dataset: record counts, freshness, and drift against the one before')
+    .argument('<dataset>')
+    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--now <iso>', 'the instant to judge freshness at (default: the clock)')
+    .option('--config <file>', 'drift thresholds (default: pdsnap.config.yaml when present)')
+    .option('--json', 'print JSON to stdout')
+    .action(async (datasetArg: string, raw) => {
+      const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
+      const parsed = DatasetName.safeParse(datasetArg);
+      if (!parsed.success) throw new UsageError(`unknown dataset "${datasetArg}"`);
+      const dataset = parsed.data;
+      const config = await loadConfig(options.config);
+      const store = new BundleStore(options.store);
+      if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+      const entries = (await store.listSnapshots()).filter((s) => s.dataset === dataset).reverse();
+      const rows = [];
+      let before: Manifest | null = null;
+      for (const entry of entries) {
+        let manifest: Manifest;
+        try {
+          manifest = (await store.openBundle(entry.snapshotId)).manifest;
+        } catch (error) {
+          rows.push({ snapshotId: entry.snapshotId, current: entry.current, candidate: entry.candidate, unreadable: (error as Error).message });
+          continue;
+        }
+        const counts = countsOf(manifest);
+        const acceptance = await store.acceptedDrift(manifest);
+        const drift = withAcceptance(
+          evaluateDrift(before === null ? null : { baseline: before.snapshotId, resources: changes(countsOf(before), counts) }, config.drift[dataset], 'the oldest snapshot in the store'),
+          acceptance,
+        );
+        rows.push({
+          snapshotId: manifest.snapshotId,
+          current: entry.current,
+          candidate: entry.candidate,
+          generatedAt: manifest.generatedAt,
+          records: counts,
+          freshUntil: manifest.freshUntil,
+          fresh: Date.parse(manifest.freshUntil) >= options.now.getTime(),
+          allowStale: manifest.allowStale,
+          driftAgainst: before?.snapshotId ?? null,
+          driftStatus: worstStatus(drift.map((r) => r.status)),
+          drift,
+          acceptedDrift: acceptance,
+        });
+        before = manifest;
+      }
+      if (options.json) return printJson({ dataset, store: options.store, now: options.now.toISOString(), snapshots: rows });
+      if (rows.length === 0) return printLine(`no ${dataset} snapshots in ${options.store}`);
+      printLine(
+        formatTable(
+          ['', 'snapshot', 'records', 'fresh until', 'drift against the one before'],
+          rows.map((r) => {
+            const mark = r.current ? '*' : r.candidate ? 'c' : '';
+            if ('unreadable' in r) return [mark, r.snapshotId, '-', '-', `unreadable: ${r.unreadable}`];
+            const figures = r.drift.filter((d) => d.status !== 'pass').map((d) => `${d.rule} ${d.observed}`);
+            const driftText = r.driftAgainst === null ? 'first' : `${r.driftStatus.toUpperCase()}${figures.length > 0 ? `: ${figures.join('; ')}` : ''}`;
+            return [
+              mark,
+              r.snapshotId,
+              Object.entries(r.records).map(([name, n]) => `${name}=${n}`).join(' '),
+              `${r.freshUntil}${r.fresh ? '' : ' (stale)'}`,
+              `${driftText}${r.acceptedDrift ? ` (accepted: "${r.acceptedDrift.reason}")` : ''}`,
+            ];
+          }),
+        ),
+      );
+      printLine('\n* current, c candidate (build --no-promote)');
+    });
+}
+
+function countsOf(manifest: Manifest): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const file of manifest.files) counts[resourceOfPath(file.path)] = (counts[resourceOfPath(file.path)] ?? 0) + file.records;
+  return counts;
+}
+
+function changes(before: Record<string, number>, after: Record<string, number>): Record<string, ResourceChange> {
+  return Object.fromEntries(Object.entries(after).map(([name, n]) => [name, { before: before[name] ?? 0, after: n }]));
+}

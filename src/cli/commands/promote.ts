@@ -1,0 +1,103 @@
+import { Command } from 'commander';
+import { withPathDefaults } from '../path-options.js';
+import { withVerbosityOptions } from '../verbosity.js';
+import { z } from 'zod';
+import { DatasetName } from '../../model/dataset.js';
+import type { RuleResult } from '../../model/freshness.js';
+import type { DriftAcceptance } from '../../model/manifest.js';
+import { BundleIntegrityError, BundleStore, CurrentMovedError, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store.js';
+import { evaluateFreshness } from '../../validate/freshness.js';
+import { loadConfig } from '../config.js';
+import { DataError, ExitCode, ExitWith, UsageError } from '../errors.js';
+import { DEFAULT_STORE, DirOption, NowOption, parseOptions } from '../options.js';
+import { printJson, printLine } from '../output.js';
+import { checkDrift, currentBaseline, sideOf } from '../pipeline/drift.js';
+
+const Options = z.object({
+  store: DirOption(DEFAULT_STORE),
+  now: NowOption,
+  config: z.string().optional(),
+  acceptDrift: z.string().trim().min(1, 'give the reason, e.g. --accept-drift "Q3 filings replace Q2"').optional(),
+  json: z.boolean().default(false),
+});
+
+/**
+ * The manual half of a rebuild: a candidate published with `build --no-promote` becomes current
+ * after the same freshness and drift checks a build runs against the current snapshot.
+ */
+export function promoteCommand(): Command {
+  return withVerbosityOptions(new Command('promote'))
+    .description('make a candidate snapshot current, after freshness and drift checks against the current one')
+    .argument('<dataset>')
+    .argument('<snapshotId>')
+    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--now <iso>', 'the instant to judge freshness at, recorded as publishedAt of the pointer (default: the clock)')
+    .option('--config <file>', 'freshness limits and drift thresholds (default: pdsnap.config.yaml when present)')
+    .option('--accept-drift <reason>', 'promote although drift checks fail; the reason and the figures are recorded in the store')
+    .option('--json', 'print JSON to stdout')
+    .action(async (datasetArg: string, snapshotId: string, raw) => {
+      const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
+      const parsed = DatasetName.safeParse(datasetArg);
+      if (!parsed.success) throw new UsageError(`unknown dataset "${datasetArg}"`);
+      const dataset = parsed.data;
+      const config = await loadConfig(options.config);
+      const store = new BundleStore(options.store);
+      if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+      let bundle;
+      try {
+        bundle = await store.openBundle(snapshotId);
+      } catch (error) {
+        if (error instanceof SnapshotNotFoundError) throw new UsageError(error.message);
+        if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; current not changed`);
+        throw error;
+      }
+      if (bundle.manifest.dataset !== dataset) throw new UsageError(`snapshot ${snapshotId} does not belong to dataset ${dataset}`);
+
+      let expectedCurrent: string | null;
+      try {
+        expectedCurrent = (await store.currentPointer(dataset))?.snapshotId ?? null;
+      } catch (error) {
+        if (!(error instanceof InvalidPointerError)) throw error;
+        expectedCurrent = null;
+      }
+      const freshness = evaluateFreshness(dataset, bundle.manifest.facts, options.now, { limits: config.limits, warnWithinMs: 0 });
+      const baseline = expectedCurrent === snapshotId ? { side: null, note: 'it is already current' } : await currentBaseline(store, dataset);
+      const drift = (await checkDrift(dataset, baseline.side, sideOf(bundle.manifest, bundle.directory), config.drift[dataset], baseline.note)).rules;
+      const staleRules = freshness.filter((r) => r.status === 'fail');
+      const driftFailing = drift.filter((r) => r.status === 'fail');
+      const refusal =
+        staleRules.length > 0
+          ? `stale or invalid: ${staleRules.map((r) => r.message).join('; ')}`
+          : driftFailing.length > 0 && options.acceptDrift === undefined
+            ? `drift against current ${baseline.side?.label}: ${driftFailing.map((r) => r.rule).join(', ')} failed; pdsnap promote --accept-drift "<reason>" promotes anyway`
+            : null;
+
+      let acceptance: DriftAcceptance | null = null;
+      if (refusal === null && driftFailing.length > 0 && options.acceptDrift !== undefined) {
+        acceptance = { reason: options.acceptDrift, by: 'promote', acceptedAt: options.now.toISOString(), baseline: baseline.side!.label, checks: drift.filter((r) => r.status !== 'pass') };
+      }
+      let previous: string | null = expectedCurrent;
+      if (refusal === null) {
+        try {
+          previous = (await store.promote(dataset, snapshotId, options.now, expectedCurrent, acceptance)).previousSnapshotId;
+        } catch (error) {
+          if (error instanceof CurrentMovedError) throw new DataError(error.message);
+          if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; current not changed`);
+          throw error;
+        }
+      }
+      const result = { dataset, snapshotId, promoted: refusal === null, previousSnapshotId: previous, reason: refusal, acceptedDrift: acceptance, freshness, drift };
+      if (options.json) printJson(result);
+      else printPromotion(result);
+      if (refusal !== null) throw new ExitWith(ExitCode.fail);
+    });
+}
+
+function printPromotion(result: { dataset: string; snapshotId: string; promoted: boolean; previousSnapshotId: string | null; reason: string | null; drift: RuleResult[] }): void {
+  for (const r of result.drift) if (r.status !== 'pass' || r.rule === 'drift.baseline') printLine(`  ${r.status.toUpperCase()}  ${r.rule}: ${r.message}`);
+  printLine(
+    result.promoted
+      ? `${result.dataset}: current is now ${result.snapshotId} (was ${result.previousSnapshotId ?? 'none'})`
+      : `${result.dataset}: NOT promoted, current unchanged (${result.previousSnapshotId ?? 'none'}): ${result.reason}`,
+  );
+}

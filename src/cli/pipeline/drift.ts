@@ -1,0 +1,176 @@
+import { DATASET_RESOURCES, type DatasetName } from '../../model/dataset.js';
+import type { RuleResult } from '../../model/freshness.js';
+import type { DriftAcceptance, Manifest } from '../../model/manifest.js';
+import { DRIFT_KEYED } from '../../model/record-keys.js';
+import { type BundleSide, diffBundles, type ResourceDiff } from '../../publish/bundle-diff.js';
+import { BundleIntegrityError, type BundleStore, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store.js';
+import {
+  type DatasetDriftThresholds,
+  type DatasetWatch,
+  type DriftComparison,
+  evaluateDrift,
+  type InvestorFiling,
+  type ResourceChange,
+  SAMPLE_SIZE,
+} from '../../validate/drift.js';
+
+/**
+ * Drift as build, promote, validate and gate run it: the comparison engine (bundle-diff) over the
+ * two bundles, the watched facts gathered on the same pass, and the pure judgement (validate/drift).
+ */
+
+export interface DriftSide extends BundleSide {
+  generatedAt: string;
+}
+
+export interface DriftCheck {
+  /** The snapshot compared with; null for a first snapshot. */
+  baseline: string | null;
+  rules: RuleResult[];
+  diffs: ResourceDiff[];
+}
+
+export function sideOf(manifest: Manifest, directory: string): DriftSide {
+  return { label: manifest.snapshotId, directory, files: manifest.files, generatedAt: manifest.generatedAt };
+}
+
+export async function checkDrift(
+  dataset: DatasetName,
+  baseline: DriftSide | null,
+  candidate: DriftSide,
+  thresholds: DatasetDriftThresholds,
+  noBaseline?: string,
+): Promise<DriftCheck> {
+  if (baseline === null) return { baseline: null, rules: evaluateDrift(null, thresholds, noBaseline), diffs: [] };
+  const watch = new WatchCollector(dataset, baseline.generatedAt, candidate.generatedAt);
+  let diffs: ResourceDiff[];
+  try {
+    diffs = await diffBundles(baseline, candidate, Object.keys(DATASET_RESOURCES[dataset]), {
+      limit: SAMPLE_SIZE,
+      observe: { resources: watch.resources, record: (side, resource, record) => watch.record(side, resource, record) },
+    });
+  } catch (error) {
+    // A damaged snapshot to compare with is no baseline (as at open): a build must still be able
+    // to replace it, and the note says why drift was not judged. A damaged candidate stays fatal.
+    if (!(error instanceof BundleIntegrityError) || error.snapshotId !== baseline.label) throw error;
+    return { baseline: null, rules: evaluateDrift(null, thresholds, `the snapshot to compare with cannot be used (${error.message})`), diffs: [] };
+  }
+  const comparison: DriftComparison = {
+    baseline: baseline.label,
+    resources: changesOf(dataset, diffs),
+    watch: watch.result(),
+  };
+  return { baseline: baseline.label, rules: evaluateDrift(comparison, thresholds), diffs };
+}
+
+/** The figures drift judges, from the engine's diff: counts everywhere, key churn where keys are stable. */
+export function changesOf(dataset: DatasetName, diffs: readonly ResourceDiff[]): Record<string, ResourceChange> {
+  const changes: Record<string, ResourceChange> = {};
+  for (const d of diffs) {
+    changes[d.resource] = DRIFT_KEYED[dataset].includes(d.resource)
+      ? { before: d.before, after: d.after, keys: { lost: d.removed, added: d.added, lostSample: d.removedKeys } }
+      : { before: d.before, after: d.after };
+  }
+  return changes;
+}
+
+/**
+ * The current snapshot a build or promote compares with. One that cannot be read (missing,
+ * corrupt, a broken pointer) is no baseline: drift passes with a note that says why.
+ */
+export async function currentBaseline(store: BundleStore, dataset: DatasetName): Promise<{ side: DriftSide | null; note: string | undefined }> {
+  let snapshotId: string | null;
+  try {
+    snapshotId = (await store.currentPointer(dataset))?.snapshotId ?? null;
+  } catch (error) {
+    if (error instanceof InvalidPointerError) return { side: null, note: `the current pointer is broken (${error.reason})` };
+    throw error;
+  }
+  if (snapshotId === null) return { side: null, note: undefined };
+  return openSide(store, snapshotId);
+}
+
+/**
+ * What validate and gate compare a snapshot with: for the current one, the newest bundle generated
+ * before it that is not an unpromoted candidate (the snapshot it replaced, or the rollback target);
+ * for any other (a candidate), the current one, as promote would.
+ */
+export async function baselineFor(store: BundleStore, manifest: Manifest): Promise<{ side: DriftSide | null; note: string | undefined }> {
+  const all = (await store.listSnapshots()).filter((s) => s.dataset === manifest.dataset);
+  const self = all.find((s) => s.snapshotId === manifest.snapshotId);
+  if (self?.current === false) {
+    const current = all.find((s) => s.current);
+    if (current) return openSide(store, current.snapshotId);
+  }
+  const before = all.find((s) => !s.candidate && s.snapshotId !== manifest.snapshotId && s.generatedAt !== '' && s.generatedAt < manifest.generatedAt);
+  if (!before) return { side: null, note: 'no earlier snapshot in the store' };
+  return openSide(store, before.snapshotId);
+}
+
+async function openSide(store: BundleStore, snapshotId: string): Promise<{ side: DriftSide | null; note: string | undefined }> {
+  try {
+    const bundle = await store.openBundle(snapshotId);
+    return { side: sideOf(bundle.manifest, bundle.directory), note: undefined };
+  } catch (error) {
+    if (error instanceof BundleIntegrityError || error instanceof SnapshotNotFoundError) {
+      return { side: null, note: `the snapshot to compare with cannot be used (${error.message})` };
+    }
+    throw error;
+  }
+}
+
+/**
+ * Drift checks that did not pass, once accepted with --accept-drift, pass in later reports and say
+ * who accepted them and why; nothing else changes.
+ */
+export function withAcceptance(rules: RuleResult[], acceptance: DriftAcceptance | null): RuleResult[] {
+  if (acceptance === null) return rules;
+  return rules.map((rule) =>
+    rule.status !== 'pass' && rule.rule.startsWith('drift.')
+      ? { ...rule, status: 'pass', message: `accepted by ${acceptance.by} at ${acceptance.acceptedAt} ("${acceptance.reason}"): ${rule.message}` }
+      : rule,
+  );
+}
+
+/** The facts a domain expert watches, gathered from the records as the engine streams them. */
+class WatchCollector {
+  readonly resources: ReadonlySet<string>;
+  private readonly newest = { before: null as string | null, after: null as string | null };
+  private readonly upcoming = { before: 0, after: 0 };
+  private readonly investors = { before: new Map<string, InvestorFiling>(), after: new Map<string, InvestorFiling>() };
+
+  constructor(
+    private readonly dataset: DatasetName,
+    private readonly generatedBefore: string,
+    private readonly generatedAfter: string,
+  ) {
+    this.resources = new Set(dataset === 'articles' ? ['articles'] : dataset === 'calendar' ? ['events'] : ['investors']);
+  }
+
+  record(side: 'before' | 'after', resource: string, record: unknown): void {
+    const r = record as Record<string, string>;
+    if (resource === 'articles') {
+      if (this.newest[side] === null || r.publishedAt! > this.newest[side]!) this.newest[side] = r.publishedAt!;
+    } else if (resource === 'events') {
+      const from = Date.parse(side === 'before' ? this.generatedBefore : this.generatedAfter);
+      const at = Date.parse(r.scheduledAt!);
+      if (at >= from && at <= from + THIRTY_DAYS_MS) this.upcoming[side] += 1;
+    } else if (resource === 'investors') {
+      this.investors[side].set(r.slug!, { name: r.name!, period: r.period!, filedAt: r.filedAt! });
+      if (this.newest[side] === null || r.period! > this.newest[side]!) this.newest[side] = r.period!;
+    }
+  }
+
+  result(): { before: DatasetWatch; after: DatasetWatch } {
+    const of = (side: 'before' | 'after'): DatasetWatch => {
+      if (this.dataset === 'articles') return { dataset: 'articles', newestPublishedAt: this.newest[side] };
+      if (this.dataset === 'calendar') {
+        return { dataset: 'calendar', generatedAt: side === 'before' ? this.generatedBefore : this.generatedAfter, eventsNext30Days: this.upcoming[side] };
+      }
+      return { dataset: 'smart-money', newestPeriod: this.newest[side], investors: this.investors[side] };
+    };
+    return { before: of('before'), after: of('after') };
+  }
+}
+
+const THIRTY_DAYS_MS = 30 * 24 * 60 * 60 * 1000;

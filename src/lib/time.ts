@@ -1,0 +1,33 @@
+/** Instants and UTC calendar dates, parsed one strict way everywhere. */
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+
+const INSTANT_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/;
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * Epoch ms of an ISO 8601 instant that names its zone (Z or an offset), on a date that exists
+ * (2026-02-30 is refused, where Date.parse would roll it over to March). A zone-less time is
+ * refused: it would be read in the machine's local zone, which is how time-zone bugs get in.
+ */
+export function instantMs(text: string | undefined): number | null {
+  if (text === undefined) return null;
+  const match = INSTANT_WITH_ZONE.exec(text);
+  if (!match || !isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]))) return null;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/** 00:00:00.000Z of a YYYY-MM-DD date that exists; null otherwise. */
+export function dateStartMs(text: string): number | null {
+  const match = DATE_ONLY.exec(text);
+  if (!match) return null;
+  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  return isCalendarDate(y, m, d) ? Date.UTC(y, m - 1, d) : null;
+}
+
+export function isCalendarDate(y: number, m: number, d: number): boolean {
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}

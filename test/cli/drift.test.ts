@@ -1,0 +1,286 @@
+import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import MarkdownIt from 'markdown-it';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+
+/**
+ * Drift on the real CLI: the partial source tree of the issue (two thirds of the 13F filer folders
+ * gone, every Markdown article gone), the manual flow (--no-promote, diff, promote), and rebuilds
+ * that must pass (the same sources an hour later, a new 13F quarter, one article added, removed
+ * and retitled).
+ */
+
+const NOW = '2026-11-22T12:00:00.000Z';
+const HOUR_LATER = '2026-11-22T13:00:00.000Z';
+const SAMPLE = path.join(REPO_ROOT, 'data/sources');
+
+async function pointer(store: string, dataset: string): Promise<string> {
+  return (JSON.parse(await readFile(path.join(store, 'current', `${dataset}.json`), 'utf8')) as { snapshotId: string }).snapshotId;
+}
+
+/** The committed sample with two thirds of the EDGAR filer folders and every Markdown article removed. */
+async function partialTree(dir: string): Promise<string> {
+  const sources = path.join(dir, 'partial');
+  await cp(SAMPLE, sources, { recursive: true });
+  const filers = (await readdir(path.join(sources, 'filings/edgar'))).sort();
+  for (const [i, filer] of filers.entries()) if (i % 3 !== 0) await rm(path.join(sources, 'filings/edgar', filer), { recursive: true });
+  for (const locale of ['en-US', 'ja-JP', 'ko-KR', 'zh-CN']) {
+    for (const file of await readdir(path.join(sources, 'articles', locale))) if (file.endsWith('.md')) await rm(path.join(sources, 'articles', locale, file));
+  }
+  return sources;
+}
+
+async function build(store: string, sources: string, now: string, ...extra: string[]) {
+  return runCli(['build', '--sources', sources, '--store', store, '--now', now, '--quiet', ...extra]);
+}
+
+function report(stdout: unknown) {
+  return JSON.parse(String(stdout)) as {
+    datasets: Array<{ dataset: string; outcome: string; madeCurrent: boolean; candidate: boolean; snapshotId: string | null; reason: string | null; drift: Array<{ rule: string; status: string; message: string }> }>;
+  };
+}
+
+describe('drift: a partial source tree', () => {
+  let dir: string;
+  let store: string;
+  let partial: string;
+  let before: Record<string, string>;
+
+  beforeAll(async () => {
+    dir = await tempDir('drift-partial');
+    store = path.join(dir, 'store');
+    partial = await partialTree(dir);
+    const first = await build(store, SAMPLE, NOW, '--json');
+    expect(first.exitCode).toBe(0);
+    // The first build of each dataset passes drift with a note.
+    for (const d of report(first.stdout).datasets) {
+      expect(d.drift).toEqual([expect.objectContaining({ rule: 'drift.baseline', status: 'pass', message: expect.stringContaining('first snapshot') })]);
+    }
+    before = { articles: await pointer(store, 'articles'), 'smart-money': await pointer(store, 'smart-money') };
+  });
+
+  it('fails the build (exit 2), keeps current, and names the investors and articles that would be lost', async () => {
+    const result = await build(store, partial, HOUR_LATER, '--json');
+    expect(result.exitCode).toBe(2);
+    const datasets = report(result.stdout).datasets;
+    const smartMoney = datasets.find((d) => d.dataset === 'smart-money')!;
+    const articles = datasets.find((d) => d.dataset === 'articles')!;
+    expect(smartMoney).toMatchObject({ outcome: 'failed', madeCurrent: false, snapshotId: null });
+    expect(smartMoney.reason).toContain(`drift against current ${before['smart-money']}`);
+    const failing = smartMoney.drift.filter((r) => r.status === 'fail').map((r) => r.rule);
+    expect(failing).toEqual(expect.arrayContaining(['drift.investors.shrink', 'drift.investors.lost-keys', 'drift.trades.shrink']));
+    const shrink = smartMoney.drift.find((r) => r.rule === 'drift.investors.shrink')!;
+    expect(shrink.message).toBe('investors: 25 -> 8 records (-68.0%)');
+    expect(smartMoney.drift.find((r) => r.rule === 'drift.smart-money.investors-gone')!.message).toMatch(/investors no longer published: [A-Z].*\(.*, last filing 2026-09-30 filed 2026-1\d-\d\d\)/);
+    expect(articles.outcome).toBe('failed');
+    const lostArticles = articles.drift.find((r) => r.rule === 'drift.articles.lost-keys')!;
+    expect(lostArticles).toMatchObject({ status: 'fail' });
+    expect(lostArticles.message).toContain('12 of 19 keys lost');
+    expect(lostArticles.message).toContain('en-US/fed-holds-rates-signals-patience');
+    expect(await pointer(store, 'articles')).toBe(before.articles);
+    expect(await pointer(store, 'smart-money')).toBe(before['smart-money']);
+
+    // The readable report says the same.
+    const text = await build(store, partial, HOUR_LATER, '--datasets', 'smart-money');
+    expect(text.exitCode).toBe(2);
+    expect(String(text.stdout)).toContain('FAIL  drift.investors.lost-keys: investors: 17 of 25 keys lost (68.0%), e.g. ');
+  });
+
+  it('publishes with --accept-drift, and inspect shows who accepted what', async () => {
+    const result = await build(store, partial, HOUR_LATER, '--datasets', 'smart-money', '--accept-drift', 'partner moved the filings folder; accepted by ops', '--json');
+    expect(result.exitCode).toBe(0);
+    const published = report(result.stdout).datasets[0]!;
+    expect(published).toMatchObject({ outcome: 'published', madeCurrent: true });
+    expect(await pointer(store, 'smart-money')).toBe(published.snapshotId);
+    const inspect = await runCli(['inspect', published.snapshotId!, '--store', store, '--json']);
+    expect(inspect.exitCode).toBe(0);
+    const shown = JSON.parse(String(inspect.stdout));
+    expect(shown.manifest.acceptedDrift).toMatchObject({ reason: 'partner moved the filings folder; accepted by ops', by: 'build', baseline: before['smart-money'] });
+    expect(shown.manifest.acceptedDrift.checks.map((c: { rule: string }) => c.rule)).toContain('drift.investors.shrink');
+    const text = await runCli(['inspect', published.snapshotId!, '--store', store]);
+    expect(String(text.stdout)).toContain('drift        accepted by build at 2026-11-22T13:00:00.000Z');
+
+    // validate and gate then judge drift against the snapshot before, and see the acceptance.
+    const gate = await runCli(['gate', '--store', store, '--now', HOUR_LATER, '--datasets', 'smart-money', '--json']);
+    const rules = JSON.parse(String(gate.stdout)).datasets[0].rules as Array<{ rule: string; status: string; message: string }>;
+    expect(rules.find((r) => r.rule === 'drift.investors.shrink')).toMatchObject({ status: 'pass', message: expect.stringContaining('accepted by build') });
+  });
+});
+
+describe('drift: candidates, diff and promote', () => {
+  it('walks the manual flow: build --no-promote, list, diff, promote refused, promote --accept-drift', async () => {
+    const dir = await tempDir('drift-manual');
+    const store = path.join(dir, 'store');
+    const partial = await partialTree(dir);
+    expect((await build(store, SAMPLE, NOW, '--datasets', 'smart-money')).exitCode).toBe(0);
+    const current = await pointer(store, 'smart-money');
+
+    const candidateBuild = await build(store, partial, HOUR_LATER, '--datasets', 'smart-money', '--no-promote', '--json');
+    expect(candidateBuild.exitCode).toBe(0);
+    const candidate = report(candidateBuild.stdout).datasets[0]!;
+    expect(candidate).toMatchObject({ outcome: 'published', madeCurrent: false, candidate: true });
+    expect(candidate.reason).toContain('promoting it would fail drift');
+    expect(await pointer(store, 'smart-money')).toBe(current);
+
+    const list = JSON.parse(String((await runCli(['list', '--store', store, '--json'])).stdout));
+    expect(list.snapshots).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ snapshotId: candidate.snapshotId, candidate: true, current: false }),
+        expect.objectContaining({ snapshotId: current, candidate: false, current: true }),
+      ]),
+    );
+    expect(String((await runCli(['list', '--store', store])).stdout)).toMatch(new RegExp(`^c\\s+smart-money\\s+${candidate.snapshotId}`, 'm'));
+
+    const diff = await runCli(['diff', 'smart-money', 'current', candidate.snapshotId!, '--store', store, '--limit', '2', '--json']);
+    expect(diff.exitCode).toBe(0);
+    const investors = JSON.parse(String(diff.stdout)).resources.find((r: { resource: string }) => r.resource === 'investors');
+    expect(investors).toMatchObject({ before: 25, after: 8, added: 0, removed: 17, changed: 0, unchanged: 8 });
+    expect(investors.removedKeys).toHaveLength(2);
+
+    const refused = await runCli(['promote', 'smart-money', candidate.snapshotId!, '--store', store, '--now', HOUR_LATER]);
+    expect(refused.exitCode).toBe(2);
+    expect(String(refused.stdout)).toContain('NOT promoted, current unchanged');
+    expect(await pointer(store, 'smart-money')).toBe(current);
+
+    const promoted = await runCli(['promote', 'smart-money', candidate.snapshotId!, '--store', store, '--now', HOUR_LATER, '--accept-drift', 'half the filers, on purpose', '--json']);
+    expect(promoted.exitCode).toBe(0);
+    expect(JSON.parse(String(promoted.stdout))).toMatchObject({ promoted: true, previousSnapshotId: current, acceptedDrift: { by: 'promote', reason: 'half the filers, on purpose' } });
+    expect(await pointer(store, 'smart-money')).toBe(candidate.snapshotId);
+    const inspect = JSON.parse(String((await runCli(['inspect', candidate.snapshotId!, '--store', store, '--json'])).stdout));
+    expect(inspect.acceptedDrift).toMatchObject({ by: 'promote', baseline: current });
+
+    const history = await runCli(['history', 'smart-money', '--store', store, '--now', HOUR_LATER, '--json']);
+    const rows = JSON.parse(String(history.stdout)).snapshots;
+    expect(rows.map((r: { snapshotId: string }) => r.snapshotId)).toEqual([current, candidate.snapshotId]);
+    expect(rows[1]).toMatchObject({ current: true, records: { investors: 8, consensus: 60 }, driftAgainst: current, acceptedDrift: { reason: 'half the filers, on purpose' } });
+  });
+});
+
+describe('drift: rebuilds that must pass', () => {
+  it('passes the same sources an hour later', async () => {
+    const store = path.join(await tempDir('drift-same'), 'store');
+    expect((await build(store, SAMPLE, NOW)).exitCode).toBe(0);
+    const again = await build(store, SAMPLE, HOUR_LATER, '--json');
+    expect(again.exitCode).toBe(0);
+    for (const d of report(again.stdout).datasets) {
+      expect(d.madeCurrent).toBe(true);
+      expect(d.drift.filter((r) => r.status !== 'pass')).toEqual([]);
+      expect(d.drift.length).toBeGreaterThan(3);
+    }
+  });
+
+  it('passes a new quarter of 13F filings for every filer', async () => {
+    const dir = await tempDir('drift-quarter');
+    const store = path.join(dir, 'store');
+    const later = path.join(dir, 'next-quarter');
+    expect((await runCli(['sample', '--out', later, '--now', '2027-02-22T00:00:00Z'])).exitCode).toBe(0);
+    expect((await build(store, SAMPLE, NOW, '--datasets', 'smart-money')).exitCode).toBe(0);
+    const next = await build(store, later, '2027-02-22T12:00:00.000Z', '--datasets', 'smart-money', '--json');
+    expect(next.exitCode).toBe(0);
+    const d = report(next.stdout).datasets[0]!;
+    expect(d.drift.filter((r) => r.status !== 'pass')).toEqual([]);
+    expect(d.drift.find((r) => r.rule === 'drift.smart-money.newest-quarter')).toMatchObject({ status: 'pass' });
+    const diff = JSON.parse(String((await runCli(['diff', 'smart-money', '--store', store, '--json'])).stdout));
+    const investors = diff.resources.find((r: { resource: string }) => r.resource === 'investors');
+    expect(investors).toMatchObject({ before: 25, after: 25, changed: 25, added: 0, removed: 0 });
+    expect(investors.changedFields).toMatchObject({ period: 25, filedAt: 25 });
+  });
+
+  it('passes one article added, one removed and one retitled, and diff reports exactly those three', async () => {
+    const dir = await tempDir('drift-articles');
+    const store = path.join(dir, 'store');
+    const edited = path.join(dir, 'edited');
+    await cp(SAMPLE, edited, { recursive: true });
+    const enUS = path.join(edited, 'articles/en-US');
+    await rm(path.join(enUS, '2026-11-12-chipmakers-raise-capital-spending.md'));
+    const retitled = path.join(enUS, '2026-11-17-holiday-retail-sales-beat-forecasts.md');
+    const text = await readFile(retitled, 'utf8');
+    await writeFile(retitled, text.replace(/^title: .*$/m, 'title: "Holiday retail sales beat every forecast"'));
+    const added = (await readFile(path.join(enUS, '2026-11-20-treasury-curve-steepens-after-auction.md'), 'utf8')).replace(
+      /^title: .*$/m,
+      'title: "Dollar firms as yields climb"',
+    );
+    await writeFile(path.join(enUS, '2026-11-19-dollar-firms-as-yields-climb.md'), added);
+
+    expect((await build(store, SAMPLE, NOW, '--datasets', 'articles')).exitCode).toBe(0);
+    const next = await build(store, edited, HOUR_LATER, '--datasets', 'articles', '--json');
+    expect(next.exitCode).toBe(0);
+    expect(report(next.stdout).datasets[0]!.drift.filter((r) => r.status !== 'pass')).toEqual([]);
+
+    const diff = JSON.parse(String((await runCli(['diff', 'articles', 'previous', 'current', '--store', store, '--json'])).stdout));
+    expect(diff.resources).toEqual([
+      expect.objectContaining({
+        resource: 'articles',
+        before: 19,
+        after: 19,
+        added: 1,
+        removed: 1,
+        changed: 1,
+        unchanged: 17,
+        addedKeys: ['en-US/dollar-firms-as-yields-climb'],
+        removedKeys: ['en-US/chipmakers-raise-capital-spending'],
+        changedRecords: [{ key: 'en-US/holiday-retail-sales-beat-forecasts', fields: ['title'] }],
+        changedFields: { title: 1 },
+      }),
+    ]);
+  });
+});
+
+describe('--format markdown', () => {
+  const md = new MarkdownIt();
+
+  /** Every table of a Markdown document as rows of cell texts, header row first, parsed by markdown-it. */
+  function tables(markdown: string): string[][][] {
+    const result: string[][][] = [];
+    let table: string[][] | null = null;
+    let row: string[] | null = null;
+    for (const token of md.parse(markdown, {})) {
+      if (token.type === 'table_open') table = [];
+      else if (token.type === 'table_close') result.push(table!), (table = null);
+      else if (token.type === 'tr_open') row = [];
+      else if (token.type === 'tr_close') table!.push(row!), (row = null);
+      else if (token.type === 'inline' && row !== null) row.push(token.content);
+    }
+    return result;
+  }
+
+  it('renders build, gate and diff as GitHub-flavoured tables with ✓ / ⚠ / ✗, time left and drift figures', async () => {
+    const dir = await tempDir('drift-markdown');
+    const store = path.join(dir, 'store');
+    const partial = await partialTree(dir);
+    expect((await build(store, SAMPLE, NOW)).exitCode).toBe(0);
+
+    const failed = await build(store, partial, HOUR_LATER, '--format', 'markdown');
+    expect(failed.exitCode).toBe(2);
+    const [summary] = tables(String(failed.stdout));
+    expect(summary![0]).toEqual(['dataset', 'status', 'outcome', 'snapshot', 'records', 'time left', 'drift', 'rejected']);
+    const byDataset = Object.fromEntries(summary!.slice(1).map((r) => [r[0], r]));
+    expect(byDataset['smart-money']!.slice(1, 3)).toEqual(['✗', 'failed']);
+    expect(byDataset['smart-money']![6]).toContain('✗ drift.investors.shrink 25 -> 8 records (-68.0%)');
+    expect(byDataset['calendar']!.slice(1, 3)).toEqual(['✓', 'published']);
+    expect(byDataset['calendar']![5]).toBe('96d 21h');
+    expect(byDataset['calendar']![7]).toBe('0');
+    const checks = tables(String(failed.stdout)).find((t) => t.some((r) => r[0] === 'drift.investors.lost-keys'))!;
+    expect(checks.find((r) => r[0] === 'drift.investors.lost-keys')!.slice(1, 3)).toEqual(['✗ fail', '17 of 25 keys lost (68.0%)']);
+
+    const gate = await runCli(['gate', '--store', store, '--now', HOUR_LATER, '--format', 'markdown']);
+    expect(gate.exitCode).toBe(0);
+    const [gateSummary] = tables(String(gate.stdout));
+    expect(gateSummary![0]).toEqual(['dataset', 'status', 'snapshot', 'time left', 'drift', 'not passing']);
+    expect(gateSummary!.slice(1).map((r) => [r[0], r[1], r[5]])).toEqual([
+      ['articles', '✓', '-'],
+      ['calendar', '✓', '-'],
+      ['smart-money', '✓', '-'],
+    ]);
+    expect(gateSummary![3]![3]).toBe('13d 23h');
+
+    const diff = await runCli(['diff', 'calendar', '--store', store, '--format', 'markdown']);
+    expect(diff.exitCode).toBe(0);
+    const [diffTable] = tables(String(diff.stdout));
+    expect(diffTable).toEqual([
+      ['resource', 'before', 'after', 'added', 'removed', 'changed', 'unchanged'],
+      ['events', '174', '174', '0', '0', '0', '174'],
+    ]);
+  });
+});
