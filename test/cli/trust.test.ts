@@ -331,12 +331,13 @@ describe('colour, --quiet and --verbose', () => {
 
   it('validate --quiet prints only problems and the summary; --verbose adds every passing rule', async () => {
     const quiet = await validate(['--quiet']);
-    expect(String(quiet.stdout)).toBe('PASS=7 WARN=0 FAIL=0');
+    // One line: nothing warns or fails, so only the summary.
+    expect(String(quiet.stdout)).toMatch(/^PASS=\d+ WARN=0 FAIL=0$/);
     const late = await validate(['--quiet', '--now', '2026-11-29T10:00:00Z']);
     expect(String(late.stdout).split('\n')).toEqual([
       expect.stringMatching(/^WARN {2}freshness\.snapshot-age: articles: .* it goes stale in 2h/),
       expect.stringMatching(/^FAIL {2}freshness\.latest-article-age: articles: latest article publishedAt .* is 7d 1h old, more than 7d/),
-      'PASS=5 WARN=1 FAIL=1',
+      expect.stringMatching(/^PASS=\d+ WARN=1 FAIL=1$/),
     ]);
     const verbose = await validate(['--verbose']);
     expect(String(verbose.stdout)).toMatch(/^ {2}PASS {2}schema: articles: every record matches its JSON Schema$/m);
