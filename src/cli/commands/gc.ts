@@ -1,26 +1,30 @@
 import { Command } from 'commander';
+import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { BundleStore } from '../../publish/store.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_STORE, DirOption, parseOptions } from '../options.js';
+import { withPathDefaults } from '../path-options.js';
 import { printJson, printLine } from '../output.js';
 
 const Options = z.object({
   store: DirOption(DEFAULT_STORE),
+  config: z.string().optional(),
   keep: z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1'),
   dryRun: z.boolean().default(false),
   json: z.boolean().default(false),
 });
 
 export function gcCommand(): Command {
-  return new Command('gc')
+  return withVerbosityOptions(new Command('gc'))
     .description('delete old bundles, keeping the newest N per dataset, the current one and the one before it')
     .requiredOption('--keep <n>', 'bundles to keep per dataset')
     .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--config <file>', 'config file with paths (default: pdsnap.config.yaml when present, or PDSNAP_CONFIG)')
     .option('--dry-run', 'only show what would be deleted')
     .option('--json', 'print JSON to stdout')
     .action(async (raw) => {
-      const options = parseOptions(Options, raw);
+      const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
       const store = new BundleStore(options.store);
       if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
       const result = await store.gc(options.keep, options.dryRun);
