@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import { execa, type ResultPromise } from 'execa';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { fixedRateLoad } from './fixed-rate.js';
 import { tmpdir } from 'node:os';
@@ -46,10 +47,26 @@ export async function startChild(command: string, args: string[], cwd: string): 
   return { base, child };
 }
 
+/** One GET; the status and the body's size on the wire (fetch would decompress it). */
+function wireGet(url: string, headers: Record<string, string>): Promise<{ status: number; bytes: number; encoding: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers }, (response) => {
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, bytes, encoding: response.headers['content-encoding'] }));
+      response.on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
 async function load(label: string, base: string, urlPath: string, headers: () => Record<string, string>, rate?: number): Promise<LoadResult> {
-  const first = await fetch(base + urlPath, { headers: headers() });
-  const bodyBytes = (await first.arrayBuffer()).byteLength;
+  const first = await wireGet(base + urlPath, headers());
+  const bodyBytes = first.bytes;
   if (first.status !== 200) throw new Error(`${label}: warm-up answered ${first.status}`);
+  const asked = headers()['accept-encoding'];
+  if (asked !== undefined && first.encoding !== asked) throw new Error(`${label}: asked for ${asked}, got ${first.encoding ?? 'identity'}`);
   if (rate) return { label, rate, path: urlPath, bodyBytes, ...(await fixedRateLoad(base + urlPath, headers, rate, DURATION_S)) };
   const result = await autocannon({
     url: base + urlPath,
@@ -99,6 +116,17 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
     results.push(await load('file   Profile A  GET /v1/articles?limit=20', fileServe.base, '/v1/articles?limit=20', fileKeys));
     results.push(await load('file   Profile B  GET /api/v1/articles?limit=20', fileServe.base, '/api/v1/articles?limit=20', fileKeys));
     results.push(await load('file   Profile A, fixed rate', fileServe.base, '/v1/articles?limit=20', fileKeys, FIXED_RATE));
+    // Compression: the largest consensus page (10 rows of 10 top holders: its size does not grow with
+    // the number of filers) and the largest article page, as they are and as brotli and gzip.
+    for (const [name, urlPath] of [
+      ['consensus', '/v1/smart-money/consensus?limit=10'],
+      ['articles ', '/v1/articles?limit=100'],
+    ] as const) {
+      for (const encoding of ['identity', 'br', 'gzip'] as const) {
+        const withEncoding = encoding === 'identity' ? fileKeys : () => ({ ...fileKeys(), 'accept-encoding': encoding });
+        results.push(await load(`file   ${name} ${encoding.padEnd(8)}`, fileServe.base, urlPath, withEncoding));
+      }
+    }
     fileServe.child.kill('SIGTERM');
 
     const redis = await startRedis(dir, repoRoot);

@@ -1,11 +1,28 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import { parseYamlText } from '../ingest/yaml-text.js';
 import { applyDriftOverrides, type DriftThresholds } from '../validate/drift.js';
 import { applyLimitOverrides, type FreshnessLimits, PdsnapConfig } from '../validate/limits.js';
 import { UsageError } from './errors.js';
+import { isBucketLocation } from '../publish/s3-location.js';
 
 export const DEFAULT_CONFIG_FILE = 'pdsnap.config.yaml';
+/** Names the config file when --config is not given (README, Configuration). */
+export const CONFIG_ENV = 'PDSNAP_CONFIG';
+
+/** The paths a config file may set; relative ones are read from the config file's folder. */
+export const ConfigPaths = z
+  .object({
+    sources: z.string().min(1).optional(),
+    store: z.string().min(1).optional(),
+    keys: z.string().min(1).optional(),
+    usageDb: z.string().min(1).optional(),
+  })
+  .strict();
+export type PathName = keyof z.infer<typeof ConfigPaths>;
+
+const ConfigFile = PdsnapConfig.extend({ paths: ConfigPaths.optional() }).strict();
 
 export interface LoadedConfig {
   /** Absolute path of the file read; null when none was given and the default file is absent. */
@@ -14,6 +31,8 @@ export interface LoadedConfig {
   limits: FreshnessLimits;
   /** The drift thresholds: defaults with the file's `drift:` overrides. */
   drift: DriftThresholds;
+  /** Paths the file sets, absolute (resolved against the file's folder). */
+  paths: Partial<Record<PathName, string>>;
 }
 
 /**
@@ -25,13 +44,15 @@ export interface LoadedConfig {
 export async function loadConfig(file?: string, cwd: string = process.cwd()): Promise<LoadedConfig> {
   const explicit = file !== undefined;
   const full = path.resolve(cwd, file ?? DEFAULT_CONFIG_FILE);
-  const shown = path.relative(cwd, full) || full;
+  // Named as the user wrote it; the default file by its name.
+  const shown = file ?? DEFAULT_CONFIG_FILE;
   let text: string;
   try {
     text = await readFile(full, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (!explicit && code === 'ENOENT') return { path: null, limits: applyLimitOverrides(undefined), drift: applyDriftOverrides(undefined) };
+    if (!explicit && code === 'ENOENT') return { path: null, limits: applyLimitOverrides(undefined), drift: applyDriftOverrides(undefined), paths: {} };
+    if (code === 'ENOENT') throw new UsageError(`config ${shown} does not exist`);
     throw new UsageError(`config ${shown} cannot be read: ${code ?? (error as Error).message}`);
   }
   let raw: unknown;
@@ -42,11 +63,16 @@ export async function loadConfig(file?: string, cwd: string = process.cwd()): Pr
     throw new UsageError(`config ${shown} does not parse: ${(error as Error).message.split('\n')[0]}`);
   }
   // An empty file parses to null: no overrides.
-  const parsed = PdsnapConfig.safeParse(raw ?? {});
+  const parsed = ConfigFile.safeParse(raw ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
     throw new UsageError(`config ${shown} is invalid at ${where}: ${issue.message}`);
   }
-  return { path: full, limits: applyLimitOverrides(parsed.data.freshness), drift: applyDriftOverrides(parsed.data.drift) };
+  const folder = path.dirname(full);
+  // A bucket (s3://...) is a location, not a path: it is kept as written.
+  const paths = Object.fromEntries(
+    Object.entries(parsed.data.paths ?? {}).map(([name, value]) => [name, isBucketLocation(value) ? value : path.resolve(folder, value)]),
+  );
+  return { path: full, limits: applyLimitOverrides(parsed.data.freshness), drift: applyDriftOverrides(parsed.data.drift), paths };
 }

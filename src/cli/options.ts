@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { DATASETS, type DatasetName, isDatasetName } from '../model/dataset.js';
+import { clockNow } from '../lib/clock.js';
 import { formatBucketLocation, isBucketLocation, parseBucketLocation } from '../publish/s3-location.js';
 import { parseDuration } from '../validate/duration.js';
 import { UsageError } from './errors.js';
@@ -22,7 +23,14 @@ export const NowOption = z
   .string()
   .optional()
   .transform((value, ctx) => {
-    if (value === undefined) return new Date();
+    if (value === undefined) {
+      try {
+        return clockNow();
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }
     const ok = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(value);
     const date = new Date(value.length === 10 ? `${value}T00:00:00Z` : value);
     if (!ok || Number.isNaN(date.getTime())) {

@@ -13,6 +13,11 @@ export interface DerivedFacts {
   facts: Omit<FreshnessFacts, 'generatedAt'>;
   rejections: Rejection[];
   notes: BuildNote[];
+  /**
+   * What derivation left out by rule, in words ("3 investor(s) left out by the 180-day quarter rule"):
+   * when nothing is left to publish, this is the cause the build report gives. Absent when nothing was.
+   */
+  leftOut?: string;
 }
 
 /**

@@ -17,6 +17,12 @@ export const BuildNote = z
   .object({
     source: z.string(),
     message: z.string(),
+    /**
+     * Set on a routine decision made the same way for many files (the value unit of a filing by its
+     * date): the kind, as a counted noun phrase ("filing(s) with values read as dollars by their filing date"). The readable report counts these per kind on one line, so that the
+     * exceptions stay visible; --json lists every note.
+     */
+    routine: z.string().optional(),
   })
   .strict();
 export type BuildNote = z.infer<typeof BuildNote>;

@@ -4,8 +4,10 @@ import { type Access, type StateStore, createAccess } from './access/index.js';
 import { CursorCodec } from './cursor.js';
 import { clientErrorResponder, MAX_HEADER_BYTES } from './client-error.js';
 import { frameworkErrorResponder, installErrorHandling } from './error-handler.js';
-import { etagOf, matchesIfNoneMatch } from './etag.js';
-import { openApiDocument } from './openapi.js';
+import { registerApiDescription } from './api-description.js';
+import { registerCompression } from './compression.js';
+import { installCors } from './cors.js';
+import { registerDocsPage } from './docs-page/routes.js';
 import { compileParameterValidator, type JsonSchema } from './parameter-validation.js';
 import { FailedAuthThrottle } from './failed-auth-throttle.js';
 import { type Lifecycle, registerHealthRoutes } from './health-routes.js';
@@ -61,6 +63,10 @@ export interface ServerOptions {
   reloadIntervalMs?: number;
   /** false: return before loading any snapshot (call app.loadSnapshots() after listen, so a busy port fails first). */
   loadSnapshots?: boolean;
+  /** Where clients reach this deployment, for the OpenAPI `servers`; default: the listening address. */
+  publicUrl?: string;
+  /** Exact origins whose pages may call the API from a browser (CORS); none by default. */
+  corsOrigins?: readonly string[];
   /** More routes inside a profile's plugin, behind its hooks; each must declare its access. Tests add failing routes this way. */
   profileRoutes?: Partial<Record<Profile, (scope: FastifyInstance) => void>>;
 }
@@ -130,9 +136,10 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
   const metrics = new ServerMetrics(() => snapshots.statuses(), now);
   snapshots.onReload = (dataset, outcome) => metrics.snapshotReload(dataset, outcome);
   const lifecycle: Lifecycle = { draining: false };
+  const reloadIntervalMs = options.reloadIntervalMs ?? 2000;
   const startSnapshots = async () => {
     await snapshots.reload();
-    snapshots.startPolling(options.reloadIntervalMs ?? 2000);
+    snapshots.startPolling(reloadIntervalMs);
   };
 
   app.decorate('snapshots', snapshots);
@@ -145,29 +152,24 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
   app.setSerializerCompiler(cachingSerializerCompiler);
   requireDeclaredAccess(app);
   installRequestHooks(app, access, metrics, lifecycle);
+  installCors(app, options.corsOrigins ?? []);
+  await registerCompression(app);
   // Paths outside both profiles: Profile A's envelope, the versioned description.
   installErrorHandling(app, 'A', options.docsUrl);
 
-  const document = openApiDocument(ALL_OPERATIONS, options.docsUrl);
-  const documentTag = etagOf(['openapi', document], false);
-  const deps = { snapshots, cursors, now, access, throttle: new FailedAuthThrottle(), docsUrl: options.docsUrl };
-  await app.register(
-    profilePlugin('A', PROFILE_A_OPERATIONS, {
-      ...deps,
-      registerRoutes: (scope) => {
-        scope.get('/openapi.json', { config: { access: { access: 'public' } } }, async (request, reply) => {
-          reply.header('ETag', documentTag);
-          if (matchesIfNoneMatch(request.headers['if-none-match'], documentTag)) return reply.code(304).send();
-          return document;
-        });
-        options.profileRoutes?.A?.(scope);
-      },
-    }),
-    { prefix: PROFILE_PREFIX.A },
-  );
-  await app.register(profilePlugin('B', PROFILE_B_OPERATIONS, { ...deps, registerRoutes: (scope) => options.profileRoutes?.B?.(scope) }), {
-    prefix: PROFILE_PREFIX.B,
-  });
+  const deps = { snapshots, cursors, now, access, throttle: new FailedAuthThrottle(), docsUrl: options.docsUrl, reloadIntervalMs };
+  const description = { docsUrl: options.docsUrl, publicUrl: options.publicUrl };
+  for (const [profile, operations] of [
+    ['A', PROFILE_A_OPERATIONS],
+    ['B', PROFILE_B_OPERATIONS],
+  ] as const) {
+    const registerRoutes = (scope: FastifyInstance) => {
+      registerApiDescription(scope, profile, operations, description);
+      options.profileRoutes?.[profile]?.(scope);
+    };
+    await app.register(profilePlugin(profile, operations, { ...deps, registerRoutes }), { prefix: PROFILE_PREFIX[profile] });
+  }
+  registerDocsPage(app);
   registerHealthRoutes(app, lifecycle, () => snapshots.statuses());
   // Last, so that a failure above leaves no timer behind.
   if (options.loadSnapshots !== false) await startSnapshots();

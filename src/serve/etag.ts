@@ -11,13 +11,43 @@ export function etagOf(parts: readonly unknown[], weak: boolean): string {
   return weak ? `W/${tag}` : tag;
 }
 
-/** If-None-Match (RFC 9110 13.1.2): `*`, or a list of tags compared weakly (W/ ignored). */
-export function matchesIfNoneMatch(header: string | string[] | undefined, etag: string): boolean {
-  if (header === undefined) return false;
+/** Content codings the server may apply; a compressed answer's tag ends in `-<coding>`. */
+export const TAGGED_ENCODINGS = ['br', 'gzip'] as const;
+const ENCODING_SUFFIX = new RegExp(`-(?:${TAGGED_ENCODINGS.join('|')})"$`);
+
+/**
+ * The tag of the same content under a content coding: another representation, so another tag
+ * (RFC 9110 8.8.3), and weak, because compressor output is not promised byte for byte across
+ * versions of the compression library.
+ */
+export function encodedTag(etag: string, encoding: string): string {
+  return `W/${etag.replace(/^W\//, '').replace(/"$/, `-${encoding}"`)}`;
+}
+
+/** The tag without W/ and without an encoding suffix: what names the content itself. */
+function contentPart(tag: string): string {
+  return tag.trim().replace(/^W\//, '').replace(ENCODING_SUFFIX, '"');
+}
+
+/**
+ * If-None-Match (RFC 9110 13.1.2), compared weakly: `*`, or a listed tag of the same content under
+ * any encoding (the cache that sent it keyed its copy by Accept-Encoding, per `Vary`, so it gets the
+ * same encoding again). Returns the tag to send with the 304 (the one the client holds), or null.
+ */
+export function matchingTag(header: string | string[] | undefined, etag: string): string | null {
+  if (header === undefined) return null;
   const value = Array.isArray(header) ? header.join(',') : header;
-  if (value.trim() === '*') return true;
-  return value
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .includes(etag.replace(/^W\//, ''));
+  if (value.trim() === '*') return etag;
+  const content = contentPart(etag);
+  return (
+    value
+      .split(',')
+      .map((tag) => tag.trim())
+      .find((tag) => tag !== '' && contentPart(tag) === content) ?? null
+  );
+}
+
+/** Whether If-None-Match matches (see matchingTag). */
+export function matchesIfNoneMatch(header: string | string[] | undefined, etag: string): boolean {
+  return matchingTag(header, etag) !== null;
 }

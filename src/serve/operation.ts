@@ -3,6 +3,7 @@ import type { Scope } from './access/index.js';
 import type { JsonSchema } from './parameter-validation.js';
 import type { Profile } from './profile.js';
 import type { ProfileAEnvelopeName } from './schemas/envelopes.js';
+import type { RecordName } from './schemas/record-schemas.js';
 import type { Page } from './indexes/page.js';
 import type { DatasetIndexes } from './snapshots.js';
 
@@ -13,6 +14,8 @@ export type Params = Record<string, string>;
 export interface ListPlan<D extends DatasetName> {
   /** Normalized filter parameters (no limit, cursor or offset): what a cursor and an ETag bind to. */
   filters: Record<string, unknown>;
+  /** For a list that depends on the day as well as the snapshot: the span in which it holds (Last-Modified, max-age). */
+  validSpan?: { fromMs: number; untilMs: number };
   /** The page that starts at `position` (0 for the first page; later, a page's `next`). */
   page(index: DatasetIndexes[D], position: number, limit: number): Page;
 }
@@ -32,13 +35,16 @@ interface OperationBase<D extends DatasetName> {
   /** The scope a key needs (both profiles; Profile B answers 403 insufficient_scope in its envelope). */
   scope: Scope;
   summary: string;
-  description?: string;
+  /** What the operation returns and how it filters and orders: the OpenAPI description of the operation. */
+  description: string;
   querystring: JsonSchema;
   params?: JsonSchema;
   /** Schema of the 200 body: the serializer writes exactly its properties. */
   response: JsonSchema;
   /** The given envelope name (Profile A), for the OpenAPI description. */
   envelope?: ProfileAEnvelopeName;
+  /** The record its data holds (Profile B, whose envelopes have no given names), for the OpenAPI description. */
+  record?: RecordName;
 }
 
 export interface ListOperation<D extends DatasetName = DatasetName> extends OperationBase<D> {

@@ -4,6 +4,7 @@ import type { Manifest } from '../model/manifest.js';
 import { ContentCheck, type SnapshotRef } from './content-rules.js';
 import { formatDuration } from './duration.js';
 import { evaluateFreshness, freshUntil } from './freshness.js';
+import { futureSnapshotRule } from './future-snapshot.js';
 import type { FreshnessLimits } from './limits.js';
 import type { DatasetValidation } from './report.js';
 import { worstStatus } from './report.js';
@@ -71,6 +72,7 @@ export function validateBundle(bundle: VerifiedBundle, now: Date, options: Bundl
       message: `${dataset}: ${manifest.snapshotId} matches its manifest`,
     },
     ...evaluateFreshness(dataset, manifest.facts, now, { limits: options.limits, warnWithinMs: options.warnWithinMs }),
+    futureSnapshotRule(dataset, manifest.generatedAt, now),
     ...recordRules,
   ];
   if (options.minRemainingMs !== null) rules.push(minRemainingRule(dataset, until, now, options.minRemainingMs));
@@ -146,7 +148,7 @@ function schemaRule(dataset: DatasetName, problems: SchemaProblem[], records: nu
 export function minRemainingRule(dataset: DatasetName, until: Date, now: Date, minRemainingMs: number): RuleResult {
   const remaining = until.getTime() - now.getTime();
   const ok = remaining >= minRemainingMs;
-  const observed = remaining < 0 ? `stale for ${formatDuration(-remaining)}` : `${formatDuration(remaining)} remaining`;
+  const observed = remaining < 0 ? `stale for ${formatDuration(-remaining, 'up')}` : `${formatDuration(remaining)} remaining`;
   return {
     rule: 'gate.min-remaining',
     observed,

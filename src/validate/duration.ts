@@ -18,19 +18,21 @@ export function parseDuration(text: string): number {
 }
 
 /**
- * Writes milliseconds back in the same notation, exact to the millisecond and without zero units
- * (`7d`, `7d 1ms`, `2d 3h 15m`), so that a value one millisecond past a limit reads differently.
+ * Writes milliseconds back in the same notation, to the second and without zero units (`7d`,
+ * `2d 3h 15m`, `59s`). A part of a second is rounded the way that keeps a comparison with a limit
+ * true: `up` for an age (7 days and 1 ms reads `7d 1s`, past a 7d limit, not `7d`), `down` (the
+ * default) for what remains (1 ms short of 2d reads `1d 23h 59m 59s`, short of a 2d minimum).
  */
-export function formatDuration(ms: number): string {
+export function formatDuration(ms: number, rounding: 'down' | 'up' = 'down'): string {
   if (!Number.isFinite(ms)) return String(ms);
   const sign = ms < 0 ? '-' : '';
-  let rest = Math.abs(Math.trunc(ms));
+  const abs = Math.abs(ms);
+  let rest = (rounding === 'up' ? Math.ceil(abs / 1000) : Math.floor(abs / 1000)) * 1000;
   const parts: string[] = [];
   for (const [unit, size] of Object.entries(UNIT_MS)) {
     const n = Math.floor(rest / size);
     rest -= n * size;
     if (n > 0) parts.push(`${n}${unit}`);
   }
-  if (rest > 0) parts.push(`${rest}ms`);
   return parts.length === 0 ? '0s' : `${sign}${parts.join(' ')}`;
 }

@@ -173,7 +173,7 @@ function judge(dataset: DatasetName, check: Check, nowMs: number, warnWithinMs: 
   const age = nowMs - check.sinceMs;
   const remaining = check.failsAtMs - nowMs;
   const status: RuleStatus = remaining < 0 ? 'fail' : remaining < warnWithinMs ? 'warn' : 'pass';
-  const ageText = age < 0 ? `${formatDuration(-age)} in the future` : `${formatDuration(age)} old`;
+  const ageText = age < 0 ? `${formatDuration(-age, 'up')} in the future` : `${formatDuration(age, 'up')} old`;
   const failsAt = iso(check.failsAtMs);
   const message =
     status === 'fail'

@@ -19,8 +19,9 @@ async function filesUnder(dir: string): Promise<Map<string, Buffer>> {
   return out;
 }
 
+/** The machine's clock is injected (PDSNAP_CLOCK) as the build's --now: no test depends on the wall clock. */
 async function buildJson(sources: string, store: string, now: string, extra: string[] = []) {
-  const result = await runCli(['build', '--sources', sources, '--store', store, '--now', now, '--json', ...extra]);
+  const result = await runCli(['build', '--sources', sources, '--store', store, '--now', now, '--json', ...extra], { env: { PDSNAP_CLOCK: now } });
   return { result, report: result.stdout ? JSON.parse(String(result.stdout)) : null };
 }
 

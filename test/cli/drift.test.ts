@@ -31,8 +31,9 @@ async function partialTree(dir: string): Promise<string> {
   return sources;
 }
 
+/** The machine's clock is injected (PDSNAP_CLOCK) as the build's --now: a later quarter is built "then", not refused as a future --now. */
 async function build(store: string, sources: string, now: string, ...extra: string[]) {
-  return runCli(['build', '--sources', sources, '--store', store, '--now', now, '--quiet', ...extra]);
+  return runCli(['build', '--sources', sources, '--store', store, '--now', now, '--quiet', ...extra], { env: { PDSNAP_CLOCK: now } });
 }
 
 function report(stdout: unknown) {

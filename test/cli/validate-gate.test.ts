@@ -166,7 +166,7 @@ describe('pdsnap validate', () => {
   it.each([
     ['a missing store', (s: string) => ['--store', path.join(s, 'nowhere')], /store .*nowhere does not exist/],
     ['an invalid config', (s: string) => ['--store', s, '--config', 'bad.yaml'], /config bad\.yaml is invalid at freshness\.articles/],
-    ['a missing config', (s: string) => ['--store', s, '--config', 'absent.yaml'], /config absent\.yaml cannot be read/],
+    ['a missing config', (s: string) => ['--store', s, '--config', 'absent.yaml'], /config absent\.yaml does not exist/],
     ['a bad --warn-within', (s: string) => ['--store', s, '--warn-within', '1 day'], /--warn-within: "1 day" is not a duration/],
     ['an unknown --snapshot', (s: string) => ['--store', s, '--snapshot', 'articles-20261122T000000Z-000000000000'], /does not exist/],
   ])('exits 3, not 0, for %s', async (_what, args, message) => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/cli/config.js';
 import { UsageError } from '../../src/cli/errors.js';
+import { DEFAULT_DRIFT_THRESHOLDS } from '../../src/validate/drift.js';
 import { DEFAULT_LIMITS } from '../../src/validate/limits.js';
 import { applyDriftOverrides } from '../../src/validate/drift.js';
 
@@ -14,7 +15,7 @@ describe('loadConfig', () => {
   });
 
   it('uses the service defaults when no file is named and pdsnap.config.yaml is absent', async () => {
-    expect(await loadConfig(undefined, dir)).toEqual({ path: null, limits: DEFAULT_LIMITS, drift: applyDriftOverrides(undefined) });
+    expect(await loadConfig(undefined, dir)).toEqual({ path: null, limits: DEFAULT_LIMITS, drift: DEFAULT_DRIFT_THRESHOLDS, paths: {} });
   });
 
   it('reads pdsnap.config.yaml from the working directory and overrides only what it names', async () => {
@@ -54,6 +55,6 @@ describe('loadConfig', () => {
   });
 
   it('refuses a named config file that does not exist instead of falling back to the defaults', async () => {
-    await expect(loadConfig('missing.yaml', dir)).rejects.toThrow(/config missing\.yaml cannot be read: ENOENT/);
+    await expect(loadConfig('missing.yaml', dir)).rejects.toThrow(/config missing\.yaml does not exist/);
   });
 });

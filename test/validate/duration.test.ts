@@ -23,10 +23,17 @@ describe('formatDuration', () => {
   it.each([
     [0, '0s'],
     [7 * 86_400_000, '7d'],
-    [7 * 86_400_000 + 1, '7d 1ms'],
+    [7 * 86_400_000 + 1, '7d'],
+    [1_500, '1s'],
     [36 * 3_600_000, '1d 12h'],
     [-(2 * 3_600_000 + 60_000), '-2h 1m'],
   ])('writes %i ms as %s', (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
+  });
+
+  it('rounds a part of a second up for an age, so that 1 ms past a limit reads past it', () => {
+    expect(formatDuration(7 * 86_400_000 + 1, 'up')).toBe('7d 1s');
+    expect(formatDuration(7 * 86_400_000, 'up')).toBe('7d');
+    expect(formatDuration(2 * 86_400_000 - 1)).toBe('1d 23h 59m 59s');
   });
 });

@@ -43,7 +43,7 @@ describe('age rules at their boundary: exactly the limit passes, one millisecond
     it(`${c.dataset} ${c.rule}: ${c.days} days and 1 ms old fails`, () => {
       const result = ruleOf(c.dataset, facts, plus(limitInstant.toISOString(), 1), c.rule);
       expect(result.status).toBe('fail');
-      expect(result.observed).toContain(`${c.days}d 1ms old`);
+      expect(result.observed).toContain(`${c.days}d 1s old`);
       expect(result.message).toContain(`stale since ${limitInstant.toISOString()}`);
     });
   }

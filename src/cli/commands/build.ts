@@ -3,10 +3,16 @@ import { z } from 'zod';
 import { loadConfig } from '../config.js';
 import { ExitCode, ExitWith } from '../errors.js';
 import { DatasetsOption, DEFAULT_SOURCES, DEFAULT_STORE, DirOption, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
+import { withPathDefaults } from '../path-options.js';
 import { buildMarkdown } from '../markdown.js';
-import { FormatOption, formatTable, printJson, printLine } from '../output.js';
+import { FormatOption, formatTable, printJson, printLine, printStatusLines } from '../output.js';
 import { type BuildReport, runBuild } from '../pipeline/build.js';
 import { stderrProgress } from '../progress.js';
+import { refuseFutureNow } from '../future-now.js';
+import { noteLines } from '../note-lines.js';
+import { writeReportFile } from '../report-file.js';
+import { requireExisting } from '../required-path.js';
+import { escapeControl } from '../../lib/terminal-text.js';
 
 const Options = z.object({
   datasets: DatasetsOption,
@@ -20,8 +26,12 @@ const Options = z.object({
   acceptDrift: z.string().trim().min(1, 'give the reason, e.g. --accept-drift "Q3 filings replace Q2"').optional(),
   promote: z.boolean().default(true),
   format: FormatOption,
+  allowFutureNow: z.boolean().default(false),
+  failOn: z.enum(['failed', 'rejected'], { error: 'expected "failed" (the default) or "rejected"' }).default('failed'),
+  output: z.string().optional(),
   json: z.boolean().default(false),
   quiet: z.boolean().default(false),
+  verbose: z.boolean().default(false),
 });
 
 export function buildCommand(): Command {
@@ -38,10 +48,16 @@ export function buildCommand(): Command {
     .option('--accept-drift <reason>', 'publish although drift checks fail; the reason and the figures are recorded in the manifest')
     .option('--no-promote', 'publish candidates without moving the current pointers (then pdsnap diff, pdsnap promote)')
     .option('--format <format>', 'text (default) or markdown')
+    .option('--allow-future-now', 'accept a --now ahead of the clock, into a --store named on the command line (rebuilding history)')
+    .option('--fail-on <what>', 'failed (default): exit 2 when a dataset is not published; rejected: also exit 1 when source records were rejected')
+    .option('--output <file>', 'also write the JSON report to this file')
     .option('--json', 'print one JSON object to stdout')
     .option('--quiet', 'no progress on stderr')
+    .option('--verbose', 'list every rejection and every note in the readable report')
     .action(async (raw) => {
-      const options = parseOptions(Options, raw);
+      const options = parseOptions(Options, await withPathDefaults(raw, ['sources', 'store']));
+      refuseFutureNow(options.now, { allowFutureNow: options.allowFutureNow, storeOnCommandLine: raw.store !== undefined });
+      await requireExisting(options.sources, 'folder', '--sources', 'name the folder that holds articles/, calendar/ and filings/');
       const config = await loadConfig(options.config);
       const report = await runBuild({
         sourcesDir: options.sources,
@@ -57,15 +73,22 @@ export function buildCommand(): Command {
         promote: options.promote,
         progress: stderrProgress(options.quiet || options.json),
       });
+      if (options.output !== undefined) await writeReportFile(options.output, report);
       if (options.json) printJson(report);
       else if (options.format === 'markdown') process.stdout.write(buildMarkdown(report));
-      else printBuildSummary(report);
+      else printBuildSummary(report, options.verbose);
       if (report.datasets.some((d) => d.outcome === 'error')) throw new ExitWith(ExitCode.error);
       if (!report.ok) throw new ExitWith(ExitCode.fail);
+      // docs/spec.md, Exit codes: rejected records alone never fail a build unless asked to.
+      if (options.failOn === 'rejected' && rejectedCount(report) > 0) throw new ExitWith(ExitCode.warn);
     });
 }
 
-function printBuildSummary(report: BuildReport): void {
+function rejectedCount(report: BuildReport): number {
+  return report.datasets.reduce((sum, d) => sum + d.rejected.length, 0);
+}
+
+function printBuildSummary(report: BuildReport, verbose: boolean): void {
   printLine(`pdsnap build at ${report.now}`);
   printLine(`  sources ${report.sources}`);
   printLine(`  store   ${report.store}`);
@@ -84,7 +107,8 @@ function printBuildSummary(report: BuildReport): void {
     ),
   );
   for (const d of report.datasets) {
-    if (d.reason) printLine(`\n${d.dataset}: ${d.outcome === 'failed' || d.outcome === 'error' ? 'FAILED: ' : ''}${d.reason}`);
+    // Source text (paths, locations, reasons, filer names) is escaped: it may hold control characters.
+    if (d.reason) printLine(`\n${d.dataset}: ${d.outcome === 'failed' || d.outcome === 'error' ? 'FAILED: ' : ''}${escapeControl(d.reason)}`);
     const drift = d.drift.filter((r) => r.status !== 'pass' || r.rule === 'drift.baseline');
     if (drift.length > 0) {
       printLine(`\n${d.dataset}: drift against ${d.driftBaseline ?? 'nothing'}:`);
@@ -92,19 +116,24 @@ function printBuildSummary(report: BuildReport): void {
     }
     if (d.rejected.length > 0) {
       printLine(`\n${d.dataset}: ${d.rejected.length} source record(s) rejected:`);
-      printSome(d.rejected.map((r) => `  ${r.source}  ${r.location}: ${r.reason}`), SHOWN_REJECTIONS);
+      printSome(d.rejected.map((r) => `  ${escapeControl(`${r.source}  ${r.location}: ${r.reason}`)}`), verbose ? Infinity : SHOWN_REJECTIONS);
     }
     if (d.notes.length > 0) {
+      const { routine, exceptions } = noteLines(d.notes, verbose);
       printLine(`\n${d.dataset}: ${d.notes.length} note(s):`);
-      printSome(d.notes.map((n) => `  ${n.source}: ${n.message}`), SHOWN_NOTES);
+      for (const line of routine) printLine(`  ${escapeControl(line)}`);
+      printSome(exceptions.map((line) => `  ${escapeControl(line)}`), verbose ? Infinity : SHOWN_NOTES);
     }
   }
   const failed = report.datasets.filter((d) => d.outcome === 'failed' || d.outcome === 'error').length;
+  const rejected = rejectedCount(report);
   printLine('');
-  printLine(
-    failed === 0
-      ? `OK: ${report.datasets.length} dataset(s) built`
-      : `FAILED: ${failed} of ${report.datasets.length} dataset(s) not published; what was published before is unchanged`,
+  printStatusLines(
+    failed > 0
+      ? `FAILED: ${failed} of ${report.datasets.length} dataset(s) not published; what was published before is unchanged`
+      : rejected > 0
+        ? `OK with ${rejected} rejected record(s): ${report.datasets.length} dataset(s) built`
+        : `OK: ${report.datasets.length} dataset(s) built`,
   );
 }
 
@@ -114,5 +143,5 @@ const SHOWN_NOTES = 12;
 
 function printSome(lines: string[], limit: number): void {
   for (const line of lines.slice(0, limit)) printLine(line);
-  if (lines.length > limit) printLine(`  ... and ${lines.length - limit} more (pdsnap build --json lists them all)`);
+  if (lines.length > limit) printLine(`  ... and ${lines.length - limit} more (pdsnap build --verbose or --json lists them all)`);
 }

@@ -1,4 +1,6 @@
 import { Command } from 'commander';
+import { withPathDefaults } from '../path-options.js';
+import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { DATASET_RESOURCES, DatasetName } from '../../model/dataset.js';
 import { diffBundles } from '../../publish/bundle-diff.js';
@@ -11,6 +13,7 @@ import { baselineFor } from '../pipeline/drift.js';
 
 const Options = z.object({
   store: FolderStoreOption(DEFAULT_STORE),
+  config: z.string().optional(),
   limit: z.coerce.number({ error: 'must be a whole number from 0 to 1000' }).int().min(0).max(1000).default(5),
   format: FormatOption,
   json: z.boolean().default(false),
@@ -18,17 +21,18 @@ const Options = z.object({
 
 /** What changed between two snapshots of a dataset, record by record, streamed in bounded memory. */
 export function diffCommand(): Command {
-  return new Command('diff')
+  return withVerbosityOptions(new Command('diff'))
     .description('records added, removed and changed between two snapshots (default: previous -> current)')
     .argument('<dataset>')
     .argument('[from]', 'snapshot id, current or previous (default previous)')
     .argument('[to]', 'snapshot id, current or previous (default current)')
     .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--config <file>', 'config file with paths (default: pdsnap.config.yaml when present, or PDSNAP_CONFIG)')
     .option('--limit <n>', 'keys named per kind of change and resource (default 5)')
     .option('--format <format>', 'text (default) or markdown')
     .option('--json', 'print JSON to stdout')
     .action(async (datasetArg: string, fromArg: string | undefined, toArg: string | undefined, raw) => {
-      const options = parseOptions(Options, raw);
+      const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
       const parsed = DatasetName.safeParse(datasetArg);
       if (!parsed.success) throw new UsageError(`unknown dataset "${datasetArg}"`);
       const dataset = parsed.data;

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { withPathDefaults } from '../path-options.js';
 import { parseOptions } from '../options.js';
 import { DurationOption } from '../options.js';
 import { emitReport, ValidateOptions, validateStore, withValidateOptions } from './validate.js';
@@ -19,7 +20,7 @@ export function gateCommand(): Command {
   )
     .option('--min-remaining <dur>', `every snapshot must stay fresh at least this long (default ${DEFAULT_MIN_REMAINING})`)
     .action(async (raw: Record<string, unknown>) => {
-      const options = parseOptions(GateOptions, raw);
+      const options = parseOptions(GateOptions, await withPathDefaults(raw, ['store']));
       const report = await validateStore('gate', options, raw.datasets !== undefined, options.minRemaining);
       await emitReport(report, options);
     });

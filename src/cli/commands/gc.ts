@@ -1,26 +1,30 @@
 import { Command } from 'commander';
+import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { openStore } from '../../publish/snapshot-store.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_STORE, parseOptions, StoreOption, STORE_HELP } from '../options.js';
+import { withPathDefaults } from '../path-options.js';
 import { printJson, printLine } from '../output.js';
 
 const Options = z.object({
   store: StoreOption(DEFAULT_STORE),
+  config: z.string().optional(),
   keep: z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1'),
   dryRun: z.boolean().default(false),
   json: z.boolean().default(false),
 });
 
 export function gcCommand(): Command {
-  return new Command('gc')
+  return withVerbosityOptions(new Command('gc'))
     .description('delete old bundles, keeping the newest N per dataset, the current one and the one before it')
     .requiredOption('--keep <n>', 'bundles to keep per dataset')
     .option('--store <dir|s3-url>', STORE_HELP)
+    .option('--config <file>', 'config file with paths (default: pdsnap.config.yaml when present, or PDSNAP_CONFIG)')
     .option('--dry-run', 'only show what would be deleted')
     .option('--json', 'print JSON to stdout')
     .action(async (raw) => {
-      const options = parseOptions(Options, raw);
+      const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
       const store = openStore(options.store);
       let result;
       try {

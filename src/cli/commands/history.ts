@@ -1,4 +1,6 @@
 import { Command } from 'commander';
+import { withPathDefaults } from '../path-options.js';
+import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { DatasetName } from '../../model/dataset.js';
 import { type Manifest, resourceOfPath } from '../../model/manifest.js';
@@ -20,7 +22,7 @@ const Options = z.object({ store: FolderStoreOption(DEFAULT_STORE), now: NowOpti
  * `validate` compare records.
  */
 export function historyCommand(): Command {
-  return new Command('history')
+  return withVerbosityOptions(new Command('history'))
     .description('each snapshot of a dataset: record counts, freshness, and drift against the one before')
     .argument('<dataset>')
     .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
@@ -28,7 +30,7 @@ export function historyCommand(): Command {
     .option('--config <file>', 'drift thresholds (default: pdsnap.config.yaml when present)')
     .option('--json', 'print JSON to stdout')
     .action(async (datasetArg: string, raw) => {
-      const options = parseOptions(Options, raw);
+      const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
       const parsed = DatasetName.safeParse(datasetArg);
       if (!parsed.success) throw new UsageError(`unknown dataset "${datasetArg}"`);
       const dataset = parsed.data;

@@ -1,21 +1,24 @@
 import { Command } from 'commander';
+import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { openStore } from '../../publish/snapshot-store.js';
 import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store.js';
 import { DataError, UsageError } from '../errors.js';
 import { DEFAULT_STORE, parseOptions, StoreOption, STORE_HELP } from '../options.js';
+import { withPathDefaults } from '../path-options.js';
 import { formatTable, printJson, printLine } from '../output.js';
 
-const Options = z.object({ store: StoreOption(DEFAULT_STORE), json: z.boolean().default(false) });
+const Options = z.object({ store: StoreOption(DEFAULT_STORE), config: z.string().optional(), json: z.boolean().default(false) });
 
 export function inspectCommand(): Command {
-  return new Command('inspect')
+  return withVerbosityOptions(new Command('inspect'))
     .description('show a snapshot manifest, record counts and sources, after verifying every digest')
     .argument('<snapshotId>')
     .option('--store <dir|s3-url>', STORE_HELP)
+    .option('--config <file>', 'config file with paths (default: pdsnap.config.yaml when present, or PDSNAP_CONFIG)')
     .option('--json', 'print JSON to stdout')
     .action(async (snapshotId: string, raw) => {
-      const options = parseOptions(Options, raw);
+      const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
       const store = openStore(options.store);
       // Streamed digests: proves every byte is what was published, without parsing a 500 MB resource.
       let manifest, current, acceptedDrift;
@@ -44,6 +47,15 @@ export function inspectCommand(): Command {
       printLine('');
       printLine(formatTable(['file', 'records', 'bytes', 'sha256'], manifest.files.map((r) => [r.path, String(r.records), String(r.bytes), r.sha256])));
       printLine('');
+      if (manifest.sources.length > 0) {
+        printLine(
+          formatTable(
+            ['source', 'bytes', 'sha256'],
+            manifest.sources.map((s) => [s.resolvedPath ? `${s.path} -> ${s.resolvedPath}` : s.path, String(s.bytes), s.sha256]),
+          ),
+        );
+        printLine('');
+      }
       printLine(`${manifest.sources.length} source file(s); all digests verified`);
     });
 }

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { printNotice, withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { SCOPES, Scope, type KeyRecord } from '../../serve/access/key-record.js';
 import { TIER_NAMES } from '../../serve/access/limits.js';
@@ -6,6 +7,7 @@ import { DEFAULT_KEYS_FILE, KeyStore } from '../../serve/access/key-store.js';
 import type { KeyDirectory } from '../../serve/access/state-store.js';
 import { DEFAULT_USAGE_DB } from '../../serve/access/usage-store.js';
 import { DirOption, parseOptions } from '../options.js';
+import { withPathDefaults } from '../path-options.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { STATE_OPTION_HELP, openStateForCommand, stateLocationOf, userErrors } from '../state-option.js';
 
@@ -28,10 +30,11 @@ const CreateOptions = z.object({
   scopes: ScopesOption,
   tier: z.enum(TIER_NAMES, { error: `expected ${TIER_NAMES.join(' or ')}` }).default('member'),
   state: StateOption,
+  config: z.string().optional(),
   json: z.boolean().default(false),
 });
-const ListOptions = z.object({ keys: KeysFileOption, state: StateOption, json: z.boolean().default(false) });
-const RevokeOptions = z.object({ keys: KeysFileOption, state: StateOption, json: z.boolean().default(false) });
+const ListOptions = z.object({ keys: KeysFileOption, state: StateOption, config: z.string().optional(), json: z.boolean().default(false) });
+const RevokeOptions = ListOptions;
 
 /**
  * Runs `work` on the keys of --state (the keys file by default, or Redis), closing what it opened.
@@ -55,14 +58,16 @@ async function withKeys<T>(
 }
 
 export function keysCommand(): Command {
-  const keys = new Command('keys')
+  const keys = withVerbosityOptions(new Command('keys'))
     .description('create, list and revoke API keys for pdsnap serve (only a hash of each key is stored)')
     .option('--keys <file>', `keys file (default ${DEFAULT_KEYS_FILE})`)
     .option('--state <file|redis-url>', STATE_OPTION_HELP)
+    .option('--config <file>', 'config file with paths (default: pdsnap.config.yaml when present, or PDSNAP_CONFIG)')
     // main.ts sets exitOverride/output on `keys` after this function returns; nested subcommands
     // only inherit settings when created, so hand them over at dispatch (else a missing option exits 1).
     .hook('preSubcommand', (self, subcommand) => {
       subcommand.copyInheritedSettings(self);
+      subcommand.showHelpAfterError(`(pdsnap keys ${subcommand.name()} --help lists its options)`);
     });
 
   keys
@@ -73,9 +78,9 @@ export function keysCommand(): Command {
     .option('--tier <tier>', 'member or premium (default member)')
     .option('--json', 'print JSON to stdout')
     .action(async (_raw, command: Command) => {
-      const options = parseOptions(CreateOptions, command.optsWithGlobals());
+      const options = parseOptions(CreateOptions, await withPathDefaults(command.optsWithGlobals(), ['keys']));
       const { record, secret } = await withKeys(command, options, (keys) => keys.create(options, new Date()));
-      process.stderr.write('pdsnap: store this API key now: it is shown once and cannot be recovered (only its hash is kept)\n');
+      printNotice('pdsnap: store this API key now: it is shown once and cannot be recovered (only its hash is kept)');
       if (options.json) return printJson({ ...publicView(record), key: secret });
       printLine(`created ${record.id} "${record.name}" (${record.tier}; ${record.scopes.join(',')})`);
       printLine(`key: ${secret}`);
@@ -86,7 +91,7 @@ export function keysCommand(): Command {
     .description('list keys (never their secrets)')
     .option('--json', 'print JSON to stdout')
     .action(async (_raw, command: Command) => {
-      const options = parseOptions(ListOptions, command.optsWithGlobals());
+      const options = parseOptions(ListOptions, await withPathDefaults(command.optsWithGlobals(), ['keys']));
       const { records, where } = await withKeys(command, options, async (keys, where) => ({ records: await keys.list(), where }));
       if (options.json) return printJson({ ...where, keys: records.map(publicView) });
       if (records.length === 0) return printLine(`no keys in ${'keysFile' in where ? where.keysFile : where.state}`);
@@ -104,7 +109,7 @@ export function keysCommand(): Command {
     .argument('<id>', 'key id, e.g. key_3f2a9c1b7d4e')
     .option('--json', 'print JSON to stdout')
     .action(async (id: string, _raw, command: Command) => {
-      const options = parseOptions(RevokeOptions, command.optsWithGlobals());
+      const options = parseOptions(RevokeOptions, await withPathDefaults(command.optsWithGlobals(), ['keys']));
       const { record, alreadyRevoked } = await withKeys(command, options, (keys) => keys.revoke(id, new Date()));
       if (options.json) return printJson({ ...publicView(record), alreadyRevoked });
       printLine(alreadyRevoked ? `${record.id} was already revoked at ${record.revokedAt}` : `revoked ${record.id} at ${record.revokedAt}`);

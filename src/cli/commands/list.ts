@@ -1,19 +1,22 @@
 import { Command } from 'commander';
+import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { openStore } from '../../publish/snapshot-store.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_STORE, parseOptions, StoreOption, STORE_HELP } from '../options.js';
+import { withPathDefaults } from '../path-options.js';
 import { formatTable, printJson, printLine } from '../output.js';
 
-const Options = z.object({ store: StoreOption(DEFAULT_STORE), json: z.boolean().default(false) });
+const Options = z.object({ store: StoreOption(DEFAULT_STORE), config: z.string().optional(), json: z.boolean().default(false) });
 
 export function listCommand(): Command {
-  return new Command('list')
+  return withVerbosityOptions(new Command('list'))
     .description('list the snapshots of each dataset, newest first; * marks the current one, c a candidate')
     .option('--store <dir|s3-url>', STORE_HELP)
+    .option('--config <file>', 'config file with paths (default: pdsnap.config.yaml when present, or PDSNAP_CONFIG)')
     .option('--json', 'print JSON to stdout')
     .action(async (raw) => {
-      const options = parseOptions(Options, raw);
+      const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
       const store = openStore(options.store);
       let snapshots, pointers;
       try {

@@ -1,4 +1,6 @@
 import { Command } from 'commander';
+import { withPathDefaults } from '../path-options.js';
+import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { DatasetName } from '../../model/dataset.js';
 import type { RuleResult } from '../../model/freshness.js';
@@ -24,7 +26,7 @@ const Options = z.object({
  * after the same freshness and drift checks a build runs against the current snapshot.
  */
 export function promoteCommand(): Command {
-  return new Command('promote')
+  return withVerbosityOptions(new Command('promote'))
     .description('make a candidate snapshot current, after freshness and drift checks against the current one')
     .argument('<dataset>')
     .argument('<snapshotId>')
@@ -34,7 +36,7 @@ export function promoteCommand(): Command {
     .option('--accept-drift <reason>', 'promote although drift checks fail; the reason and the figures are recorded in the store')
     .option('--json', 'print JSON to stdout')
     .action(async (datasetArg: string, snapshotId: string, raw) => {
-      const options = parseOptions(Options, raw);
+      const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
       const parsed = DatasetName.safeParse(datasetArg);
       if (!parsed.success) throw new UsageError(`unknown dataset "${datasetArg}"`);
       const dataset = parsed.data;

@@ -1,24 +1,27 @@
 import { Command } from 'commander';
+import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { DatasetName } from '../../model/dataset.js';
 import { openStore } from '../../publish/snapshot-store.js';
 import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store.js';
 import { DataError, UsageError } from '../errors.js';
 import { DEFAULT_STORE, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
+import { withPathDefaults } from '../path-options.js';
 import { printJson, printLine } from '../output.js';
 
-const Options = z.object({ store: StoreOption(DEFAULT_STORE), now: NowOption, json: z.boolean().default(false) });
+const Options = z.object({ store: StoreOption(DEFAULT_STORE), config: z.string().optional(), now: NowOption, json: z.boolean().default(false) });
 
 export function rollbackCommand(): Command {
-  return new Command('rollback')
+  return withVerbosityOptions(new Command('rollback'))
     .description('point a dataset back at an earlier snapshot (verified before the pointer moves)')
     .argument('<dataset>')
     .argument('<snapshotId>')
     .option('--store <dir|s3-url>', STORE_HELP)
+    .option('--config <file>', 'config file with paths (default: pdsnap.config.yaml when present, or PDSNAP_CONFIG)')
     .option('--now <iso>', 'timestamp recorded as publishedAt of the pointer')
     .option('--json', 'print JSON to stdout')
     .action(async (datasetArg: string, snapshotId: string, raw) => {
-      const options = parseOptions(Options, raw);
+      const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
       const dataset = DatasetName.safeParse(datasetArg);
       if (!dataset.success) throw new UsageError(`unknown dataset "${datasetArg}"`);
       const store = openStore(options.store);

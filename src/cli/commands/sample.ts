@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { withVerbosityOptions } from '../verbosity.js';
 import path from 'node:path';
 import { z } from 'zod';
 import { isNonEmptyDir, writeSampleSources } from '../../sample/index.js';
@@ -9,13 +10,18 @@ import { printJson, printLine } from '../output.js';
 const Options = z.object({
   out: z.string({ message: 'is required' }).transform((p) => path.resolve(p)),
   now: NowOption,
-  scale: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').optional(),
+  scale: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of filers, e.g. 3000')
+    .transform(Number)
+    .refine((n) => n >= 1, 'must be at least 1 filer')
+    .optional(),
   force: z.boolean().default(false),
   json: z.boolean().default(false),
 });
 
 export function sampleCommand(): Command {
-  return new Command('sample')
+  return withVerbosityOptions(new Command('sample'))
     .description('write a realistic source tree (articles, calendar, 13F filings) dated relative to --now')
     .requiredOption('--out <dir>', 'where to write the sources')
     .option('--now <iso>', 'date the sample relative to this instant (default: the clock)')

@@ -1,17 +1,20 @@
-import { stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
+import { isQuiet, printNotice, withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_KEY_FILE_MAX_AGE_MS, DEFAULT_KEYS_FILE, DEFAULT_USAGE_DB } from '../../serve/access/index.js';
 import { isBucketLocation } from '../../publish/s3-location.js';
 import { openStore } from '../../publish/snapshot-store.js';
 import { buildServer } from '../../serve/app.js';
+import { isOrigin } from '../../serve/cors.js';
 import { defaultCursorSecretFile, loadOrCreateCursorSecret } from '../../serve/cursor-secret.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_STORE, DirOption, DurationOption, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
+import { withPathDefaults } from '../path-options.js';
+import { requireExisting } from '../required-path.js';
 import { STATE_OPTION_HELP, openStateForCommand, stateLocationOf } from '../state-option.js';
 
 export const DEFAULT_DOCS_URL = 'https://docs.example.com/api';
@@ -28,11 +31,18 @@ const Options = z.object({
   keys: DirOption(DEFAULT_KEYS_FILE),
   usageDb: DirOption(DEFAULT_USAGE_DB),
   docsUrl: z.url().default(DEFAULT_DOCS_URL),
+  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+  corsOrigin: z
+    .string()
+    .optional()
+    .transform((list) => (list === undefined ? [] : list.split(',').map((o) => o.trim())))
+    .refine((origins) => origins.every(isOrigin), 'must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only)'),
   cursorSecretFile: z.string().optional(),
   cache: z.string().optional(),
   state: z.string().optional(),
+  config: z.string().optional(),
   now: z.string().optional(),
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   drainDelay: DurationOption('5s'),
   shutdownTimeout: DurationOption('10s'),
   metricsHost: z.string().min(1).default('127.0.0.1'),
@@ -51,9 +61,10 @@ const Options = z.object({
 
 /** `pdsnap serve`: both API profiles over the store's current bundles, until SIGINT or SIGTERM. */
 export function serveCommand(): Command {
-  return new Command('serve')
+  return withVerbosityOptions(new Command('serve'))
     .description('serve Profile A (/v1) and Profile B (/api/v1) from the current snapshots')
     .option('--store <dir|s3-url>', STORE_HELP)
+    .option('--config <file>', 'config file with paths (default: pdsnap.config.yaml when present, or PDSNAP_CONFIG)')
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--port <n>', 'port to listen on; 0 picks a free one (default 8080)')
     .option('--cache <dir>', 'with an s3:// store: where the bundles served are downloaded (current and previous); default: a temp folder removed at exit')
@@ -61,6 +72,8 @@ export function serveCommand(): Command {
     .option('--usage-db <file>', `usage database (default ${DEFAULT_USAGE_DB})`)
     .option('--state <file|redis-url>', STATE_OPTION_HELP)
     .option('--docs-url <url>', `documentation base for error docsUrl (default ${DEFAULT_DOCS_URL})`)
+    .option('--public-url <url>', 'where clients reach this server, for the servers of the OpenAPI descriptions (default: the listening address)')
+    .option('--cors-origin <origins>', 'comma-separated origins whose web pages may call the API (CORS); default none')
     .option('--cursor-secret-file <file>', 'secret that signs cursors; created (mode 0600) when absent (default: cursor-secret beside the keys file, or kept in Redis with --state redis://)')
     .option('--now <iso>', 'fixed clock for limits, freshness and futureDays (demos and tests)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (default info)')
@@ -70,7 +83,9 @@ export function serveCommand(): Command {
     .option('--metrics-host <host>', 'address of the metrics server (default 127.0.0.1: not reachable from outside)')
     .option('--reload-interval <ms>', 'how often to look for newly published snapshots; 0 = never (default 2000)')
     .action(async (raw) => {
-      const options = parseOptions(Options, raw);
+      const options = parseOptions(Options, await withPathDefaults(raw, ['store', 'keys', 'usageDb']));
+      // --quiet: warnings and errors only, unless --log-level says otherwise.
+      const logLevel = options.logLevel ?? (isQuiet() ? 'warn' : 'info');
       const fixedNow = options.now === undefined ? undefined : parseOptions(z.object({ now: NowOption }), { now: options.now }).now;
       const fileOptions = (['keys', 'usageDb'] as const).filter((o) => raw[o] !== undefined).map((o) => (o === 'keys' ? '--keys' : '--usage-db'));
       const location = stateLocationOf(options.state, fileOptions);
@@ -97,9 +112,11 @@ export function serveCommand(): Command {
           usageDbFile: options.usageDb,
           ...(opened ? { stateStore: opened.store } : { keysMaxAgeMs: DEFAULT_KEY_FILE_MAX_AGE_MS }),
           docsUrl: options.docsUrl,
+          ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+          corsOrigins: options.corsOrigin,
           cursorSecret,
           ...(fixedNow ? { now: () => new Date(fixedNow.getTime()) } : {}),
-          logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
+          logger: logLevel === 'silent' ? false : { level: logLevel },
           reloadIntervalMs: options.reloadInterval,
           // Bind first, then load: a busy port is found before any bundle is read.
           loadSnapshots: false,
@@ -119,9 +136,9 @@ export function serveCommand(): Command {
       const metricsServer = options.metricsPort === undefined ? null : await startMetricsServer(app, options.metricsHost, options.metricsPort);
       await app.loadSnapshots();
       const served = Object.entries(app.snapshots.currentIds()).map(([d, id]) => `${d}=${id}`);
-      process.stderr.write(`pdsnap serve: listening on ${address} (Profile A ${address}/v1, Profile B ${address}/api/v1)\n`);
-      process.stderr.write(`pdsnap serve: snapshots ${served.length > 0 ? served.join(' ') : 'none (every operation answers 503)'}\n`);
-      process.stderr.write(`pdsnap serve: keys and usage in ${opened ? opened.store.description : `${options.keys} and ${options.usageDb}`}\n`);
+      process.stderr.write(`pdsnap serve: listening on ${address} (Profile A ${address}/v1, Profile B ${address}/api/v1, reference ${address}/docs)\n`);
+      printNotice(`pdsnap serve: snapshots ${served.length > 0 ? served.join(' ') : 'none (every operation answers 503)'}`);
+      printNotice(`pdsnap serve: keys and usage in ${opened ? opened.store.description : `${options.keys} and ${options.usageDb}`}`);
       const signal = await untilSignal(['SIGINT', 'SIGTERM']);
       await shutDown(app, signal, options.drainDelay, options.shutdownTimeout);
       metricsServer?.close();
@@ -171,7 +188,7 @@ async function startMetricsServer(app: FastifyInstance, host: string, port: numb
     server.listen(port, host, resolve);
   });
   const address = server.address();
-  process.stderr.write(`pdsnap serve: metrics on http://${host}:${typeof address === 'object' && address ? address.port : port}/metrics\n`);
+  printNotice(`pdsnap serve: metrics on http://${host}:${typeof address === 'object' && address ? address.port : port}/metrics`);
   server.unref();
   return server;
 }
@@ -188,17 +205,6 @@ async function requireBucket(location: string): Promise<void> {
   } finally {
     await store?.close();
   }
-}
-
-/** A path the user named that must exist: exit 3 naming it, before anything starts. */
-async function requireExisting(file: string, kind: 'file' | 'folder', what: string, hint: string): Promise<void> {
-  let info;
-  try {
-    info = await stat(file);
-  } catch {
-    throw new UsageError(`${what} ${file} does not exist (${hint})`);
-  }
-  if (kind === 'folder' ? !info.isDirectory() : !info.isFile()) throw new UsageError(`${what} ${file} is not a ${kind}`);
 }
 
 function untilSignal(signals: NodeJS.Signals[]): Promise<NodeJS.Signals> {

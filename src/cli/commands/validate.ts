@@ -12,7 +12,9 @@ import { assembleReport, type DatasetValidation, formatReport, type ValidationRe
 import { loadConfig } from '../config.js';
 import { ExitCode, ExitWith, UsageError } from '../errors.js';
 import { DatasetsOption, DEFAULT_STORE, DurationOption, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
-import { FormatOption, printJson, printLine } from '../output.js';
+import { withPathDefaults } from '../path-options.js';
+import { FormatOption, printJson, printStatusLines } from '../output.js';
+import { reportText } from '../report-text.js';
 import { validationMarkdown } from '../markdown.js';
 import { checkDrift, baselineFor, sideOf, withAcceptance } from '../pipeline/drift.js';
 import type { DatasetDriftThresholds } from '../../validate/drift.js';
@@ -44,7 +46,9 @@ export function withValidateOptions(command: Command): Command {
     .option('--output <file>', 'also write the JSON report to this file')
     .option('--config <file>', 'freshness limit overrides (default: pdsnap.config.yaml when present)')
     .option('--snapshot <id>', 'check this snapshot instead of the current ones')
-    .option('--datasets <list>', 'comma-separated: articles,calendar,smart-money (default: all)');
+    .option('--datasets <list>', 'comma-separated: articles,calendar,smart-money (default: all)')
+    .option('--quiet', 'print only the rules that warn or fail, and the summary line')
+    .option('--verbose', 'also print the message of every rule that passes');
 }
 
 export function validateCommand(): Command {
@@ -53,7 +57,7 @@ export function validateCommand(): Command {
       'check the current snapshots: freshness, digests, JSON Schemas and content rules (exit 0 pass, 1 warn, 2 fail, 3 error)',
     ),
   ).action(async (raw: Record<string, unknown>) => {
-    const options = parseOptions(ValidateOptions, raw);
+    const options = parseOptions(ValidateOptions, await withPathDefaults(raw, ['store']));
     const report = await validateStore('validate', options, raw.datasets !== undefined, null);
     await emitReport(report, options);
   });
@@ -194,7 +198,7 @@ export async function emitReport(report: ValidationReport, options: Pick<Validat
   }
   if (options.json) printJson(report);
   else if (options.format === 'markdown') process.stdout.write(validationMarkdown(report));
-  else printLine(formatReport(report));
+  else printStatusLines(reportText(report));
   const code = EXIT_FOR_STATUS[report.status];
   if (code !== ExitCode.ok) throw new ExitWith(code);
 }

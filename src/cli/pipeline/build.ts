@@ -124,6 +124,7 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
       limits: options.limits,
       allFilers: options.allFilers,
       strict: options.strict,
+      allowStale: options.allowStale,
       progress: options.progress,
     });
   } catch (error) {
@@ -165,7 +166,8 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
   if (options.strict && derived.rejections.length > 0) return discardAndFail(`--strict: ${report.rejected.length} source record(s) rejected`);
   const primary = PRIMARY_RESOURCE[dataset];
   if (report.records[primary] === 0) {
-    return discardAndFail(`no ${primary.replace('.json', '')} records were produced; an empty snapshot is never published`);
+    const cause = derived.leftOut ? `: ${derived.leftOut}` : '';
+    return discardAndFail(`no ${primary.replace('.json', '')} records were produced${cause}; an empty snapshot is never published`);
   }
   const contentFailures = content
     .results({ id: placeholderSnapshotId(dataset, options.now), generatedAt: options.now.toISOString() })

@@ -1,6 +1,6 @@
 import { deriveArticles } from '../../derive/articles.js';
 import { deriveCalendar } from '../../derive/calendar.js';
-import { streamSmartMoney } from '../../derive/smart-money/index.js';
+import { type LeftOutCounts, streamSmartMoney } from '../../derive/smart-money/index.js';
 import { ingestArticles } from '../../ingest/articles/index.js';
 import { ingestCalendar } from '../../ingest/calendar/index.js';
 import { ingestFilings } from '../../ingest/filings/index.js';
@@ -17,6 +17,8 @@ export interface RecipeContext {
   allFilers: boolean;
   /** --strict: filings whose cover page totals disagree are rejected at ingest instead of noted. */
   strict: boolean;
+  /** --allow-stale: Smart Money keeps investors past the quarter-age rule (docs/smart-money.md). */
+  allowStale: boolean;
   progress: Progress;
 }
 
@@ -51,7 +53,7 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
   articles: singleResourceRecipe('articles', 'articles', ingestArticles, deriveArticles),
   calendar: singleResourceRecipe('calendar', 'events', ingestCalendar, deriveCalendar),
 
-  async 'smart-money'({ sourcesDir, now, limits, allFilers, strict, progress }) {
+  async 'smart-money'({ sourcesDir, now, limits, allFilers, strict, allowStale, progress }) {
     const ingested = await ingestFilings(sourcesDir, progress, { strictTotals: strict });
     return {
       dataset: 'smart-money',
@@ -67,6 +69,7 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
             allFilers,
             now,
             maxQuarterAgeDays: limits['smart-money'].maxQuarterAgeDays,
+            keepStaleInvestors: allowStale,
           },
           (investor, trades) => {
             sink.add('investors', investor);
@@ -79,8 +82,21 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
           facts: { ...derived.facts, filingsWithDisagreeingTotals: ingested.totalsDisagreements },
           rejections: [],
           notes: derived.notes,
+          ...leftOutText(derived.leftOut, limits['smart-money'].maxQuarterAgeDays),
         };
       },
     };
   },
 };
+
+/** The investors left out, by rule, in the words of the build report; nothing when none was. */
+function leftOutText(left: LeftOutCounts, maxQuarterAgeDays: number): { leftOut?: string } {
+  const parts = [
+    left.staleQuarter > 0
+      ? `${left.staleQuarter} investor(s) left out by the ${maxQuarterAgeDays}-day quarter rule (latest report period too old; --allow-stale publishes them as a stale snapshot)`
+      : '',
+    left.noHoldingsReport > 0 ? `${left.noHoldingsReport} filed no holdings report` : '',
+    left.noFiling > 0 ? `${left.noFiling} registry investor(s) have no Form 13F filing in the sources` : '',
+  ].filter(Boolean);
+  return parts.length === 0 ? {} : { leftOut: parts.join('; ') };
+}

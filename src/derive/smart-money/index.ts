@@ -29,6 +29,21 @@ export interface SmartMoneyInput {
   now: Date;
   /** An investor whose latest report period is older than this is left out (docs/spec.md, Investors published). */
   maxQuarterAgeDays: number;
+  /**
+   * --allow-stale: publish investors past maxQuarterAgeDays too (each with a note). The snapshot then
+   * fails the quarter-age freshness rule and is published as stale, which is what --allow-stale asks.
+   */
+  keepStaleInvestors?: boolean;
+}
+
+/** How many investors were left out, by rule: what an empty build names as its cause. */
+export interface LeftOutCounts {
+  /** Latest report period older than maxQuarterAgeDays. */
+  staleQuarter: number;
+  /** Listed in the registry without any Form 13F filing in the sources. */
+  noFiling: number;
+  /** Only notices, or amendments without an original. */
+  noHoldingsReport: number;
 }
 
 export interface SmartMoneyResult {
@@ -40,6 +55,7 @@ export interface SmartMoneyResult {
   trades: TradeRow[];
   notes: BuildNote[];
   facts: { oldestPeriod?: string };
+  leftOut: LeftOutCounts;
 }
 
 /** Where the registry lives (docs/spec.md, Filing sources), for notes about its entries. */
@@ -96,8 +112,9 @@ interface Candidate {
  * assigned over every filer with a holdings report, stale ones included, so that one filer going
  * stale does not rename another.
  */
-export function planInvestors(input: SmartMoneyInput): { plans: InvestorPlan[]; notes: BuildNote[] } {
+export function planInvestors(input: SmartMoneyInput): { plans: InvestorPlan[]; notes: BuildNote[]; leftOut: LeftOutCounts } {
   const notes: BuildNote[] = [];
+  const leftOut: LeftOutCounts = { staleQuarter: 0, noFiling: 0, noHoldingsReport: 0 };
   const byCik = groupFilings(input.catalog);
 
   const registered = new Map<string, InvestorRegistryEntry>();
@@ -122,12 +139,14 @@ export function planInvestors(input: SmartMoneyInput): { plans: InvestorPlan[]; 
     const byPeriod = byCik.get(cik);
     const label = entry ? `registry investor ${entry.slug} (CIK ${cik})` : `filer CIK ${cik}`;
     if (byPeriod === undefined) {
+      leftOut.noFiling += 1;
       notes.push({ source: REGISTRY_SOURCE, message: `${label} has no Form 13F filing in the sources and is not published` });
       continue;
     }
     const current = latestUsable(byPeriod);
     if (current === null) {
       const latest = latestFiling(byPeriod);
+      leftOut.noHoldingsReport += 1;
       notes.push({
         source: latest.source,
         message: `${label} ${latest.filerName ? `(${latest.filerName}) ` : ''}filed no holdings report (only 13F-NT notices or amendments without an original) and is not published`,
@@ -148,13 +167,15 @@ export function planInvestors(input: SmartMoneyInput): { plans: InvestorPlan[]; 
       ? { cik, slug: entry.slug, name: entry.name, category: entry.category }
       : { cik, slug: derivedSlugs.get(cik)!, name: filedName(current.base), category: UNCLASSIFIED_CATEGORY };
     if (isPeriodTooOld(current.base.period, input.now, input.maxQuarterAgeDays)) {
-      notes.push({
-        source: current.base.source,
-        message:
-          `investor ${identity.slug} (CIK ${cik}) is not published: its latest report period ${current.base.period} is more than ` +
-          `${input.maxQuarterAgeDays} days old at ${input.now.toISOString()} (stale since ${periodFreshUntil(current.base.period, input.maxQuarterAgeDays).toISOString()})`,
-      });
-      continue;
+      const age =
+        `its latest report period ${current.base.period} is more than ${input.maxQuarterAgeDays} days old at ${input.now.toISOString()} ` +
+        `(stale since ${periodFreshUntil(current.base.period, input.maxQuarterAgeDays).toISOString()})`;
+      if (input.keepStaleInvestors !== true) {
+        leftOut.staleQuarter += 1;
+        notes.push({ source: current.base.source, message: `investor ${identity.slug} (CIK ${cik}) is not published: ${age}` });
+        continue;
+      }
+      notes.push({ source: current.base.source, message: `investor ${identity.slug} (CIK ${cik}) is published although ${age}: --allow-stale` });
     }
     const previousPeriod = previousQuarterEnd(current.base.period);
     const previousFilings = previousPeriod === null ? undefined : byCik.get(cik)!.get(previousPeriod);
@@ -165,7 +186,7 @@ export function planInvestors(input: SmartMoneyInput): { plans: InvestorPlan[]; 
   plans.sort((a, b) => compareText(a.identity.slug, b.identity.slug));
   // Catalog order depends on how the sources were read; the report must not.
   notes.sort((a, b) => compareText(a.source, b.source) || compareText(a.message, b.message));
-  return { plans, notes };
+  return { plans, notes, leftOut };
 }
 
 /** The filer's name as filed; a CIK label in the rare case that the cover page left it empty. */
@@ -204,8 +225,8 @@ export type SmartMoneySink = (investor: InvestorDetail, trades: TradeRow[]) => v
 export function streamSmartMoney(
   input: SmartMoneyInput,
   sink: SmartMoneySink,
-): Pick<SmartMoneyResult, 'consensus' | 'notes' | 'facts'> {
-  const { plans, notes } = planInvestors(input);
+): Pick<SmartMoneyResult, 'consensus' | 'notes' | 'facts' | 'leftOut'> {
+  const { plans, notes, leftOut } = planInvestors(input);
   const consensus = new ConsensusAccumulator();
   let oldestPeriod: string | undefined;
   for (const plan of plans) {
@@ -214,7 +235,7 @@ export function streamSmartMoney(
     if (oldestPeriod === undefined || compareText(derived.detail.period, oldestPeriod) < 0) oldestPeriod = derived.detail.period;
     sink(derived.detail, derived.trades);
   }
-  return { consensus: consensus.result(), notes, facts: oldestPeriod === undefined ? {} : { oldestPeriod } };
+  return { consensus: consensus.result(), notes, facts: oldestPeriod === undefined ? {} : { oldestPeriod }, leftOut };
 }
 
 /** Every record in memory at once; fine for tests and moderate builds (see streamSmartMoney). */
@@ -227,7 +248,7 @@ export function deriveSmartMoney(input: SmartMoneyInput): SmartMoneyResult {
     investors.push(investor);
     for (const trade of investorTrades) trades.push(trade);
   });
-  return { investors, consensus: rest.consensus, trades, notes: rest.notes, facts: rest.facts };
+  return { investors, consensus: rest.consensus, trades, notes: rest.notes, facts: rest.facts, leftOut: rest.leftOut };
 }
 
 export { aggregatePositions, type AggregatedPosition } from './positions.js';

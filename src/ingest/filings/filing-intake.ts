@@ -154,7 +154,9 @@ export class FilingIntake {
       // Issue 3: the decision and its reason for every filing whose values are used. The source
       // of a data set filing is the data set, so the accession is in the message.
       this.unitDecisions.push(decision);
-      this.notes.push({ source: facts.source, message: `value unit: ${decision.unit} (filing ${accession}: ${decision.reason})` });
+      const note = { source: facts.source, message: `value unit: ${decision.unit} (filing ${accession}: ${decision.reason})` };
+      // The filing-date rule is routine; an override of it is an exception a reader must see.
+      this.notes.push(decision.overridden ? note : { ...note, routine: `filing(s) with values read as ${decision.unit} by their filing date` });
     }
     return true;
   }

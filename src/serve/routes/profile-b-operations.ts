@@ -8,6 +8,8 @@ import { profileBListEnvelope, profileBSingleEnvelope } from '../schemas/envelop
 import { PARAMETERS } from '../schemas/parameter-schemas.js';
 import { RECORD_SCHEMAS } from '../schemas/record-schemas.js';
 
+const DAY_MS = 86_400_000;
+
 /** Profile B's calendar regions are countries: the region's own country only. */
 export const REGION_COUNTRY: Readonly<Record<Region, string>> = { us: 'US', kr: 'KR', jp: 'JP' };
 
@@ -21,6 +23,8 @@ export const PROFILE_B_OPERATIONS: readonly Operation[] = [
     path: '/api/v1/articles',
     dataset: 'articles',
     summary: 'List articles of a region',
+    description: 'Articles of the region\'s locale, filtered by category, search terms and publication days, newest first by default (ties by slug), with offset paging.',
+    record: 'ProfileBArticleListItem',
     querystring: PARAMETERS.bListArticles,
     response: profileBListEnvelope(RECORD_SCHEMAS.ProfileBArticleListItem),
     plan: (q) => {
@@ -44,6 +48,8 @@ export const PROFILE_B_OPERATIONS: readonly Operation[] = [
     path: '/api/v1/articles/:slug',
     dataset: 'articles',
     summary: 'Get one article of a region, with its content',
+    description: 'One article by slug, looked up in the region\'s locale, with its sanitized HTML content. 404 not_found when the region has no article with the slug.',
+    record: 'ProfileBArticleDetail',
     querystring: PARAMETERS.bGetArticle,
     params: PARAMETERS.bGetArticleParams,
     response: profileBSingleEnvelope(RECORD_SCHEMAS.ProfileBArticleDetail),
@@ -61,6 +67,8 @@ export const PROFILE_B_OPERATIONS: readonly Operation[] = [
     path: '/api/v1/economic-calendar',
     dataset: 'calendar',
     summary: 'List upcoming events of a region',
+    description: 'Events of the region\'s country from the start of today (UTC) through futureDays days ahead, earliest first, optionally of a minimum importance.',
+    record: 'ProfileBCalendarEvent',
     querystring: PARAMETERS.bListEconomicCalendar,
     response: profileBListEnvelope(RECORD_SCHEMAS.ProfileBCalendarEvent),
     plan: (q, now) => {
@@ -69,7 +77,11 @@ export const PROFILE_B_OPERATIONS: readonly Operation[] = [
       const minImportance = q.importance as number | undefined;
       // The window start is part of the filters: the same URL gives another list on another day.
       const filters = { region: q.region, futureDays: q.futureDays, importance: minImportance, windowStartMs: window.startMs };
-      return { filters, page: (index, offset, limit) => arrayPage(selectProfileBCalendar(index, window, { country, minImportance }), offset, limit) };
+      return {
+        filters,
+        validSpan: { fromMs: window.startMs, untilMs: window.startMs + DAY_MS },
+        page: (index, offset, limit) => arrayPage(selectProfileBCalendar(index, window, { country, minImportance }), offset, limit),
+      };
     },
   }),
 ];

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../api-error.js';
 import { CursorCodec, queryFingerprint } from '../cursor.js';
-import { etagOf, matchesIfNoneMatch } from '../etag.js';
+import { answerConditionally } from '../conditional.js';
+import { etagOf } from '../etag.js';
 import type { ListOperation, Operation, Params, Query, SingleOperation } from '../operation.js';
 import { PROFILE_A_ERROR_ENVELOPE, PROFILE_B_ERROR_ENVELOPE } from '../schemas/envelopes.js';
 import type { ServedSnapshot, SnapshotRegistry } from '../snapshots.js';
@@ -10,6 +11,8 @@ export interface OperationDeps {
   snapshots: SnapshotRegistry;
   cursors: CursorCodec;
   now: () => Date;
+  /** Bounds the max-age of answers (see conditional.ts); 0 = never reloads. */
+  reloadIntervalMs: number;
 }
 
 /**
@@ -34,11 +37,23 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Ope
   );
 }
 
-function notModified(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {
-  reply.header('ETag', etag);
-  if (!matchesIfNoneMatch(request.headers['if-none-match'], etag)) return false;
-  reply.code(304);
-  return true;
+/** ETag, Last-Modified, Cache-Control; true when answered 304 (before any selection or serialization). */
+function notModified(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: OperationDeps,
+  snapshot: ServedSnapshot,
+  now: Date,
+  etag: string,
+  span?: { fromMs: number; untilMs: number },
+): boolean {
+  return answerConditionally(request, reply, {
+    etag,
+    lastModifiedMs: Math.max(Date.parse(snapshot.generatedAt), span?.fromMs ?? 0),
+    freshUntilMs: Math.min(snapshot.freshUntilMs, span?.untilMs ?? Infinity),
+    nowMs: now.getTime(),
+    reloadIntervalMs: deps.reloadIntervalMs,
+  });
 }
 
 function answerList(op: ListOperation, deps: OperationDeps, request: FastifyRequest, reply: FastifyReply) {
@@ -50,7 +65,8 @@ function answerList(op: ListOperation, deps: OperationDeps, request: FastifyRequ
   const binding = { snapshotId: snapshot.snapshotId, operationId: op.operationId, queryHash: queryFingerprint(plan.filters) };
   // Profile A pages by cursor (a position inside the snapshot's order); Profile B by offset.
   const position = op.profile === 'A' ? (typeof query.cursor === 'string' ? deps.cursors.decode(query.cursor, binding) : 0) : (query.offset as number);
-  if (notModified(request, reply, etagOf([op.operationId, snapshot.snapshotId, plan.filters, limit, position], op.profile === 'A'))) return reply.send();
+  const etag = etagOf([op.operationId, snapshot.snapshotId, plan.filters, limit, position], op.profile === 'A');
+  if (notModified(request, reply, deps, snapshot, now, etag, plan.validSpan)) return reply.send();
 
   const page = plan.page(snapshot.index, position, limit);
   if (op.profile === 'B') {
@@ -71,7 +87,7 @@ function answerSingle(op: SingleOperation, deps: OperationDeps, request: Fastify
   const snapshot = deps.snapshots.require(op.dataset, now);
   const record = plan.find(snapshot.index);
   if (record === undefined) throw new ApiError(404, 'not_found', plan.notFoundMessage);
-  if (notModified(request, reply, etagOf([op.operationId, snapshot.snapshotId, plan.key], op.profile === 'A'))) return reply.send();
+  if (notModified(request, reply, deps, snapshot, now, etagOf([op.operationId, snapshot.snapshotId, plan.key], op.profile === 'A'))) return reply.send();
   if (op.profile === 'B') return { data: record };
   return { data: record, snapshot: { id: snapshot.snapshotId, generatedAt: snapshot.generatedAt }, requestId: request.id };
 }

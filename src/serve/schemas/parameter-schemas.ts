@@ -7,7 +7,8 @@ import { REGIONS } from './profile-b-shapes.js';
 
 /**
  * Query and path parameters of every operation, as JSON schemas (docs/spec.md, Profile A parameters and Profile B parameters).
- * The server validates requests against exactly these, and the OpenAPI description lists them.
+ * The server validates requests against exactly these, and the OpenAPI description lists them:
+ * `description` and the first of `examples` become the parameter's description and example there.
  */
 
 function query(properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
@@ -19,70 +20,96 @@ const limit = (max: number, fallback: number): JsonSchema => ({
   minimum: 1,
   maximum: max,
   default: fallback,
-  description: 'Page size.',
+  description: `Page size: 1 to ${max} records, ${fallback} when absent.`,
+  examples: [Math.min(5, max)],
 });
-const cursor: JsonSchema = { type: 'string', minLength: 1, maxLength: 2048, description: 'Opaque cursor from page.nextCursor.' };
-const category: JsonSchema = { type: 'string', minLength: 1, maxLength: 80, description: 'Category slug filter.' };
-const date = (description: string): JsonSchema => ({ type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description });
+const cursor: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 2048,
+  description: 'Opaque cursor from page.nextCursor of the previous page; bound to the snapshot, the operation and the filters.',
+  examples: ['WzEsImFydGljbGVzLTIwMjYxMTIyVDEyMDAwMFoiLCJsaXN0QXJ0aWNsZXMiLCJUMVBOb1l3cnFnd0RWTHRmbWo3TDVlIiwyMF0.lDEHAefLTGeTh5fqH5QZLQ'],
+};
+const category = (example: string): JsonSchema => ({ type: 'string', minLength: 1, maxLength: 80, description: 'Only records of this category (exact match).', examples: [example] });
+const date = (description: string, example: string): JsonSchema => ({
+  type: 'string',
+  format: 'date',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+  description,
+  examples: [example],
+});
+const region: JsonSchema = {
+  type: 'string',
+  enum: REGIONS,
+  default: 'us',
+  description: 'Region: us (en-US articles, US events), kr (ko-KR, KR) or jp (ja-JP, JP).',
+  examples: ['us'],
+};
+const offset: JsonSchema = { type: 'integer', minimum: 0, default: 0, description: 'Records to skip; past the end gives an empty page with the true total.', examples: [0] };
 
-export function slugParams(maxLength: number): JsonSchema {
+export function slugParams(maxLength: number, example: string): JsonSchema {
   return {
     type: 'object',
-    properties: { slug: { type: 'string', minLength: 1, maxLength, pattern: SLUG_PATTERN.source } },
+    properties: {
+      slug: { type: 'string', minLength: 1, maxLength, pattern: SLUG_PATTERN.source, description: 'The record\'s slug (lower-case words joined by hyphens).', examples: [example] },
+    },
     required: ['slug'],
     additionalProperties: false,
   };
 }
 
+const ARTICLE_SLUG_EXAMPLE = 'holiday-retail-sales-beat-forecasts';
+const INVESTOR_SLUG_EXAMPLE = 'copperline-investment-group-llc';
+
 export const PARAMETERS = {
   listArticles: query({
     limit: limit(100, 20),
     cursor,
-    locale: { type: 'string', enum: [...LOCALES] },
-    category,
+    locale: { type: 'string', enum: [...LOCALES], description: 'Only articles in this locale.', examples: ['en-US'] },
+    category: category('economy'),
   }),
   getArticle: query({}),
-  getArticleParams: slugParams(ARTICLE_SLUG_MAX),
+  getArticleParams: slugParams(ARTICLE_SLUG_MAX, ARTICLE_SLUG_EXAMPLE),
   listEconomicCalendar: query(
     {
-      from: date('Inclusive start date (UTC).'),
-      to: date('Inclusive end date (UTC); at most 93 days including both ends.'),
-      importance: { type: 'string', enum: [...IMPORTANCE] },
-      country: { type: 'string', minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2.' },
+      from: date('Inclusive start day (UTC).', '2026-11-01'),
+      to: date('Inclusive end day (UTC); at most 93 days including both ends.', '2026-12-31'),
+      importance: { type: 'string', enum: [...IMPORTANCE], description: 'Only events of this importance.', examples: ['high'] },
+      country: { type: 'string', minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$', description: 'Only events of this country (ISO 3166-1 alpha-2).', examples: ['US'] },
       limit: limit(100, 20),
       cursor,
     },
     ['from', 'to'],
   ),
-  listSmartMoneyInvestors: query({ limit: limit(100, 20), cursor, category }),
+  listSmartMoneyInvestors: query({ limit: limit(100, 20), cursor, category: category('asset-manager') }),
   getSmartMoneyInvestor: query({}),
-  getSmartMoneyInvestorParams: slugParams(INVESTOR_SLUG_MAX),
+  getSmartMoneyInvestorParams: slugParams(INVESTOR_SLUG_MAX, INVESTOR_SLUG_EXAMPLE),
   listSmartMoneyConsensus: query({ limit: limit(10, 10), cursor }),
   listSmartMoneyTrades: query({
     limit: limit(100, 20),
     cursor,
-    action: { type: 'string', enum: [...TRADE_ACTIONS] },
-    investorSlug: { type: 'string', minLength: 1, maxLength: INVESTOR_SLUG_MAX },
+    action: { type: 'string', enum: [...TRADE_ACTIONS], description: 'Only changes of this kind.', examples: ['new'] },
+    investorSlug: { type: 'string', minLength: 1, maxLength: INVESTOR_SLUG_MAX, description: 'Only changes of this investor.', examples: [INVESTOR_SLUG_EXAMPLE] },
   }),
 
   // Profile B
   bListArticles: query({
-    region: { type: 'string', enum: REGIONS, default: 'us' },
-    category,
-    q: { type: 'string', minLength: 1, maxLength: 200, description: 'Case-insensitive search over title and description.' },
-    from: date('Published on or after (UTC day).'),
-    to: date('Published on or before (UTC day).'),
-    sort: { type: 'string', enum: ['date_desc', 'date_asc'], default: 'date_desc' },
+    region,
+    category: category('economy'),
+    q: { type: 'string', minLength: 1, maxLength: 200, description: 'Every whitespace-separated term must occur in the title or description (case-insensitive).', examples: ['retail sales'] },
+    from: date('Published on or after this UTC day.', '2026-11-01'),
+    to: date('Published on or before this UTC day.', '2026-11-30'),
+    sort: { type: 'string', enum: ['date_desc', 'date_asc'], default: 'date_desc', description: 'Order by publication time; ties by slug.', examples: ['date_desc'] },
     limit: limit(100, 20),
-    offset: { type: 'integer', minimum: 0, default: 0 },
+    offset,
   }),
-  bGetArticle: query({ region: { type: 'string', enum: REGIONS, default: 'us' } }),
-  bGetArticleParams: slugParams(ARTICLE_SLUG_MAX),
+  bGetArticle: query({ region }),
+  bGetArticleParams: slugParams(ARTICLE_SLUG_MAX, ARTICLE_SLUG_EXAMPLE),
   bListEconomicCalendar: query({
-    region: { type: 'string', enum: REGIONS, default: 'us' },
-    futureDays: { type: 'integer', minimum: 0, maximum: 365, default: 90 },
-    importance: { type: 'integer', minimum: 1, maximum: 3, description: 'Minimum importance; 3 is high.' },
+    region,
+    futureDays: { type: 'integer', minimum: 0, maximum: 365, default: 90, description: 'Days ahead: from the start of today (UTC) through the end of the day this many days later.', examples: [30] },
+    importance: { type: 'integer', minimum: 1, maximum: 3, description: 'Minimum importance: 1 low, 2 medium, 3 high.', examples: [3] },
     limit: limit(100, 20),
-    offset: { type: 'integer', minimum: 0, default: 0 },
+    offset,
   }),
 } satisfies Record<string, JsonSchema>;

@@ -148,6 +148,17 @@ describe('deriveSmartMoney', () => {
             'investor berkshire-hathaway-inc (CIK 1067983) is not published: its latest report period 2026-06-30 is more than 180 days old at 2026-12-28T00:00:00.000Z (stale since 2026-12-27T23:59:59.999Z)',
         },
       ]);
+      expect(result.leftOut).toEqual({ staleQuarter: 1, noFiling: 0, noHoldingsReport: 0 });
+    });
+
+    it('keeps that investor with keepStaleInvestors (--allow-stale), saying so in a note', () => {
+      const { result } = derive([q2Only], { now: new Date('2026-12-28T00:00:00.000Z'), keepStaleInvestors: true });
+      expect(result.investors.map((i) => i.slug)).toEqual(['berkshire-hathaway-inc']);
+      expect(result.facts).toEqual({ oldestPeriod: '2026-06-30' });
+      expect(result.leftOut.staleQuarter).toBe(0);
+      expect(result.notes.map((n) => n.message)).toEqual([
+        'investor berkshire-hathaway-inc (CIK 1067983) is published although its latest report period 2026-06-30 is more than 180 days old at 2026-12-28T00:00:00.000Z (stale since 2026-12-27T23:59:59.999Z): --allow-stale',
+      ]);
     });
 
     it('a previous quarter older than 180 days still serves as the comparison baseline', () => {
@@ -192,7 +203,7 @@ describe('deriveSmartMoney', () => {
       },
     );
     expect(streamed).toEqual({ investors: whole.investors, trades: whole.trades });
-    expect(rest).toEqual({ consensus: whole.consensus, notes: whole.notes, facts: whole.facts });
+    expect(rest).toEqual({ consensus: whole.consensus, notes: whole.notes, facts: whole.facts, leftOut: whole.leftOut });
   });
 
   it('gives the same output, notes included, for the same input in any order', () => {

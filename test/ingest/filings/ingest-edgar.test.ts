@@ -95,6 +95,7 @@ describe('ingestFilings on EDGAR folders and full submissions', async () => {
         source: 'filings/edgar/1541000/0001541000-22-000003',
         message:
           'value unit: thousands (filing 0001541000-22-000003: filed 2022-11-14, before 2023-01-03: thousands (median implied price of 3 share rows $138 per share agrees))',
+        routine: 'filing(s) with values read as thousands by their filing date',
       },
     ]);
   });
@@ -106,6 +107,8 @@ describe('ingestFilings on EDGAR folders and full submissions', async () => {
       ...withRows.map((meta) => ({
         source: meta.source,
         message: `value unit: ${meta.valueUnit} (filing ${meta.accessionNumber}: ${meta.valueUnitReason})`,
+        // Routine unless the unit overrode the filing-date rule: then the note is an exception.
+        ...(meta.valueUnitReason.includes('(date rule: ') ? {} : { routine: `filing(s) with values read as ${meta.valueUnit} by their filing date` }),
       })),
       {
         source: 'filings',

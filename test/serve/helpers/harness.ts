@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createKey } from '../../../src/serve/access/key-store.js';
 import type { Profile, Scope, TierName } from '../../../src/serve/access/index.js';
-import { buildServer } from '../../../src/serve/app.js';
+import { buildServer, type ServerOptions } from '../../../src/serve/app.js';
 
 export const DOCS = 'https://docs.example.test/api';
 export const SECRET = 'test-cursor-secret-0123456789abcdef0123456789';
@@ -33,6 +33,7 @@ export async function startServer(
   clock: TestClock,
   profileRoutes?: Partial<Record<Profile, (scope: FastifyInstance) => void>>,
   reloadIntervalMs = 0,
+  extra: Pick<ServerOptions, 'publicUrl' | 'corsOrigins'> = {},
 ): Promise<RunningServer> {
   const keysFile = path.join(root, 'keys.json');
   const usageDbFile = path.join(root, 'usage.sqlite');
@@ -46,6 +47,7 @@ export async function startServer(
     logger: false,
     reloadIntervalMs,
     ...(profileRoutes ? { profileRoutes } : {}),
+    ...extra,
   });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, base: address, keysFile, usageDbFile, close: () => app.close() };

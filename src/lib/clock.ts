@@ -1,0 +1,22 @@
+/**
+ * The machine's clock, the one place pdsnap reads it. `PDSNAP_CLOCK` (an ISO 8601 instant with a
+ * zone) replaces it: a test and operations hook, so that the checks that compare `--now` with the
+ * clock can be exercised without waiting for a date (docs/operations.md, Clock).
+ */
+export const CLOCK_ENV = 'PDSNAP_CLOCK';
+
+/**
+ * How far `--now` (of build) may run ahead of the clock, and how far a snapshot's generatedAt may run
+ * ahead of validate's and gate's now: clocks of two hosts disagree by seconds, not by minutes.
+ */
+export const CLOCK_SKEW_MS = 5 * 60_000;
+
+export function clockNow(): Date {
+  const fixed = process.env[CLOCK_ENV];
+  if (fixed === undefined || fixed === '') return new Date();
+  const date = new Date(fixed);
+  if (!/[Zz]|[+-]\d{2}:\d{2}$/.test(fixed) || Number.isNaN(date.getTime())) {
+    throw new Error(`${CLOCK_ENV}="${fixed}" is not an ISO 8601 instant with a zone, e.g. 2026-11-22T08:00:00Z`);
+  }
+  return date;
+}

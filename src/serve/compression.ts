@@ -1,0 +1,33 @@
+import compress from '@fastify/compress';
+import type { FastifyInstance, onSendHookHandler } from 'fastify';
+import { encodedTag, TAGGED_ENCODINGS } from './etag.js';
+
+/**
+ * Bodies smaller than this go out as they are: below about one TCP segment, compressing saves no
+ * round trip and costs CPU (and a 200-byte error envelope barely shrinks).
+ */
+export const COMPRESSION_THRESHOLD_BYTES = 1024;
+
+/**
+ * Compression negotiated from Accept-Encoding by @fastify/compress: brotli (quality 4, the plugin's
+ * default: near gzip's speed, smaller output) or gzip, above the threshold only. Register it before
+ * any route: it attaches itself to routes as they are registered.
+ *
+ * A compressed answer is another representation of the same content, so its ETag is rewritten
+ * after compression (`W/"<tag>-br"`, see etag.ts); every route gets this as its last onSend hook
+ * (route-level hooks run after the instance's, and this one is added after the plugin's).
+ */
+export async function registerCompression(app: FastifyInstance): Promise<void> {
+  await app.register(compress, { global: true, encodings: [...TAGGED_ENCODINGS], threshold: COMPRESSION_THRESHOLD_BYTES });
+  app.addHook('onRoute', (route) => {
+    const existing = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
+    route.onSend = [...existing, tagEncodedRepresentation];
+  });
+}
+
+const tagEncodedRepresentation: onSendHookHandler = async (_request, reply, payload) => {
+  const encoding = reply.getHeader('Content-Encoding');
+  const etag = reply.getHeader('ETag');
+  if (typeof encoding === 'string' && encoding !== 'identity' && typeof etag === 'string') reply.header('ETag', encodedTag(etag, encoding));
+  return payload;
+};

@@ -1,0 +1,360 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { execa } from 'execa';
+
+/**
+ * Issue 14: the CLI in a scheduled job. Every behaviour here is the process's (exit codes, what
+ * reaches stdout and stderr), so every test runs the built CLI. The clock is injected through
+ * PDSNAP_CLOCK; nothing depends on the wall clock.
+ */
+
+const NOW = '2026-11-22T12:00:00.000Z';
+/** The machine's clock in these tests: one day after the sample's date. */
+const CLOCK = { PDSNAP_CLOCK: '2026-11-23T00:00:00Z' };
+
+let sources: string;
+let work: string;
+
+beforeAll(async () => {
+  work = await tempDir('trust');
+  sources = path.join(work, 'sources');
+  const sample = await runCli(['sample', '--out', sources, '--now', NOW]);
+  expect(sample.exitCode, String(sample.stderr)).toBe(0);
+});
+
+function pdsnap(args: string[], env: Record<string, string> = {}) {
+  return runCli(args, { cwd: work, env: { ...CLOCK, ...env } });
+}
+
+describe('a --now ahead of the clock', () => {
+  it('is refused by build with exit 3, naming how far ahead and the way out', async () => {
+    const store = path.join(work, 'future-refused');
+    const result = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', '2027-01-05T00:00:00Z']);
+    expect(result.exitCode).toBe(3);
+    expect(String(result.stderr)).toMatch(/--now 2027-01-05T00:00:00\.000Z is 43d ahead of the clock \(2026-11-23T00:00:00\.000Z\)/);
+    expect(String(result.stderr)).toMatch(/--allow-future-now/);
+  });
+
+  it('is accepted within the documented skew of 5 minutes, and refused one second beyond', async () => {
+    const clock = { PDSNAP_CLOCK: '2026-11-22T11:55:00Z' };
+    const ok = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', path.join(work, 'skew'), '--now', NOW], clock);
+    expect(ok.exitCode, String(ok.stderr)).toBe(0);
+    const late = { PDSNAP_CLOCK: '2026-11-22T11:54:59Z' };
+    const refused = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', path.join(work, 'skew2'), '--now', NOW], late);
+    expect(refused.exitCode).toBe(3);
+    expect(String(refused.stderr)).toMatch(/5m 1s ahead of the clock/);
+  });
+
+  it('needs --allow-future-now and a --store on the command line; then the dated store is built', async () => {
+    const args = ['build', '--datasets', 'articles', '--sources', sources, '--now', NOW, '--allow-future-now'];
+    const past = { PDSNAP_CLOCK: '2026-11-01T00:00:00Z' };
+    const noStore = await pdsnap(args, past);
+    expect(noStore.exitCode).toBe(3);
+    expect(String(noStore.stderr)).toMatch(/--allow-future-now needs --store DIR on the command line/);
+    const built = await pdsnap([...args, '--store', path.join(work, 'history')], past);
+    expect(built.exitCode, String(built.stderr)).toBe(0);
+  });
+
+  it('makes validate and gate fail a current snapshot generated after their now', async () => {
+    const store = path.join(work, 'from-the-future');
+    const build = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', NOW]);
+    expect(build.exitCode, String(build.stderr)).toBe(0);
+    for (const command of ['validate', 'gate']) {
+      const result = await pdsnap([command, '--datasets', 'articles', '--store', store, '--now', '2026-11-21T00:00:00Z', '--json']);
+      expect(result.exitCode, command).toBe(2);
+      const rule = JSON.parse(String(result.stdout)).datasets[0].rules.find((r: { rule: string }) => r.rule === 'snapshot.generated-by-now');
+      expect(rule).toMatchObject({ status: 'fail', observed: 'generated 1d 12h after now' });
+    }
+    const atBuild = await pdsnap(['validate', '--datasets', 'articles', '--store', store, '--now', NOW]);
+    expect(atBuild.exitCode, String(atBuild.stdout)).toBe(0);
+  });
+});
+
+describe('Smart Money whose investors are all past the quarter rule', () => {
+  let oldSources: string;
+  beforeAll(async () => {
+    // Filings dated for a year earlier: every latest quarter end is more than 180 days old at NOW.
+    oldSources = path.join(work, 'old-sources');
+    const sample = await runCli(['sample', '--out', oldSources, '--now', '2025-11-22T12:00:00Z']);
+    expect(sample.exitCode, String(sample.stderr)).toBe(0);
+  });
+
+  it('fails with the cause in the reason: how many investors, left out by which rule', async () => {
+    const store = path.join(work, 'sm-stale');
+    const result = await pdsnap(['build', '--datasets', 'smart-money', '--sources', oldSources, '--store', store, '--now', NOW, '--json']);
+    expect(result.exitCode).toBe(2);
+    const [report] = JSON.parse(String(result.stdout)).datasets;
+    expect(report.reason).toMatch(/^no investors records were produced: \d+ investor\(s\) left out by the 180-day quarter rule/);
+    expect(report.reason).toMatch(/--allow-stale publishes them/);
+  });
+
+  it('publishes them with --allow-stale, as a stale snapshot recorded in its manifest, each with a note', async () => {
+    const store = path.join(work, 'sm-allow-stale');
+    const args = ['build', '--datasets', 'smart-money', '--sources', oldSources, '--store', store, '--now', NOW, '--allow-stale', '--json'];
+    const result = await pdsnap(args);
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    const [report] = JSON.parse(String(result.stdout)).datasets;
+    expect(report.outcome).toBe('published');
+    expect(report.records.investors).toBeGreaterThan(5);
+    const kept = report.notes.filter((n: { message: string }) => /is published although .* --allow-stale$/.test(n.message));
+    expect(kept).toHaveLength(report.records.investors);
+    const manifest = JSON.parse(await readFile(path.join(store, 'bundles/smart-money', report.snapshotId, 'manifest.json'), 'utf8'));
+    expect(manifest.allowStale).toBe(true);
+  });
+});
+
+describe('the readable build report', () => {
+  let dirty: string;
+  beforeAll(async () => {
+    dirty = path.join(work, 'dirty-sources');
+    const sample = await runCli(['sample', '--out', dirty, '--now', NOW]);
+    expect(sample.exitCode).toBe(0);
+    // A rejected file whose name and content carry a terminal control sequence.
+    await writeFile(path.join(dirty, 'articles/en-US', '\u001b[2Jbad.md'), 'no front matter \u001b[2J here\n');
+  });
+
+  it('counts routine value-unit notes on one line and keeps the exceptions listed; --verbose and --json list each', async () => {
+    const args = ['build', '--datasets', 'smart-money', '--sources', sources, '--store', path.join(work, 'notes'), '--now', NOW];
+    const text = String((await pdsnap(args)).stdout);
+    expect(text).toMatch(/^ {2}\d+ filing\(s\) with values read as dollars by their filing date \(routine; --verbose or --json lists each\)$/m);
+    expect(text).not.toMatch(/value unit: dollars \(filing/);
+    expect(text).toMatch(/was superseded by 13F-HR\/A/);
+    const verbose = String((await pdsnap([...args, '--verbose'])).stdout);
+    const json = JSON.parse(String((await pdsnap([...args, '--json'])).stdout));
+    const perFiling = json.datasets[0].notes.filter((n: { message: string }) => n.message.startsWith('value unit: dollars (filing'));
+    expect(perFiling.length).toBeGreaterThan(20);
+    expect(verbose.match(/value unit: dollars \(filing/g)).toHaveLength(perFiling.length);
+  });
+
+  it('says OK with N rejected record(s), exits 0, and exits 1 under --fail-on rejected', async () => {
+    const args = ['build', '--datasets', 'articles', '--sources', dirty, '--store', path.join(work, 'rejected'), '--now', NOW];
+    const result = await pdsnap(args);
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    expect(String(result.stdout).trimEnd().split('\n').at(-1)).toBe('OK with 1 rejected record(s): 1 dataset(s) built');
+    expect((await pdsnap([...args, '--fail-on', 'rejected'])).exitCode).toBe(1);
+    const clean = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', path.join(work, 'clean'), '--now', NOW, '--fail-on', 'rejected']);
+    expect(clean.exitCode).toBe(0);
+    expect(String(clean.stdout).trimEnd().split('\n').at(-1)).toBe('OK: 1 dataset(s) built');
+    const bad = await pdsnap([...args, '--fail-on', 'warnings']);
+    expect(bad.exitCode).toBe(3);
+    expect(String(bad.stderr)).toMatch(/--fail-on: expected "failed" \(the default\) or "rejected"/);
+  });
+
+  it('escapes control characters from source files in text output; --json keeps them as JSON escapes', async () => {
+    const args = ['build', '--datasets', 'articles', '--sources', dirty, '--store', path.join(work, 'escape'), '--now', NOW];
+    const text = String((await pdsnap(args)).stdout);
+    expect(text).not.toContain('\u001b');
+    expect(text).toContain('articles/en-US/\\x1b[2Jbad.md');
+    const json = JSON.parse(String((await pdsnap([...args, '--json'])).stdout));
+    expect(json.datasets[0].rejected[0].source).toBe('articles/en-US/\u001b[2Jbad.md');
+  });
+
+  it('writes the JSON report to --output FILE as well, whole', async () => {
+    const file = path.join(work, 'build-report.json');
+    const result = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', path.join(work, 'output'), '--now', NOW, '--output', file]);
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    const report = JSON.parse(await readFile(file, 'utf8'));
+    expect(report.datasets.map((d: { dataset: string; outcome: string }) => [d.dataset, d.outcome])).toEqual([['articles', 'published']]);
+    expect(String(result.stdout)).toMatch(/^OK: 1 dataset\(s\) built$/m);
+  });
+});
+
+describe('a missing path is a usage error naming it (exit 3)', () => {
+  it('build --sources: a missing folder, and a file', async () => {
+    const missing = await pdsnap(['build', '--sources', '/nonexistent/pdsnap-sources', '--store', path.join(work, 'x')]);
+    expect(missing.exitCode).toBe(3);
+    expect(String(missing.stderr)).toMatch(/--sources \/nonexistent\/pdsnap-sources does not exist/);
+    const file = path.join(sources, 'articles/sources.yaml');
+    const notDir = await pdsnap(['build', '--sources', file, '--store', path.join(work, 'x')]);
+    expect(notDir.exitCode).toBe(3);
+    expect(String(notDir.stderr)).toContain(`--sources ${file} is not a folder`);
+    expect(String(notDir.stderr)).not.toMatch(/ENOTDIR/);
+  });
+
+  it('serve --store and --keys', async () => {
+    const keys = path.join(work, 'keys.json');
+    const created = await pdsnap(['keys', '--keys', keys, 'create', '--name', 't', '--scopes', 'articles:read']);
+    expect(created.exitCode, String(created.stderr)).toBe(0);
+    const noStore = await pdsnap(['serve', '--port', '0', '--keys', keys, '--store', '/nonexistent/pdsnap-store']);
+    expect(noStore.exitCode).toBe(3);
+    expect(String(noStore.stderr)).toMatch(/--store: the bundle store \/nonexistent\/pdsnap-store does not exist/);
+    const noKeys = await pdsnap(['serve', '--port', '0', '--keys', '/nonexistent/keys.json', '--store', work]);
+    expect(noKeys.exitCode).toBe(3);
+    expect(String(noKeys.stderr)).toMatch(/--keys: the API keys file \/nonexistent\/keys\.json does not exist/);
+  });
+
+  it('usage --usage-db', async () => {
+    const result = await pdsnap(['usage', '--usage-db', '/nonexistent/usage.sqlite', '--keys', path.join(work, 'keys.json')]);
+    expect(result.exitCode).toBe(3);
+    expect(String(result.stderr)).toMatch(/--usage-db \/nonexistent\/usage\.sqlite does not exist/);
+    expect(String(result.stdout)).toBe('');
+  });
+});
+
+describe('pipes and JSON', () => {
+  it('finishes quietly when stdout is closed early (pdsnap build | head -1): no EPIPE, the build still published', async () => {
+    const store = path.join(work, 'epipe');
+    const child = execa('node', [CLI, 'build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', NOW, '--verbose'], {
+      cwd: work,
+      env: CLOCK,
+      reject: false,
+      stdout: 'pipe',
+    });
+    // The reader goes away before the CLI has written anything.
+    child.stdout!.destroy();
+    const result = await child;
+    expect(String(result.stderr)).not.toMatch(/EPIPE|Error|at /);
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(await readFile(path.join(store, 'current/articles.json'), 'utf8')).snapshotId).toMatch(/^articles-/);
+  });
+
+  it.each([
+    ['an unknown option', ['build', '--nope', '--json'], /unknown option '--nope'/],
+    ['a missing store', ['list', '--store', '/nonexistent/store', '--json'], /store \/nonexistent\/store does not exist/],
+    ['a bad --now', ['validate', '--now', 'yesterday', '--json'], /--now: "yesterday" is not an ISO 8601 instant/],
+    ['a future --now', ['build', '--now', '2030-01-01T00:00:00Z', '--json'], /ahead of the clock/],
+  ])('prints one JSON object on stdout for %s', async (_name, args, message) => {
+    const result = await pdsnap(args);
+    expect(result.exitCode).toBe(3);
+    const parsed = JSON.parse(String(result.stdout));
+    expect(parsed).toMatchObject({ ok: false, error: { kind: 'usage', exitCode: 3 } });
+    expect(parsed.error.message).toMatch(message);
+  });
+});
+
+describe('what users of dbt and Soda expect', () => {
+  it('--version and -V print the package version', async () => {
+    const { version } = JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+    for (const flag of ['--version', '-V']) {
+      const result = await pdsnap([flag]);
+      expect(result.exitCode).toBe(0);
+      expect(String(result.stdout).trim()).toBe(version);
+    }
+  });
+
+  it('pdsnap help keys create shows the subcommand help', async () => {
+    const result = await pdsnap(['help', 'keys', 'create']);
+    expect(result.exitCode).toBe(0);
+    expect(String(result.stdout)).toMatch(/^Usage: pdsnap keys create \[options\]/);
+    expect(String(result.stdout)).toMatch(/--scopes <list>/);
+  });
+
+  it('an unknown option points at the command help', async () => {
+    const result = await pdsnap(['validate', '--colour']);
+    expect(result.exitCode).toBe(3);
+    expect(String(result.stderr)).toMatch(/unknown option '--colour'\n\(pdsnap validate --help lists its options\)/);
+  });
+
+  it('speaks the user words: --scale, --config as given', async () => {
+    const scale = await pdsnap(['sample', '--out', path.join(work, 'scale'), '--scale', 'small']);
+    expect(scale.exitCode).toBe(3);
+    expect(String(scale.stderr)).toBe('pdsnap: --scale: must be a whole number of filers, e.g. 3000');
+    const config = await pdsnap(['validate', '--config', '/nope.yaml']);
+    expect(config.exitCode).toBe(3);
+    expect(String(config.stderr)).toBe('pdsnap: config /nope.yaml does not exist');
+  });
+
+  it('inspect lists the sources of a snapshot in text mode', async () => {
+    const store = path.join(work, 'inspect');
+    const build = await pdsnap(['build', '--datasets', 'calendar', '--sources', sources, '--store', store, '--now', NOW, '--json']);
+    const id = JSON.parse(String(build.stdout)).datasets[0].snapshotId;
+    const result = await pdsnap(['inspect', id, '--store', store]);
+    expect(result.exitCode).toBe(0);
+    expect(String(result.stdout)).toMatch(/^source +bytes +sha256$/m);
+    expect(String(result.stdout)).toMatch(/^calendar\/\S+ +\d+ +[0-9a-f]{64}$/m);
+  });
+});
+
+describe('paths from the environment and the config file: flag > environment > config file > default', () => {
+  let folder: string;
+  let config: string;
+  beforeAll(async () => {
+    folder = path.join(work, 'configured');
+    config = path.join(folder, 'pdsnap.config.yaml');
+    await mkdir(folder, { recursive: true });
+    // Relative to the config file's folder, not to the working directory.
+    await writeFile(config, 'paths:\n  sources: ../sources\n  store: store-from-config\n');
+  });
+
+  async function storeUsed(args: string[], env: Record<string, string>): Promise<string> {
+    const result = await pdsnap(['list', '--json', ...args], env);
+    if (result.exitCode === 0) return JSON.parse(String(result.stdout)).store;
+    return JSON.parse(String(result.stdout)).error.message;
+  }
+
+  it('builds from the paths of a config file named by PDSNAP_CONFIG, relative to its folder', async () => {
+    const build = await runCli(['build', '--datasets', 'articles', '--now', NOW], { cwd: REPO_ROOT, env: { ...CLOCK, PDSNAP_CONFIG: config } });
+    expect(build.exitCode, String(build.stderr)).toBe(0);
+    expect(String(build.stdout)).toContain(`sources ${sources}`);
+    expect(String(build.stdout)).toContain(`store   ${path.join(folder, 'store-from-config')}`);
+  });
+
+  it('takes the environment over the config file, and the flag over both', async () => {
+    const envStore = path.join(work, 'from-env');
+    expect(await storeUsed(['--config', config], {})).toBe(path.join(folder, 'store-from-config'));
+    expect(await storeUsed(['--config', config], { PDSNAP_STORE: envStore })).toBe(`store ${envStore} does not exist`);
+    const flagStore = path.join(work, 'flag-store');
+    await mkdir(flagStore, { recursive: true });
+    expect(await storeUsed(['--config', config, '--store', flagStore], { PDSNAP_STORE: envStore })).toBe(flagStore);
+    const sourcesFromEnv = await pdsnap(['build', '--datasets', 'articles', '--now', NOW, '--store', path.join(work, 'env-build')], { PDSNAP_SOURCES: '/nonexistent/env-sources' });
+    expect(sourcesFromEnv.exitCode).toBe(3);
+    expect(String(sourcesFromEnv.stderr)).toMatch(/--sources \/nonexistent\/env-sources does not exist/);
+  });
+
+  it('refuses an unknown key under paths, naming it', async () => {
+    const bad = path.join(work, 'bad-paths.yaml');
+    await writeFile(bad, 'paths:\n  stores: x\n');
+    const result = await pdsnap(['list', '--config', bad]);
+    expect(result.exitCode).toBe(3);
+    expect(String(result.stderr)).toMatch(/config .*bad-paths\.yaml is invalid at paths/);
+  });
+});
+
+describe('colour, --quiet and --verbose', () => {
+  let store: string;
+  beforeAll(async () => {
+    store = path.join(work, 'colour');
+    const build = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', NOW, '--quiet']);
+    expect(build.exitCode, String(build.stderr)).toBe(0);
+  });
+
+  const validate = (extra: string[], env: Record<string, string> = {}) =>
+    pdsnap(['validate', '--datasets', 'articles', '--store', store, '--now', NOW, ...extra], env);
+
+  it('colours PASS/WARN/FAIL with FORCE_COLOR, never into a pipe otherwise, and not with NO_COLOR', async () => {
+    expect(String((await validate([], { FORCE_COLOR: '1' })).stdout)).toContain('\u001b[32mPASS\u001b[39m=');
+    expect(String((await validate([])).stdout)).not.toContain('\u001b');
+    expect(String((await validate([], { NO_COLOR: '1' })).stdout)).not.toContain('\u001b');
+  });
+
+  it('validate --quiet prints only problems and the summary; --verbose adds every passing rule', async () => {
+    const quiet = await validate(['--quiet']);
+    // One line: nothing warns or fails, so only the summary.
+    expect(String(quiet.stdout)).toMatch(/^PASS=\d+ WARN=0 FAIL=0$/);
+    const late = await validate(['--quiet', '--now', '2026-11-29T10:00:00Z']);
+    expect(String(late.stdout).split('\n')).toEqual([
+      expect.stringMatching(/^WARN {2}freshness\.snapshot-age: articles: .* it goes stale in 2h/),
+      expect.stringMatching(/^FAIL {2}freshness\.latest-article-age: articles: latest article publishedAt .* is 7d 1h old, more than 7d/),
+      expect.stringMatching(/^PASS=\d+ WARN=1 FAIL=1$/),
+    ]);
+    const verbose = await validate(['--verbose']);
+    expect(String(verbose.stdout)).toMatch(/^ {2}PASS {2}schema: articles: every record matches its JSON Schema$/m);
+  });
+
+  it('every command accepts --quiet and --verbose; --quiet drops informational stderr', async () => {
+    for (const command of ['list', 'validate', 'gate', 'build', 'inspect', 'promote', 'rollback', 'diff', 'history', 'gc', 'sample', 'serve', 'keys', 'usage']) {
+      const help = await pdsnap([command, '--help']);
+      expect(String(help.stdout), command).toMatch(/--quiet/);
+      expect(String(help.stdout), command).toMatch(/--verbose/);
+    }
+    const keys = path.join(work, 'quiet-keys.json');
+    const loud = await pdsnap(['keys', '--keys', keys, 'create', '--name', 'a', '--scopes', 'articles:read']);
+    expect(String(loud.stderr)).toMatch(/store this API key now/);
+    const quiet = await pdsnap(['keys', '--keys', keys, 'create', '--name', 'b', '--scopes', 'articles:read', '--quiet']);
+    expect(quiet.exitCode, String(quiet.stderr)).toBe(0);
+    expect(String(quiet.stderr)).toBe('');
+    expect(String(quiet.stdout)).toMatch(/^key: /m);
+  });
+});

@@ -1,0 +1,82 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPRESSION_THRESHOLD_BYTES } from '../../src/serve/compression.js';
+import { binaryGet } from './helpers/binary-get.js';
+import { ALL_SCOPES, newKey, type RunningServer, startServer, TestClock } from './helpers/harness.js';
+import { makeStore } from './helpers/test-store.js';
+
+const NOW = new Date('2026-11-22T12:00:00.000Z');
+let server: RunningServer;
+let key: string;
+// Profile B bodies are byte-identical for one tag, so the decoded bytes can be compared exactly.
+const LARGE = '/api/v1/articles?limit=100';
+const SMALL = '/api/v1/articles?limit=1&q=zzzz-no-such-term';
+
+beforeAll(async () => {
+  const { root } = await makeStore(NOW);
+  key = await newKey(root, ALL_SCOPES, 'premium');
+  server = await startServer(root, new TestClock(NOW));
+});
+afterAll(() => server.close());
+
+const ask = (target: string, headers: Record<string, string> = {}) => binaryGet(server.base, target, { authorization: `Bearer ${key}`, ...headers });
+
+describe('compression', () => {
+  it('compresses a large body with brotli or gzip as the client asks, to the same bytes once decoded', async () => {
+    const plain = await ask(LARGE);
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.length).toBeGreaterThan(COMPRESSION_THRESHOLD_BYTES);
+    const br = await ask(LARGE, { 'accept-encoding': 'gzip, br' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+    const gzip = await ask(LARGE, { 'accept-encoding': 'gzip' });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzip.body).equals(plain.body)).toBe(true);
+    expect(br.body.length).toBeLessThan(plain.body.length / 2);
+    // The client's preference (q-values) decides between the two.
+    expect((await ask(LARGE, { 'accept-encoding': 'br;q=0.5, gzip;q=1' })).headers['content-encoding']).toBe('gzip');
+    expect((await ask(LARGE, { 'accept-encoding': 'deflate' })).headers['content-encoding']).toBeUndefined();
+  });
+
+  it('leaves a body under the threshold as it is, and says Vary: accept-encoding either way', async () => {
+    const small = await ask(SMALL, { 'accept-encoding': 'br, gzip' });
+    expect(small.status).toBe(200);
+    expect(small.body.length).toBeLessThan(COMPRESSION_THRESHOLD_BYTES);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(small.headers.vary).toBe('accept-encoding');
+    expect((await ask(LARGE, { 'accept-encoding': 'br' })).headers.vary).toBe('accept-encoding');
+    expect((await ask(LARGE)).headers.vary).toBe('accept-encoding');
+  });
+
+  it('gives each encoding its own ETag, and answers each with 304', async () => {
+    const identity = (await ask(LARGE)).headers.etag as string;
+    const br = (await ask(LARGE, { 'accept-encoding': 'br' })).headers.etag as string;
+    const gzip = (await ask(LARGE, { 'accept-encoding': 'gzip' })).headers.etag as string;
+    expect(identity).toMatch(/^"[^"]+"$/);
+    expect(br).toBe(`W/${identity.replace(/"$/, '-br"')}`);
+    expect(gzip).toBe(`W/${identity.replace(/"$/, '-gzip"')}`);
+    for (const [tag, encoding] of [
+      [identity, 'identity'],
+      [br, 'br'],
+      [gzip, 'gzip'],
+    ] as const) {
+      const again = await ask(LARGE, { 'accept-encoding': encoding, 'if-none-match': tag });
+      expect(again.status, tag).toBe(304);
+      expect(again.body.length).toBe(0);
+      expect(again.headers.etag).toBe(tag);
+      expect(again.headers.vary).toBe('accept-encoding');
+    }
+    // Another content's tag, with or without a suffix, is no match.
+    const other = (await ask('/api/v1/articles?limit=99', { 'accept-encoding': 'br' })).headers.etag as string;
+    expect(other).not.toBe(br);
+    expect((await ask(LARGE, { 'accept-encoding': 'br', 'if-none-match': other })).status).toBe(200);
+  });
+
+  it('does not compress errors, which are small', async () => {
+    const refused = await binaryGet(server.base, LARGE, { 'accept-encoding': 'br' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(refused.body.toString()).error.code).toBe('unauthorized');
+  });
+});
