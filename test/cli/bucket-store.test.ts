@@ -209,7 +209,8 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
       expect((await get(server.base, '/v1/articles?limit=1', bearer(key))).status).toBe(200);
       expect(await readdir(path.join(cache, 'bundles', 'articles'))).toEqual([first]);
       expect(await readdir(path.join(cache, 'downloading'))).toEqual([]);
-      expect(server.stderr() + server.stdout()).toContain('still serving the previous verified one');
+      // The log line is written to a pipe, which may reach us a moment after /readyz says it.
+      await until('the log line', async () => server.stderr() + server.stdout(), (text) => text.includes('still serving the previous verified one'));
     } finally {
       await server.stop();
     }
