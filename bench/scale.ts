@@ -60,42 +60,55 @@ export async function benchScaleAt(cli: string, repoRoot: string, factor: number
     const validate = await measureProcess('node', [cli, 'validate', '--datasets', 'smart-money', '--store', store, '--now', validateAt, '--json'], repoRoot);
 
     process.stderr.write(`scale ${factor}x: serve...\n`);
-    const keysFile = path.join(dir, 'keys.json');
-    const keys = await writeKeysFile(keysFile, now, 100);
-    const started = performance.now();
-    const serve = await startChild(
-      'node',
-      [cli, 'serve', '--store', store, '--port', '0', '--reload-interval', '0', '--keys', keysFile, '--usage-db', path.join(dir, 'usage.sqlite')],
-      repoRoot,
-    );
-    try {
-      const readyz = await waitReady(serve.base);
-      const serveReadyMs = performance.now() - started;
-      const deep = await deepPages(serve.base, keys, readyz, path.join(dir, 'cursor-secret'), report.records.trades);
-      const serveRssBytes = await peakRss(serve.child.pid!);
-      return {
-        factor,
-        filers,
-        infotableRows,
-        buildMs: build.wallMs,
-        buildRssBytes: build.peakRssBytes,
-        bundleBytes: await folderBytes(bundle),
-        servingIndexBytes: manifest.servingIndex.bytes,
-        investors: report.records.investors,
-        trades: report.records.trades,
-        validateMs: validate.wallMs,
-        validateRssBytes: validate.peakRssBytes,
-        validateExit: validate.exitCode,
-        serveReadyMs,
-        serveRssBytes,
-        deep,
-      };
-    } finally {
-      serve.child.kill('SIGTERM');
-      await serve.child.catch(() => {});
-    }
+    const served = await measureServe(cli, repoRoot, store, dir, now, report.records.trades);
+    return {
+      factor,
+      filers,
+      infotableRows,
+      buildMs: build.wallMs,
+      buildRssBytes: build.peakRssBytes,
+      bundleBytes: await folderBytes(bundle),
+      servingIndexBytes: manifest.servingIndex.bytes,
+      investors: report.records.investors,
+      trades: report.records.trades,
+      validateMs: validate.wallMs,
+      validateRssBytes: validate.peakRssBytes,
+      validateExit: validate.exitCode,
+      ...served,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `serve` on a built store, in a child process: the time from spawning it to a /readyz that names
+ * every dataset, then the deep pages, then its peak RSS. `dir` receives its keys and usage files.
+ */
+export async function measureServe(
+  cli: string,
+  repoRoot: string,
+  store: string,
+  dir: string,
+  now: Date,
+  trades: number,
+): Promise<Pick<ScaleResult, 'serveReadyMs' | 'serveRssBytes' | 'deep'>> {
+  const keysFile = path.join(dir, 'keys.json');
+  const keys = await writeKeysFile(keysFile, now, 100);
+  const started = performance.now();
+  const serve = await startChild(
+    'node',
+    [cli, 'serve', '--store', store, '--port', '0', '--reload-interval', '0', '--keys', keysFile, '--usage-db', path.join(dir, 'usage.sqlite')],
+    repoRoot,
+  );
+  try {
+    const readyz = await waitReady(serve.base);
+    const serveReadyMs = performance.now() - started;
+    const deep = await deepPages(serve.base, keys, readyz, path.join(dir, 'cursor-secret'), trades);
+    return { serveReadyMs, serveRssBytes: await peakRss(serve.child.pid!), deep };
+  } finally {
+    serve.child.kill('SIGTERM');
+    await serve.child.catch(() => {});
   }
 }
 

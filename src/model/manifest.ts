@@ -58,6 +58,18 @@ export const ServingIndexEntry = z
     sha256: z.string().regex(/^[0-9a-f]{64}$/),
     /** The layout of its tables; a server refuses a layout it does not know. */
     schema: z.number().int().min(1),
+    /**
+     * The digest of each `bytes`-long chunk, in order (the last may be shorter), so that a server
+     * can verify the file on every core at once before it serves it. Bundles built before it was
+     * added lack it; they are verified by the whole-file digest alone.
+     */
+    chunks: z
+      .object({
+        bytes: z.number().int().min(1),
+        sha256: z.array(z.string().regex(/^[0-9a-f]{64}$/)),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type ServingIndexEntry = z.infer<typeof ServingIndexEntry>;

@@ -2,7 +2,7 @@ import { closeSync, fsyncSync, openSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { SERVING_INDEX_PATH, type ServingIndexEntry } from '../model/manifest.js';
 import type { InvestorDetail } from '../model/smart-money.js';
-import { digestFileSync } from '../lib/file-digest.js';
+import { digestFileInChunksSync } from '../lib/chunk-digest.js';
 import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../lib/sqlite.js';
 import { canonicalJson } from './canonical-json.js';
 
@@ -107,7 +107,8 @@ export class ServingIndexWriter {
     } finally {
       closeSync(fd);
     }
-    return { path: SERVING_INDEX_PATH, ...digestFileSync(this.file), schema: SERVING_INDEX_SCHEMA };
+    const { bytes, sha256, chunks } = digestFileInChunksSync(this.file);
+    return { path: SERVING_INDEX_PATH, bytes, sha256, schema: SERVING_INDEX_SCHEMA, chunks };
   }
 
   /** Closes and removes the file after a failure. */
@@ -124,10 +125,11 @@ export class ServingIndexWriter {
 }
 
 /**
- * Checks a serving index file against its manifest: its table layout, and that every table holds
- * exactly the records the manifest lists for its resource. Returns a reason, or null when it agrees.
+ * Checks a serving index file against its manifest: its table layout, and, given the manifest's
+ * record counts, that every table holds exactly that many rows (a scan of every table, for
+ * validate and gate). Returns a reason, or null when it agrees.
  */
-export function checkServingIndex(file: string, recordsPerResource: Readonly<Record<string, number>>): string | null {
+export function checkServingIndex(file: string, recordsPerResource: Readonly<Record<string, number>> | null): string | null {
   let db: SqliteDatabase;
   try {
     db = openSqlite(file, { readonly: true });
@@ -137,6 +139,7 @@ export function checkServingIndex(file: string, recordsPerResource: Readonly<Rec
   try {
     const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
     if (version !== SERVING_INDEX_SCHEMA) return `has table layout ${version}; this pdsnap reads ${SERVING_INDEX_SCHEMA}`;
+    if (recordsPerResource === null) return null;
     for (const [resource, tables] of Object.entries(SERVING_INDEX_COUNTS)) {
       const expected = recordsPerResource[resource] ?? 0;
       for (const table of tables) {

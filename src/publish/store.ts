@@ -28,6 +28,7 @@ import type { SnapshotStore } from './snapshot-store.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter } from './resource-writer.js';
 import { checkServingIndex, ServingIndexWriter } from './serving-index.js';
+import { type ChunkDigests, findChunkMismatch } from '../lib/chunk-digest.js';
 import {
   BundleIntegrityError,
   datasetOfSnapshotId,
@@ -44,11 +45,12 @@ export interface OpenedBundle {
   /** The records of one resource in published order; each part's digest is checked as it ends. */
   records(resource: string): AsyncGenerator<unknown>;
   /**
-   * The serving index's path after its size and digest were checked (streamed, so the event loop
-   * keeps turning) and its tables were found to hold the manifest's record counts; null for a
-   * dataset without one.
+   * The serving index's path once it is verified, or null for a dataset without one. `contents`
+   * (validate, gate) checks the whole-file and chunk digests and that its tables hold the
+   * manifest's record counts. `bytes` (serve) checks the chunk digests on every core at once, off
+   * the event loop, and the table layout: the bytes are then exactly those that gate counted.
    */
-  verifiedServingIndex(): Promise<string | null>;
+  verifiedServingIndex(depth?: 'contents' | 'bytes'): Promise<string | null>;
 }
 
 export interface SnapshotEntry {
@@ -248,12 +250,16 @@ export class BundleStore implements SnapshotStore {
       manifest,
       directory,
       records: (resource) => readResourceRecords(manifest, directory, resource),
-      verifiedServingIndex: async () => {
-        if (!manifest.servingIndex) return null;
-        await verifyFile(snapshotId, directory, manifest.servingIndex);
-        const file = path.join(directory, manifest.servingIndex.path);
-        const mismatch = checkServingIndex(file, recordsPerResource(manifest.files));
-        if (mismatch) throw new BundleIntegrityError(snapshotId, `${manifest.servingIndex.path} ${mismatch}`);
+      verifiedServingIndex: async (depth = 'contents') => {
+        const entry = manifest.servingIndex;
+        if (!entry) return null;
+        const file = path.join(directory, entry.path);
+        const fail = (mismatch: string | null) => {
+          if (mismatch) throw new BundleIntegrityError(snapshotId, `${entry.path} ${mismatch}`);
+        };
+        if (depth === 'contents' || !entry.chunks) await verifyFile(snapshotId, directory, entry);
+        if (entry.chunks) fail(await verifiedChunks(snapshotId, file, entry.bytes, entry.chunks));
+        fail(checkServingIndex(file, depth === 'contents' ? recordsPerResource(manifest.files) : null));
         return file;
       },
     };
@@ -636,6 +642,16 @@ async function verifyFile(snapshotId: string, directory: string, entry: { path: 
   if (digest.sha256 !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
 }
 
+
+/** findChunkMismatch, with a missing file named as corruption like verifyFile does. */
+async function verifiedChunks(snapshotId: string, file: string, bytes: number, chunks: ChunkDigests): Promise<string | null> {
+  try {
+    return await findChunkMismatch(file, bytes, chunks);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BundleIntegrityError(snapshotId, `${path.basename(file)} is missing`);
+    throw error;
+  }
+}
 
 async function ensureParent(file: string): Promise<string> {
   await mkdir(path.dirname(file), { recursive: true });

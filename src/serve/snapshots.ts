@@ -39,8 +39,8 @@ export interface SnapshotLog {
 const NO_LOG: SnapshotLog = { info: () => {}, error: () => {} };
 
 /**
- * Makes a verified bundle servable. Smart Money opens its serving index after streaming its digest
- * (the records stay on disk); articles and calendar, whose size editors bound, are read by
+ * Makes a verified bundle servable. Smart Money opens its serving index after checking its chunk
+ * digests on every core (the records stay on disk); articles and calendar, whose size editors bound, are read by
  * streaming (each part's digest checked as it ends) and indexed in memory. Every read yields to the
  * event loop between chunks, so requests keep being answered meanwhile.
  */
@@ -56,7 +56,7 @@ async function indexBundle(bundle: OpenedBundle): Promise<DatasetIndexes[Dataset
     case 'calendar':
       return indexCalendar(await all<CalendarEvent>('events'));
     case 'smart-money': {
-      const file = await bundle.verifiedServingIndex();
+      const file = await bundle.verifiedServingIndex('bytes');
       if (file === null) throw new BundleIntegrityError(bundle.manifest.snapshotId, 'lists no serving index');
       return SmartMoneyIndex.open(file);
     }

@@ -192,6 +192,36 @@ describe('smart money resources', () => {
     expect(trades.body.data).toEqual(resources['trades']);
   });
 
+  it('verifies a serving index listed without chunk digests (a bundle built before them) by its whole-file digest', async () => {
+    const { store, call, server } = await setUp(['articles', 'calendar', 'smart-money']);
+    const resources = smartMoneyResources();
+    const withoutChunks = async (minutes: number, trades: unknown[]) => {
+      const at = new Date(NOW.getTime() + minutes * 60_000);
+      const id = await publishDataset(store, 'smart-money', { ...resources, trades }, { generatedAt: at, freshUntil: new Date(NOW.getTime() + 7 * DAY) });
+      const manifestFile = path.join(store.bundleDir(id), 'manifest.json');
+      const { servingIndex, ...manifest } = JSON.parse(await readFile(manifestFile, 'utf8'));
+      expect(servingIndex.chunks.sha256).toHaveLength(1);
+      const { chunks: _chunks, ...entry } = servingIndex;
+      await writeFile(manifestFile, JSON.stringify({ ...manifest, servingIndex: entry }));
+      return id;
+    };
+    const olderId = await withoutChunks(1, resources.trades.slice(1));
+    await server.app.snapshots.reload();
+    expect(server.app.snapshots.currentIds()['smart-money']).toBe(olderId);
+    expect((await call('/v1/smart-money/trades?limit=100')).body.data).toEqual(resources.trades.slice(1));
+
+    const damagedId = await withoutChunks(2, resources.trades.slice(2));
+    const index = path.join(store.bundleDir(damagedId), 'serving-index.sqlite');
+    const bytes = await readFile(index);
+    bytes.writeUInt8(bytes.readUInt8(100) ^ 0x01, 100);
+    await writeFile(index, bytes);
+    await server.app.snapshots.reload();
+    expect(server.app.snapshots.statuses().find((s) => s.dataset === 'smart-money')).toMatchObject({
+      snapshotId: olderId,
+      refused: { snapshotId: damagedId, reason: `bundle ${damagedId} failed verification: serving-index.sqlite does not match its sha256` },
+    });
+  });
+
   it('keeps serving the previous Smart Money snapshot when the new serving index is damaged, and says so in /readyz', async () => {
     const { store, ids, call, server } = await setUp(['articles', 'calendar', 'smart-money']);
     const at = new Date(NOW.getTime() + 60_000);
@@ -211,7 +241,7 @@ describe('smart money resources', () => {
     expect(readyz.body.datasets['smart-money']).toEqual({
       ready: true,
       snapshotId: ids['smart-money'],
-      refused: { snapshotId: badId, reason: `bundle ${badId} failed verification: serving-index.sqlite does not match its sha256` },
+      refused: { snapshotId: badId, reason: `bundle ${badId} failed verification: serving-index.sqlite does not match its sha256 in bytes 0 to ${bytes.length - 1}` },
     });
   });
 });
