@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import type { FileDigest } from './file-digest.js';
 
 /**
@@ -57,47 +58,79 @@ function readFull(fd: number, buffer: Buffer): number {
 }
 
 /**
- * Checks a file against its chunk digests with several chunks in flight: reads and SHA-256 (Web
- * Crypto) both run on libuv's thread pool, so the event loop stays free and every core hashes.
- * Returns null when every chunk matches, or what differs. Read errors (ENOENT included) are thrown.
+ * Checks a file against its chunk digests on every core: worker threads each hash every n-th
+ * chunk with their own reads, so the event loop stays free and the check takes the time of one
+ * core's share. Returns null when every chunk matches, or what differs (the first chunk that does
+ * not). Read errors (ENOENT included) are thrown, with their code.
  */
 export async function findChunkMismatch(file: string, bytes: number, expected: ChunkDigests): Promise<string | null> {
-  const handle = await open(file, 'r');
-  try {
-    const { size } = await handle.stat();
-    if (size !== bytes) return `has ${size} bytes; manifest says ${bytes}`;
-    const chunks = Math.ceil(size / expected.bytes);
-    if (chunks !== expected.sha256.length) return `lists ${expected.sha256.length} chunk digests for ${chunks} chunks`;
-    let next = 0;
-    let mismatch: string | null = null;
-    const lane = async (): Promise<void> => {
-      const buffer = Buffer.allocUnsafe(Math.min(expected.bytes, size));
-      while (mismatch === null && next < chunks) {
-        const index = next++;
-        const start = index * expected.bytes;
-        const length = Math.min(expected.bytes, size - start);
-        let filled = 0;
-        while (filled < length) {
-          const { bytesRead } = await handle.read(buffer, filled, length - filled, start + filled);
-          if (bytesRead === 0) break;
-          filled += bytesRead;
-        }
-        if (filled !== length) {
-          mismatch = `ended at byte ${start + filled} while being read; manifest says ${bytes}`;
-          return;
-        }
-        const digest = Buffer.from(await crypto.subtle.digest('SHA-256', buffer.subarray(0, length))).toString('hex');
-        if (digest !== expected.sha256[index]) mismatch ??= `does not match its sha256 in bytes ${start} to ${start + length - 1}`;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(chunks, hashingLanes()) }, lane));
-    return mismatch;
-  } finally {
-    await handle.close();
-  }
+  const { size } = await stat(file);
+  if (size !== bytes) return `has ${size} bytes; manifest says ${bytes}`;
+  const chunks = Math.ceil(size / expected.bytes);
+  if (chunks !== expected.sha256.length) return `lists ${expected.sha256.length} chunk digests for ${chunks} chunks`;
+  const lanes = Math.min(chunks, availableParallelism(), MAX_LANES);
+  const found = await Promise.all(Array.from({ length: lanes }, (_, lane) => runLane({ file, chunkBytes: expected.bytes, size, expected: expected.sha256, lane, lanes })));
+  const first = Math.min(...found.map((index) => index ?? Number.POSITIVE_INFINITY));
+  if (!Number.isFinite(first)) return null;
+  const start = first * expected.bytes;
+  const end = Math.min(start + expected.bytes, size) - 1;
+  return `does not match its sha256 in bytes ${start} to ${end}`;
 }
 
-/** One lane per core, within libuv's default pool of four threads (reads share it). */
-function hashingLanes(): number {
-  return Math.max(2, Math.min(availableParallelism(), 4));
+const MAX_LANES = 4;
+
+interface LaneTask {
+  file: string;
+  chunkBytes: number;
+  size: number;
+  expected: readonly string[];
+  lane: number;
+  lanes: number;
+}
+
+/**
+ * One lane's work, as plain JavaScript so that the same worker runs from the compiled CLI and from
+ * the TypeScript sources under test: hash chunks lane, lane + lanes, ... and post the index of the
+ * first that differs (or null), or the read error.
+ */
+const LANE_SOURCE = `
+const { createHash } = require('node:crypto');
+const { openSync, readSync, closeSync } = require('node:fs');
+const { parentPort, workerData: task } = require('node:worker_threads');
+try {
+  const fd = openSync(task.file, 'r');
+  const buffer = Buffer.allocUnsafe(Math.min(task.chunkBytes, task.size));
+  let mismatch = null;
+  try {
+    for (let index = task.lane; index * task.chunkBytes < task.size && mismatch === null; index += task.lanes) {
+      const start = index * task.chunkBytes;
+      const length = Math.min(task.chunkBytes, task.size - start);
+      let filled = 0;
+      while (filled < length) {
+        const read = readSync(fd, buffer, filled, length - filled, start + filled);
+        if (read === 0) break;
+        filled += read;
+      }
+      const digest = createHash('sha256').update(buffer.subarray(0, filled)).digest('hex');
+      if (filled !== length || digest !== task.expected[index]) mismatch = index;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  parentPort.postMessage({ mismatch });
+} catch (error) {
+  parentPort.postMessage({ error: { message: error.message, code: error.code } });
+}
+`;
+
+function runLane(task: LaneTask): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(LANE_SOURCE, { eval: true, workerData: task });
+    worker.once('message', (answer: { mismatch?: number | null; error?: { message: string; code?: string } }) => {
+      if (answer.error) reject(Object.assign(new Error(answer.error.message), { code: answer.error.code }));
+      else resolve(answer.mismatch ?? null);
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`chunk digest worker exited with code ${code}`)));
+  });
 }
