@@ -225,8 +225,11 @@ export type SmartMoneySink = (investor: InvestorDetail, trades: TradeRow[]) => v
 export function streamSmartMoney(
   input: SmartMoneyInput,
   sink: SmartMoneySink,
+  /** Told how many investors will be derived, once that is known (for progress). */
+  onPlanned?: (investors: number) => void,
 ): Pick<SmartMoneyResult, 'consensus' | 'notes' | 'facts' | 'leftOut'> {
   const { plans, notes, leftOut } = planInvestors(input);
+  onPlanned?.(plans.length);
   const consensus = new ConsensusAccumulator();
   let oldestPeriod: string | undefined;
   for (const plan of plans) {

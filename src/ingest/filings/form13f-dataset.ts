@@ -18,6 +18,7 @@ import { scanTsvLines, splitTabs, type TsvLineView } from './tsv-scanner.js';
  * rows are skipped, its staged rows discarded): nothing from a bad filing is half-used.
  */
 
+/** Progress is told the bytes scanned every this many rows. */
 const ROWS_PER_PROGRESS = 10_000;
 
 interface PendingFiling {
@@ -131,6 +132,7 @@ export async function ingestForm13fDataset(
 
     const orphans = new Map<string, { at: string; count: number }>();
     let sinceProgress = 0;
+    let bytesReported = 0;
     let fields: InfotableFields | null = null;
     let lastAccessionFiling: PendingFiling | undefined;
     let lastAccession = '';
@@ -141,7 +143,8 @@ export async function ingestForm13fDataset(
       INFOTABLE_COLUMNS,
       (view, tabs, columns, at, source) => {
         if (++sinceProgress === ROWS_PER_PROGRESS) {
-          step.advance(sinceProgress);
+          step.advance(view.through - bytesReported);
+          bytesReported = view.through;
           sinceProgress = 0;
         }
         if (fields === null) fields = new InfotableFields(columns, tabs);
@@ -185,7 +188,7 @@ export async function ingestForm13fDataset(
         else intake.reject(source, at, problem);
       },
     );
-    step.advance(sinceProgress);
+    step.advance((members.size('INFOTABLE.tsv') ?? bytesReported) - bytesReported);
 
     for (const [accession, orphan] of orphans) {
       intake.reject(

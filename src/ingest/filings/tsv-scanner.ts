@@ -18,6 +18,8 @@ export interface TsvLineView {
   row: number;
   /** Set when the line cannot be used: longer than the limit (bytes then hold its first KiB), or holding a NUL byte. */
   problem: string | undefined;
+  /** Bytes of the file read through this line's break: how far the scan is. */
+  through: number;
 }
 
 /** What the whole file looked like, reported once rather than per line. */
@@ -48,7 +50,7 @@ const CR = 0x0d;
 export function scanTsvLines(input: Readable, onLine: (line: TsvLineView) => void, maxLineBytes = MAX_DATASET_LINE_BYTES): Promise<TsvSummary> {
   return new Promise((resolve, reject) => {
     const summary: TsvSummary = {};
-    const view: TsvLineView = { bytes: Buffer.alloc(0), start: 0, end: 0, line: 0, row: 0, problem: undefined };
+    const view: TsvLineView = { bytes: Buffer.alloc(0), start: 0, end: 0, line: 0, row: 0, problem: undefined, through: 0 };
     let line = 0;
     let row = 0;
     let lineStartOffset = 0;
@@ -81,6 +83,7 @@ export function scanTsvLines(input: Readable, onLine: (line: TsvLineView) => voi
       view.line = line;
       view.row = row;
       view.problem = problem;
+      view.through = lineStartOffset;
       onLine(view);
       row++;
     };
