@@ -1,7 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BundleStore } from '../src/publish/store.js';
+import { crossCheck, type AnchorCounts } from './smart-money-cross-check.js';
 import { measureProcess, mib, seconds } from './measure.js';
 
 const NOW = '2026-11-22T12:00:00.000Z';
@@ -16,6 +17,8 @@ export interface SmartMoneyBenchResult {
   investors: number;
   trades: number;
   withinBudget: boolean;
+  /** The same derivation in DuckDB SQL, in the same run, and whether its outputs agree with pdsnap's. */
+  duckdb: { wallMs: number; peakRssBytes: number; mismatches: string[]; counts: AnchorCounts };
   /** pdsnap diff between the build and a copy with 1% of trades changed, 1% removed and 1% of investors removed. */
   diff: { wallMs: number; peakRssBytes: number; summary: string };
 }
@@ -32,15 +35,29 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
     const generate = await measureProcess('node', [cli, 'sample', '--out', sources, '--now', NOW, '--scale', String(filers), '--json'], repoRoot);
     if (generate.exitCode !== 0) throw new Error(`sample failed: ${generate.stderr}`);
     const infotableRows = JSON.parse(generate.stdout).datasetRows as number;
+    // Both engines read the same input: the two data sets alone (the sample's few EDGAR filings and
+    // its registry are left out, since the SQL reads the data-set TSVs only).
+    const datasetSources = path.join(dir, 'datasets-only');
+    await mkdir(path.join(datasetSources, 'filings'), { recursive: true });
+    await symlink(path.join(sources, 'filings', 'datasets'), path.join(datasetSources, 'filings', 'datasets'));
     process.stderr.write(`building smart-money over ${infotableRows} information-table rows...\n`);
     const build = await measureProcess(
       'node',
-      [cli, 'build', '--datasets', 'smart-money', '--all-filers', '--sources', sources, '--store', path.join(dir, 'store'), '--now', NOW, '--json', '--quiet'],
+      [cli, 'build', '--datasets', 'smart-money', '--all-filers', '--sources', datasetSources, '--store', path.join(dir, 'store'), '--now', NOW, '--json', '--quiet'],
       repoRoot,
     );
     if (build.exitCode !== 0) throw new Error(`build failed (exit ${build.exitCode}): ${build.stderr}\n${build.stdout.slice(0, 2000)}`);
     const report = JSON.parse(build.stdout).datasets[0];
     const store = path.join(dir, 'store');
+    process.stderr.write('the same derivation in DuckDB (2 threads)...\n');
+    const anchor = await measureProcess(
+      'node',
+      [path.join(repoRoot, 'dist/bench/duckdb-smart-money.js'), path.join(sources, 'filings', 'datasets'), path.join(dir, 'duckdb'), NOW],
+      repoRoot,
+    );
+    if (anchor.exitCode !== 0) throw new Error(`DuckDB derivation failed (exit ${anchor.exitCode}): ${anchor.stderr}`);
+    const counts = JSON.parse(anchor.stdout) as AnchorCounts;
+    const mismatches = await crossCheck(new BundleStore(store), report.snapshotId as string, counts);
     process.stderr.write('publishing a changed copy of the snapshot and diffing the two...\n');
     await publishChangedCopy(store, report.snapshotId as string);
     const diff = await measureProcess('node', [cli, 'diff', 'smart-money', '--store', store, '--json'], repoRoot);
@@ -56,6 +73,7 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
       investors: report.records['investors'],
       trades: report.records['trades'],
       withinBudget: build.peakRssBytes < MEMORY_BUDGET,
+      duckdb: { wallMs: anchor.wallMs, peakRssBytes: anchor.peakRssBytes, mismatches, counts },
       diff: { wallMs: diff.wallMs, peakRssBytes: diff.peakRssBytes, summary },
     };
   } finally {
@@ -93,6 +111,9 @@ export function formatSmartMoney(r: SmartMoneyBenchResult): string {
     `  build wall time     ${seconds(r.buildMs)}`,
     `  build peak RSS      ${mib(r.peakRssBytes)} (budget 1024 MiB: ${r.withinBudget ? 'within' : 'EXCEEDED'})`,
     `  published           ${r.investors} investors, ${r.trades} trade rows`,
+    `  DuckDB wall time    ${seconds(r.duckdb.wallMs)} (pdsnap/DuckDB ${(r.buildMs / r.duckdb.wallMs).toFixed(2)}x; target at most 1.0x)`,
+    `  DuckDB peak RSS     ${mib(r.duckdb.peakRssBytes)} (pdsnap/DuckDB ${(r.peakRssBytes / r.duckdb.peakRssBytes).toFixed(2)}x; target at most 0.6x)`,
+    `  cross-check         ${r.duckdb.mismatches.length === 0 ? `agree: ${r.duckdb.counts.consensus.length} consensus rows, trades ${JSON.stringify(r.duckdb.counts.trades)}, ${r.duckdb.counts.investors} investors, ${r.duckdb.counts.positionsShown} positions shown` : `MISMATCH: ${r.duckdb.mismatches.join('; ')}`}`,
     `  diff wall time      ${seconds(r.diff.wallMs)} (goal 10 s)`,
     `  diff peak RSS       ${mib(r.diff.peakRssBytes)} (goal 300 MiB)`,
     `  diff                ${r.diff.summary}`,

@@ -52,6 +52,12 @@ export interface Filing {
 export interface FilingCatalog {
   filings(): Iterable<FilingMeta>;
   rows(accessionNumber: string): HoldingRow[];
+  /**
+   * Optional: visits a filing's rows without making an object per row. The row passed is reused
+   * for the next one (copy what you keep); `positionId` is equal for two rows exactly when their
+   * CUSIP, put/call and SH/PRN are equal.
+   */
+  eachRow?(accessionNumber: string, visit: (row: Readonly<HoldingRow> & { positionId: number }) => void): void;
 }
 
 /** An entry of filings/investors.yaml. */

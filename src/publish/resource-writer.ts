@@ -3,6 +3,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { ResourceEntry } from '../model/manifest.js';
 import { canonicalJson } from './canonical-json.js';
+import type { CanonicalSerializer } from './compiled-canonical.js';
 import { failPoint } from './fault-point.js';
 
 /** Checks one record before it is written; returns a reason, or null when the record is valid. */
@@ -56,6 +57,8 @@ export class NdjsonPartsWriter {
     private readonly resource: string,
     private readonly check: RecordCheck,
     private readonly maxPartBytes: number = partBytes(),
+    /** The resource's compiled serializer; canonicalJson's bytes either way. */
+    private readonly serialize: CanonicalSerializer = canonicalJson,
   ) {
     this.folder = path.join(bundleDirectory, resource);
     mkdirSync(this.folder);
@@ -66,7 +69,7 @@ export class NdjsonPartsWriter {
   write(record: unknown): string {
     const reason = this.check(record);
     if (reason) throw new InvalidRecordError(this.resource, this.count, reason);
-    const json = canonicalJson(record);
+    const json = this.serialize(record);
     const line = `${json}\n`;
     const bytes = Buffer.byteLength(line);
     if (this.partRecords > 0 && this.partBytesWritten + this.pendingBytes + bytes > this.maxPartBytes) {

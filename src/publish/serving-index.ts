@@ -1,10 +1,12 @@
 import { closeSync, fsyncSync, openSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { SERVING_INDEX_PATH, type ServingIndexEntry } from '../model/manifest.js';
-import type { InvestorDetail } from '../model/smart-money.js';
+import { Investor, type InvestorDetail } from '../model/smart-money.js';
 import { digestFileInChunksSync } from '../lib/chunk-digest.js';
 import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../lib/sqlite.js';
-import { canonicalJson } from './canonical-json.js';
+import { compileCanonical } from './compiled-canonical.js';
+
+const investorSummaryJson = compileCanonical(Investor);
 
 /**
  * The serving index of a Smart Money bundle: a read-only SQLite file that `serve` opens instead of
@@ -78,7 +80,7 @@ export class ServingIndexWriter {
     switch (resource) {
       case 'investors': {
         const { positions: _positions, ...summary } = record as InvestorDetail;
-        this.insertInvestor.run(r.slug, r.reportedValueTotal, r.category, canonicalJson(summary));
+        this.insertInvestor.run(r.slug, r.reportedValueTotal, r.category, investorSummaryJson(summary));
         this.insertDetail.run(r.slug, json);
         return;
       }

@@ -26,7 +26,8 @@ import { planGc } from './gc-plan.js';
 import { hasServingIndex, manifestBodyOf, manifestFor, manifestText, parseManifest, safeJson } from './manifest-check.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import { readResourceRecords } from './record-reader.js';
-import { NdjsonPartsWriter } from './resource-writer.js';
+import { NdjsonPartsWriter, partBytes } from './resource-writer.js';
+import { resourceSerializer } from './compiled-canonical.js';
 import { checkServingIndex, ServingIndexWriter } from './serving-index.js';
 import { type ChunkDigests, findChunkMismatch } from '../lib/chunk-digest.js';
 import {
@@ -334,7 +335,7 @@ export class BundleStore implements SnapshotStore {
     await mkdir(this.tmpDir, { recursive: true });
     const directory = path.join(this.tmpDir, stagingName(dataset));
     await mkdir(directory);
-    const writers = new Map(names.map((name) => [name, new NdjsonPartsWriter(directory, name, (r) => checkRecord(dataset, name, r))]));
+    const writers = new Map(names.map((name) => [name, new NdjsonPartsWriter(directory, name, (r) => checkRecord(dataset, name, r), partBytes(), resourceSerializer(dataset, name))]));
     let index: ServingIndexWriter | null = null;
     try {
       index = hasServingIndex(dataset) ? new ServingIndexWriter(directory) : null;

@@ -43,21 +43,62 @@ export function findSecurityIdentifiers(resources: Resources): ContentFinding[] 
   return findings;
 }
 
+/**
+ * What a rule found in one distinct string, remembered: issuer names, titles, slugs and dates
+ * repeat across millions of records, and a rule's verdict on a string never changes. Bounded:
+ * past `limit` distinct strings the memory starts over (the verdicts are only recomputed).
+ */
+class TextVerdicts<T> {
+  private readonly seen = new Map<string, T>();
+
+  constructor(
+    private readonly judge: (text: string) => T,
+    private readonly limit = 1 << 19,
+  ) {}
+
+  of(text: string): T {
+    let verdict = this.seen.get(text);
+    if (verdict === undefined) {
+      verdict = this.judge(text);
+      if (this.seen.size >= this.limit) this.seen.clear();
+      this.seen.set(text, verdict);
+    }
+    return verdict;
+  }
+}
+
+const NO_IDENTIFIERS: readonly string[] = [];
+const identifierVerdicts = new TextVerdicts<readonly string[]>((text) => {
+  const found = identifiersInText(text);
+  return found.length === 0 ? NO_IDENTIFIERS : found;
+});
+const identifierKeys = new TextVerdicts((key) => IDENTIFIER_KEYS.has(key.toLowerCase()));
+
+/** Field paths are built only for a finding, so a clean record costs no strings. */
 function collectIdentifiers(resource: string, index: number, record: unknown, findings: ContentFinding[]): void {
-  const visit = (value: unknown, field: string): void => {
+  const visit = (value: unknown, path: () => string): void => {
     if (typeof value === 'string') {
-      for (const what of identifiersInText(value)) findings.push({ resource, index, field, reason: `${what} in the text` });
+      const found = identifierVerdicts.of(value);
+      if (found.length > 0) {
+        const field = path();
+        for (const what of found) findings.push({ resource, index, field, reason: `${what} in the text` });
+      }
     } else if (Array.isArray(value)) {
-      value.forEach((item, i) => visit(item, `${field}[${i}]`));
+      for (let i = 0; i < value.length; i++) visit(value[i], () => `${path()}[${i}]`);
     } else if (value !== null && typeof value === 'object') {
-      for (const [key, inner] of Object.entries(value)) {
-        const path = field ? `${field}.${key}` : key;
-        if (IDENTIFIER_KEYS.has(key.toLowerCase())) findings.push({ resource, index, field: path, reason: `a field named "${key}"` });
-        visit(inner, path);
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        const inner = (value as Record<string, unknown>)[key];
+        const keyPath = (): string => {
+          const field = path();
+          return field ? `${field}.${key}` : key;
+        };
+        if (identifierKeys.of(key)) findings.push({ resource, index, field: keyPath(), reason: `a field named "${key}"` });
+        visit(inner, keyPath);
       }
     }
   };
-  visit(record, '');
+  visit(record, () => '');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -143,6 +184,8 @@ export function findSlugProblems(dataset: DatasetName, resources: Resources): Co
   return findings;
 }
 
+const slugVerdicts = new TextVerdicts((slug) => SLUG_PATTERN.test(slug));
+
 function collectSlugProblems(dataset: DatasetName, resource: string, index: number, record: unknown, findings: ContentFinding[]): void {
   if (record === null || typeof record !== 'object') return;
   for (const site of SLUG_SITES[dataset] ?? []) {
@@ -151,7 +194,7 @@ function collectSlugProblems(dataset: DatasetName, resource: string, index: numb
       if (typeof value !== 'string') findings.push({ resource, index, field, reason: 'slug is not a string' });
       else if (value.length > site.maxLength) {
         findings.push({ resource, index, field, reason: `slug has ${value.length} characters; at most ${site.maxLength}` });
-      } else if (!SLUG_PATTERN.test(value)) {
+      } else if (!slugVerdicts.of(value)) {
         findings.push({ resource, index, field, reason: `slug "${value}" does not match ${SLUG_PATTERN.source}` });
       }
     }

@@ -25,6 +25,22 @@ describe('security identifiers', () => {
     expect(identifiersInText('US0378331006')).toEqual([]);
   });
 
+  it('reports a repeated name in every record and field that carries it, though it is judged once', () => {
+    const name = 'APPLE INC CUSIP:037833100';
+    const first = investor('example-capital');
+    first.positions[0]!.issuerName = name;
+    first.positions.push({ ...first.positions[0]!, issuerName: name });
+    const second = investor('other-capital');
+    second.positions[0]!.issuerName = name;
+    const clean = investor('clean-capital');
+    expect(findSecurityIdentifiers({ investors: [first, clean, second] }).map((f) => `${f.index} ${f.field}`)).toEqual([
+      '0 positions[0].issuerName',
+      '0 positions[2].issuerName',
+      '2 positions[0].issuerName',
+    ]);
+    expect(findSlugProblems('smart-money', { trades: [trade('Bad Slug'), trade('Bad Slug')] })).toHaveLength(2);
+  });
+
   it.each([
     ['WPP PLC NEW ADR ISIN#US92937A1025', 'ISIN US92937A1025'],
     ['APPLE INC CUSIP:037833100', 'CUSIP 037833100'],

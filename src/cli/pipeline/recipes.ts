@@ -7,7 +7,7 @@ import { ingestFilings } from '../../ingest/filings/index.js';
 import type { DatasetName } from '../../model/dataset.js';
 import type { DatasetBuild, DerivedFacts, IngestResult } from '../../model/dataset-build.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
-import type { Progress } from '../../model/progress.js';
+import { SILENT_PROGRESS, type Progress } from '../../model/progress.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
 
 export interface RecipeContext {
@@ -61,7 +61,9 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
       rejections: ingested.rejections,
       notes: ingested.notes,
       derive(sink) {
-        const step = progress.step('smart-money: derive holdings, trades and consensus');
+        // A bar of investors derived, out of those planned; the summary counts the records written.
+        let step = SILENT_PROGRESS.step('');
+        let records = 0;
         const derived = streamSmartMoney(
           {
             catalog: ingested.catalog,
@@ -74,10 +76,16 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
           (investor, trades) => {
             sink.add('investors', investor);
             for (const trade of trades) sink.add('trades', trade);
+            records += 1 + trades.length;
+            step.advance(1);
+          },
+          (investors) => {
+            step = progress.step('smart-money: derive and write investors', investors);
           },
         );
         for (const row of derived.consensus) sink.add('consensus', row);
-        step.done(`${derived.consensus.length} consensus rows`);
+        records += derived.consensus.length;
+        step.done(`${records} records written (${derived.consensus.length} consensus rows)`);
         return {
           facts: { ...derived.facts, filingsWithDisagreeingTotals: ingested.totalsDisagreements },
           rejections: [],

@@ -2,10 +2,10 @@ import type { FilingCatalog, FilingMeta, InvestorRegistryEntry } from '../../mod
 import type { BuildNote } from '../../model/report.js';
 import type { ConsensusRow, InvestorDetail, TradeRow } from '../../model/smart-money.js';
 import { ConsensusAccumulator } from './consensus.js';
-import { effectiveFilings, effectiveHoldings, type EffectiveFilings } from './holdings.js';
+import { effectiveFilings, type EffectiveFilings } from './holdings.js';
 import { buildInvestorDetail, UNCLASSIFIED_CATEGORY, type InvestorIdentity } from './investors.js';
 import { compareText } from './order.js';
-import { aggregatePositions, type AggregatedPosition } from './positions.js';
+import { aggregateCatalogPositions, type AggregatedPosition } from './positions.js';
 import { previousQuarterEnd } from '../../lib/quarters.js';
 import { assignInvestorSlugs } from './slugs.js';
 import { isPeriodTooOld, periodFreshUntil } from './staleness.js';
@@ -203,13 +203,11 @@ export interface DerivedInvestorRecords {
 
 /** Materializes one investor's rows (current and previous quarter), derives its records, and lets the rows go. */
 export function deriveInvestor(plan: InvestorPlan, catalog: FilingCatalog): DerivedInvestorRecords {
-  const rowsOf = (accessionNumber: string) => catalog.rows(accessionNumber);
-  const positions = aggregatePositions(effectiveHoldings(plan.current, rowsOf));
+  const filingsOf = (effective: EffectiveFilings) => [effective.base.accessionNumber, ...effective.additions.map((filing) => filing.accessionNumber)];
+  const positions = aggregateCatalogPositions(catalog, filingsOf(plan.current));
   const { detail, shownPositions } = buildInvestorDetail(plan.identity, plan.current.base, positions);
   const previous =
-    plan.previous === null
-      ? null
-      : { period: plan.previous.base.period, positions: aggregatePositions(effectiveHoldings(plan.previous, rowsOf)) };
+    plan.previous === null ? null : { period: plan.previous.base.period, positions: aggregateCatalogPositions(catalog, filingsOf(plan.previous)) };
   const trades = deriveTrades({ period: plan.current.base.period, positions }, previous, plan.identity);
   return { detail, shownPositions, trades };
 }
@@ -225,8 +223,11 @@ export type SmartMoneySink = (investor: InvestorDetail, trades: TradeRow[]) => v
 export function streamSmartMoney(
   input: SmartMoneyInput,
   sink: SmartMoneySink,
+  /** Told how many investors will be derived, once that is known (for progress). */
+  onPlanned?: (investors: number) => void,
 ): Pick<SmartMoneyResult, 'consensus' | 'notes' | 'facts' | 'leftOut'> {
   const { plans, notes, leftOut } = planInvestors(input);
+  onPlanned?.(plans.length);
   const consensus = new ConsensusAccumulator();
   let oldestPeriod: string | undefined;
   for (const plan of plans) {

@@ -1,4 +1,4 @@
-import type { HoldingRow } from '../../model/filing.js';
+import type { FilingCatalog, HoldingRow } from '../../model/filing.js';
 import type { PositionKind } from '../../model/smart-money.js';
 
 /**
@@ -60,6 +60,62 @@ export function aggregatePositions(rows: readonly HoldingRow[]): AggregatedPosit
     key: group.key,
     issuerName: group.shown.issuerName,
     titleOfClass: group.shown.titleOfClass,
+    kind: group.kind,
+    shares: Math.round(group.amount),
+    reportedValue: Math.round(group.value),
+  }));
+}
+
+interface CatalogGroup {
+  key: string;
+  kind: PositionKind;
+  amount: number;
+  value: number;
+  issuerName: string;
+  titleOfClass: string;
+  shownValue: number;
+}
+
+/**
+ * aggregatePositions over the rows of some filings of a catalog, in order, with the same result;
+ * through catalog.eachRow where the catalog has it, so that no row becomes an object and no key
+ * string is made per row (one per position).
+ */
+export function aggregateCatalogPositions(catalog: FilingCatalog, accessionNumbers: readonly string[]): AggregatedPosition[] {
+  if (catalog.eachRow === undefined) {
+    const rows: HoldingRow[] = [];
+    for (const accession of accessionNumbers) for (const row of catalog.rows(accession)) rows.push(row);
+    return aggregatePositions(rows);
+  }
+  const groups = new Map<number, CatalogGroup>();
+  for (const accession of accessionNumbers) {
+    catalog.eachRow(accession, (row) => {
+      const group = groups.get(row.positionId);
+      if (group === undefined) {
+        groups.set(row.positionId, {
+          key: positionKey(row),
+          kind: positionKind(row),
+          amount: row.amount,
+          value: row.value,
+          issuerName: row.issuerName,
+          titleOfClass: row.titleOfClass,
+          shownValue: row.value,
+        });
+        return;
+      }
+      group.amount += row.amount;
+      group.value += row.value;
+      if (row.value > group.shownValue) {
+        group.shownValue = row.value;
+        group.issuerName = row.issuerName;
+        group.titleOfClass = row.titleOfClass;
+      }
+    });
+  }
+  return [...groups.values()].map((group) => ({
+    key: group.key,
+    issuerName: group.issuerName,
+    titleOfClass: group.titleOfClass,
     kind: group.kind,
     shares: Math.round(group.amount),
     reportedValue: Math.round(group.value),

@@ -173,6 +173,29 @@ export class CompactFilingCatalog implements FilingCatalog {
     return out;
   }
 
+  /** rows() without an object per row: one reused row, and an id per CUSIP, put/call and SH/PRN. */
+  eachRow(accession: string, visit: (row: Readonly<HoldingRow> & { positionId: number }) => void): void {
+    const id = this.committed.get(accession);
+    if (id === undefined) throw new Error(`no filing ${accession} in the catalog`);
+    const unit = this.staged[id]!.meta!.valueUnit;
+    const row = { issuerName: '', titleOfClass: '', cusip: '', putCall: null as 'put' | 'call' | null, amountType: 'SH' as 'SH' | 'PRN', amount: 0, value: 0, positionId: 0 };
+    for (const position of this.positionsOf(id)) {
+      const chunk = position >>> CHUNK_BITS;
+      const offset = position & CHUNK_MASK;
+      const flags = this.flags[chunk]![offset]!;
+      const cusipId = this.cusipIds[chunk]![offset]!;
+      row.issuerName = this.issuers.values[this.issuerIds[chunk]![offset]!]!;
+      row.titleOfClass = this.titles.values[this.titleIds[chunk]![offset]!]!;
+      row.cusip = this.cusips.values[cusipId]!;
+      row.putCall = flags & PUT ? 'put' : flags & CALL ? 'call' : null;
+      row.amountType = flags & PRN ? 'PRN' : 'SH';
+      row.amount = this.amounts[chunk]![offset]!;
+      row.value = toWholeDollars(this.values[chunk]![offset]!, unit);
+      row.positionId = cusipId * 8 + flags;
+      visit(row);
+    }
+  }
+
   /** Bytes held by the row columns, for benchmarks and the docs. */
   get rowStorageBytes(): number {
     return this.issuerIds.length * CHUNK_ROWS * 33;

@@ -1,4 +1,4 @@
-import { close } from 'node:fs';
+import { close, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
@@ -15,6 +15,8 @@ export interface DatasetMembers {
   /** Where a member is, as reports show it: `filings/datasets/x.zip!INFOTABLE.tsv` or the file's path. */
   describe(baseName: string): string;
   has(baseName: string): boolean;
+  /** Bytes the member holds once inflated (what reading it scans), or null when unknown. */
+  size(baseName: string): number | null;
   open(baseName: string): Promise<Readable>;
   close(): void;
 }
@@ -29,6 +31,14 @@ export function folderMembers(
   return {
     describe: (name) => relative(byName.get(name.toUpperCase()) ?? path.join(folder, name)),
     has: (name) => byName.has(name.toUpperCase()),
+    size: (name) => {
+      const file = byName.get(name.toUpperCase());
+      try {
+        return file === undefined ? null : statSync(file).size;
+      } catch {
+        return null;
+      }
+    },
     open: (name) => openFile(byName.get(name.toUpperCase())!),
     close: () => {},
   };
@@ -79,6 +89,7 @@ export async function zipMembers(zipFd: number, zipSource: string, notes: BuildN
   return {
     describe: (name) => `${zipSource}!${entries.get(name.toUpperCase())?.name ?? name}`,
     has: (name) => entries.has(name.toUpperCase()),
+    size: (name) => entries.get(name.toUpperCase())?.entry.uncompressedSize ?? null,
     open: (name) => {
       const { entry, name: memberName } = entries.get(name.toUpperCase())!;
       if (entry.uncompressedSize > MAX_DATASET_MEMBER_BYTES) {

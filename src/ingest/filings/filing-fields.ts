@@ -71,3 +71,10 @@ export function normalizeAccession(text: string | undefined): string | null {
   if (plain) return `${plain[1]}-${plain[2]}-${plain[3]}`;
   return null;
 }
+
+/** An accession number as normalizeAccession reads it; anything else is a problem of its row. */
+export function readAccession(text: string): string {
+  const accession = normalizeAccession(text);
+  if (!accession) throw new SourceProblem(`ACCESSION_NUMBER ${JSON.stringify(text)} is not an accession number`);
+  return accession;
+}

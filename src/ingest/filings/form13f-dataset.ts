@@ -1,11 +1,13 @@
 import type { ProgressStep } from '../../model/progress.js';
 import type { AmendmentType, SubmissionType } from '../../model/filing.js';
 import type { DatasetMembers } from './dataset-members.js';
-import { normalizeAccession, normalizeCik, readAmendmentType, readAmountType, readNonNegativeNumber, readPutCall, readSubmissionType } from './filing-fields.js';
+import { normalizeAccession, normalizeCik, readAccession, readAmendmentType, readNonNegativeNumber, readSubmissionType } from './filing-fields.js';
+import { INFOTABLE_COLUMNS, InfotableFields } from './infotable-fields.js';
 import { readDatasetDate } from './filing-dates.js';
 import type { FilingIntake } from './filing-intake.js';
 import { SourceProblem } from '../source-problem.js';
-import { columnIndex, forEachTsvLine } from './tsv-rows.js';
+import { columnIndex, decodeFields } from './tsv-rows.js';
+import { scanTsvLines, splitTabs, type TsvLineView } from './tsv-scanner.js';
 
 /**
  * Reads one SEC Form 13F data set (SUBMISSION, COVERPAGE, SUMMARYPAGE, INFOTABLE .tsv).
@@ -16,6 +18,7 @@ import { columnIndex, forEachTsvLine } from './tsv-rows.js';
  * rows are skipped, its staged rows discarded): nothing from a bad filing is half-used.
  */
 
+/** Progress is told the bytes scanned every this many rows. */
 const ROWS_PER_PROGRESS = 10_000;
 
 interface PendingFiling {
@@ -129,42 +132,53 @@ export async function ingestForm13fDataset(
 
     const orphans = new Map<string, { at: string; count: number }>();
     let sinceProgress = 0;
-    await eachRow(
+    let bytesReported = 0;
+    let fields: InfotableFields | null = null;
+    let lastAccessionFiling: PendingFiling | undefined;
+    let lastAccession = '';
+    await eachRawRow(
       intake,
       members,
       'INFOTABLE.tsv',
-      ['ACCESSION_NUMBER', 'NAMEOFISSUER', 'TITLEOFCLASS', 'CUSIP', 'VALUE', 'SSHPRNAMT', 'SSHPRNAMTTYPE', 'PUTCALL'],
-      (field, at, source) => {
+      INFOTABLE_COLUMNS,
+      (view, tabs, columns, at, source) => {
         if (++sinceProgress === ROWS_PER_PROGRESS) {
-          step.advance(sinceProgress);
+          step.advance(view.through - bytesReported);
+          bytesReported = view.through;
           sinceProgress = 0;
         }
-        const accession = readAccession(field('ACCESSION_NUMBER'));
-        const filing = pending.get(accession);
+        if (fields === null) fields = new InfotableFields(columns, tabs);
+        fields.load(view);
+        const accession = fields.accession();
+        // Rows of a filing come together: the same accession string as the row before is the same filing.
+        const filing = accession === lastAccession ? lastAccessionFiling : pending.get(accession);
+        lastAccession = accession;
+        lastAccessionFiling = filing;
         if (!filing) {
           if (!skipped.has(accession)) {
             const orphan = orphans.get(accession);
             if (orphan) orphan.count++;
-            else orphans.set(accession, { at, count: 1 });
+            else orphans.set(accession, { at: at(), count: 1 });
           }
           return;
         }
+        if (filing.bad) return; // the filing is rejected already; its later rows are skipped
+        const row = fields;
         guarded(filing, source, at, () => {
-          const issuerName = field('NAMEOFISSUER').trim();
-          if (issuerName === '') throw new SourceProblem('NAMEOFISSUER is empty');
-          const cusip = field('CUSIP').trim().toUpperCase();
-          if (cusip === '') throw new SourceProblem('CUSIP is empty');
-          const row = {
+          // The order of the reads is the order of the problems a bad row reports.
+          const issuerName = row.issuerName();
+          const cusip = row.cusip();
+          const holding = {
             issuerName,
-            titleOfClass: field('TITLEOFCLASS').trim(),
+            titleOfClass: row.titleOfClass(),
             cusip,
-            putCall: readPutCall(field('PUTCALL')),
-            amountType: readAmountType(field('SSHPRNAMTTYPE')),
-            amount: readNonNegativeNumber(field('SSHPRNAMT'), 'SSHPRNAMT'),
-            reportedValue: readNonNegativeNumber(field('VALUE'), 'VALUE'),
+            putCall: row.putCall(),
+            amountType: row.amountType(),
+            amount: row.number('SSHPRNAMT'),
+            reportedValue: row.number('VALUE'),
           };
           filing.stagingId ??= intake.catalog.stage(accession);
-          intake.addRow(filing.stagingId, row);
+          intake.addRow(filing.stagingId, holding);
         });
       },
       (fields, at, source, problem) => {
@@ -174,7 +188,7 @@ export async function ingestForm13fDataset(
         else intake.reject(source, at, problem);
       },
     );
-    step.advance(sinceProgress);
+    step.advance((members.size('INFOTABLE.tsv') ?? bytesReported) - bytesReported);
 
     for (const [accession, orphan] of orphans) {
       intake.reject(
@@ -219,13 +233,13 @@ export async function ingestForm13fDataset(
   }
 
   /** Runs a row reader; a problem marks the filing bad (first reason kept) instead of stopping the file. */
-  function guarded(filing: PendingFiling, source: string, at: string, read: () => void): void {
+  function guarded(filing: PendingFiling, source: string, at: string | (() => string), read: () => void): void {
     if (filing.bad) return; // the filing is rejected already; its later rows are skipped
     try {
       read();
     } catch (error) {
       if (!(error instanceof SourceProblem)) throw error;
-      markBad(filing, source, at, error.message);
+      markBad(filing, source, typeof at === 'string' ? at : at(), error.message);
     }
   }
 
@@ -233,12 +247,6 @@ export async function ingestForm13fDataset(
     if (filing.bad) filing.bad.more++;
     else filing.bad = { source, location, reason, more: 0 };
   }
-}
-
-function readAccession(text: string): string {
-  const accession = normalizeAccession(text);
-  if (!accession) throw new SourceProblem(`ACCESSION_NUMBER ${JSON.stringify(text)} is not an accession number`);
-  return accession;
 }
 
 /**
@@ -252,37 +260,62 @@ async function eachRow(
   name: string,
   required: readonly string[],
   onRow: (field: (column: string) => string, at: string, source: string) => void,
+): Promise<void> {
+  let current: string[] = [];
+  let columns: ReadonlyMap<string, number> = new Map();
+  const field = (column: string): string => current[columns.get(column)!] ?? '';
+  await eachRawRow(intake, members, name, required, (view, _tabs, header, at, source) => {
+    columns = header;
+    current = decodeFields(view);
+    onRow(field, at(), source);
+  });
+}
+
+/**
+ * eachRow over the scanner's bytes: `onRow` gets the line, the positions of its tabs (as many as
+ * the header has) and the header's columns, and decodes only what it reads. `at()` names the row.
+ */
+async function eachRawRow(
+  intake: FilingIntake,
+  members: DatasetMembers,
+  name: string,
+  required: readonly string[],
+  onRow: (view: TsvLineView, tabs: Int32Array, columns: ReadonlyMap<string, number>, at: () => string, source: string) => void,
   onWrongWidth?: (fields: string[], at: string, source: string, problem: string) => void,
 ): Promise<void> {
   const source = members.describe(name);
   let columns: Map<string, number> | null = null;
   let width = 0;
-  let current: string[] = [];
-  const field = (column: string): string => current[columns!.get(column)!] ?? '';
-  const summary = await forEachTsvLine(await members.open(name), (entry) => {
-    if ('header' in entry) {
-      if (entry.problem) throw new SourceProblem(`${source}: ${entry.problem}`, `line ${entry.line}`);
+  let tabs = new Int32Array(0);
+  let current: TsvLineView | null = null;
+  const at = (): string => `row ${current!.row} (line ${current!.line})`;
+  const summary = await scanTsvLines(await members.open(name), (view) => {
+    if (view.row === 0) {
+      if (view.problem) throw new SourceProblem(`${source}: ${view.problem}`, `line ${view.line}`);
+      const header = decodeFields(view).map((column) => column.trim().toUpperCase());
       try {
-        columns = columnIndex(entry.header, required);
+        columns = columnIndex(header, required);
       } catch (error) {
         throw new SourceProblem(`${source}: ${(error as Error).message}`, 'line 1');
       }
-      width = entry.header.length;
+      width = header.length;
+      tabs = new Int32Array(width - 1);
       return;
     }
-    current = entry.fields;
-    const at = `row ${entry.row} (line ${entry.line})`;
-    if (entry.problem !== undefined || entry.fields.length !== width) {
-      const problem = entry.problem ?? `expected ${width} fields, got ${entry.fields.length}`;
-      if (onWrongWidth) onWrongWidth(entry.fields, at, source, problem);
-      else rejectRow(at, problem);
+    current = view;
+    const count = view.problem === undefined ? splitTabs(view.bytes, view.start, view.end, tabs) : 0;
+    if (view.problem !== undefined || count !== width) {
+      const fields = decodeFields(view);
+      const problem = view.problem ?? `expected ${width} fields, got ${fields.length}`;
+      if (onWrongWidth) onWrongWidth(fields, at(), source, problem);
+      else rejectRow(at(), problem);
       return;
     }
     try {
-      onRow(field, at, source);
+      onRow(view, tabs, columns!, at, source);
     } catch (error) {
       if (!(error instanceof SourceProblem)) throw error;
-      rejectRow(at, error.message);
+      rejectRow(at(), error.message);
     }
   });
   if (!columns) throw new SourceProblem(`${source} is empty (no header row)`, 'line 1');
@@ -295,4 +328,3 @@ async function eachRow(
     intake.reject(source, at, reason);
   }
 }
-

@@ -46,12 +46,14 @@ export async function ingestFilings(
   const datasets = await findDatasets(sourcesRoot, datasetsDir);
   intake.notes.push(...datasets.notes);
   for (const dataset of datasets.found) {
-    const step = progress.step(`smart-money: stream data set ${dataset.source} (rows)`);
     const before = catalog.filingCount;
     const members = await dataset.open(intake.notes).catch((error: Error) => {
       intake.reject(dataset.source, 'file', `data set not read: ${error.message}`);
       return null;
     });
+    // Progress in bytes of INFOTABLE scanned, out of its inflated size: the rows are the time.
+    const total = members?.has('INFOTABLE.tsv') ? (members.size('INFOTABLE.tsv') ?? undefined) : undefined;
+    const step = progress.step(`smart-money: read ${dataset.source} INFOTABLE (bytes)`, total);
     if (members) {
       try {
         await ingestForm13fDataset(dataset.source, members, intake, step);

@@ -6,7 +6,7 @@ import { finished } from 'node:stream/promises';
 import yazl from 'yazl';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ingestFilings } from '../../../src/ingest/filings/index.js';
-import { SILENT_PROGRESS } from '../../../src/model/progress.js';
+import { SILENT_PROGRESS, type Progress } from '../../../src/model/progress.js';
 
 const DATASET = path.resolve('test/fixtures/filings/dataset-2026q3');
 const GOOD = path.resolve('test/fixtures/filings/edgar-good');
@@ -46,7 +46,22 @@ describe.each([
     'filings/datasets/2026q3_form13f.zip!2026q3_form13f/INFOTABLE.tsv',
   ],
 ])('a Form 13F data set as %s', async (_label, setup, infotable) => {
-  const result = await ingestFilings(await sourcesWith(setup), SILENT_PROGRESS);
+  const steps: Array<{ label: string; total: number | undefined; advanced: number[] }> = [];
+  const recording: Progress = {
+    step(label, total) {
+      const step = { label, total, advanced: [] as number[] };
+      steps.push(step);
+      return { advance: (units = 1) => step.advanced.push(units), done: () => {} };
+    },
+  };
+  const result = await ingestFilings(await sourcesWith(setup), recording);
+
+  it('reports progress in bytes of INFOTABLE read, out of its inflated size', async () => {
+    const size = (await readFile(path.join(DATASET, 'INFOTABLE.tsv'))).length;
+    const read = steps.find((step) => step.label.includes('INFOTABLE'));
+    expect(read?.total).toBe(size);
+    expect(read?.advanced.reduce((a, b) => a + b, 0)).toBe(size);
+  });
   const accepted = [...result.catalog.filings()];
   const byAccession = new Map(accepted.map((meta) => [meta.accessionNumber, meta]));
 

@@ -1,0 +1,171 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { isPeriodTooOld } from '../src/derive/smart-money/staleness.js';
+import { DOLLARS_FROM, DOLLARS_TOO_CHEAP, MIN_ROWS_TO_OVERRIDE, THOUSANDS_TOO_DEAR } from '../src/ingest/filings/value-unit.js';
+import { CONSENSUS_INPUT_CAP, CURRENT_CHANGE_ROW_CAP, POSITION_CAP } from '../src/model/smart-money.js';
+
+/**
+ * The anchor of the Smart Money benchmark: the same derivation as `pdsnap build --datasets
+ * smart-money --all-filers` written as DuckDB SQL over the same Form 13F data-set ZIPs, run in its
+ * own process (2 threads) so that its time and peak memory are measured like pdsnap's.
+ *
+ *   node dist/bench/duckdb-smart-money.js <datasets folder> <work folder> <now>
+ *
+ * It unzips the data sets (counted in its time, as pdsnap inflates them too), then derives:
+ * the effective filing per filer and quarter (the latest 13F-HR, or the latest RESTATEMENT;
+ * notices hold nothing), the value unit per filing (filing date rule, overridden by the median
+ * implied share price), positions aggregated per CUSIP, put/call and SH/PRN, investors whose
+ * latest quarter is fresh, the 250-position cap, consensus over the capped equity positions, and
+ * trades against the adjacent previous quarter (changes capped at 250, every sale kept). It writes
+ * investors, consensus and trades as JSON arrays and prints counts for the cross-check.
+ *
+ * What it leaves out because the generated data sets never contain it: NEW HOLDINGS amendments,
+ * duplicate accessions across data sets, rejected rows, EDGAR XML filings and the registry.
+ */
+const [datasets, work, nowText] = process.argv.slice(2) as [string, string, string];
+const now = new Date(nowText);
+const MAX_QUARTER_AGE_DAYS = 180;
+
+const tsv = path.join(work, 'tsv');
+mkdirSync(tsv, { recursive: true });
+for (const [index, zip] of readdirSync(datasets).filter((name) => name.endsWith('.zip')).sort().entries()) {
+  execFileSync('unzip', ['-q', '-o', '-j', path.join(datasets, zip), '-d', path.join(tsv, String(index))]);
+}
+const files = (name: string) => `'${tsv}/*/${name}'`;
+const csv = (name: string, columns: string) =>
+  `read_csv(${files(name)}, delim = '\t', header = true, quote = '', escape = '', all_varchar = true, columns = {${columns}})`;
+
+const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
+const db = await instance.connect();
+const run = (sql: string) => db.run(sql);
+const rows = async (sql: string) => (await db.runAndReadAll(sql)).getRowObjectsJson();
+
+await run(`CREATE TABLE submission AS
+  SELECT trim(ACCESSION_NUMBER) AS accession, strptime(trim(FILING_DATE), '%d-%b-%Y')::DATE AS filed, upper(trim(SUBMISSIONTYPE)) AS type,
+         ltrim(trim(CIK), '0') AS cik, strptime(trim(PERIODOFREPORT), '%d-%b-%Y')::DATE AS period
+  FROM ${csv('SUBMISSION.tsv', `'ACCESSION_NUMBER': 'VARCHAR', 'FILING_DATE': 'VARCHAR', 'SUBMISSIONTYPE': 'VARCHAR', 'CIK': 'VARCHAR', 'PERIODOFREPORT': 'VARCHAR'`)}`);
+const coverColumns = [
+  'ACCESSION_NUMBER', 'REPORTCALENDARORQUARTER', 'ISAMENDMENT', 'AMENDMENTNO', 'AMENDMENTTYPE', 'CONFDENIEDEXPIRED', 'DATEDENIEDEXPIRED',
+  'DATEREPORTED', 'REASONFORNONCONFIDENTIALITY', 'FILINGMANAGER_NAME', 'FILINGMANAGER_STREET1', 'FILINGMANAGER_STREET2', 'FILINGMANAGER_CITY',
+  'FILINGMANAGER_STATEORCOUNTRY', 'FILINGMANAGER_ZIPCODE', 'REPORTTYPE', 'FORM13FFILENUMBER', 'CRDNUMBER', 'SECFILENUMBER',
+  'PROVIDEINFOFORINSTRUCTION5', 'ADDITIONALINFORMATION',
+];
+await run(`CREATE TABLE cover AS
+  SELECT trim(ACCESSION_NUMBER) AS accession, trim(FILINGMANAGER_NAME) AS filer_name, upper(trim(coalesce(AMENDMENTTYPE, ''))) AS amendment_type
+  FROM ${csv('COVERPAGE.tsv', coverColumns.map((c) => `'${c}': 'VARCHAR'`).join(', '))}`);
+const infoColumns = [
+  'ACCESSION_NUMBER', 'INFOTABLE_SK', 'NAMEOFISSUER', 'TITLEOFCLASS', 'CUSIP', 'FIGI', 'VALUE', 'SSHPRNAMT', 'SSHPRNAMTTYPE', 'PUTCALL',
+  'INVESTMENTDISCRETION', 'OTHERMANAGER', 'VOTING_AUTH_SOLE', 'VOTING_AUTH_SHARED', 'VOTING_AUTH_NONE',
+];
+await run(`CREATE TABLE info AS
+  SELECT trim(ACCESSION_NUMBER) AS accession, row_number() OVER () AS rn, trim(NAMEOFISSUER) AS issuer, trim(coalesce(TITLEOFCLASS, '')) AS title,
+         upper(trim(CUSIP)) AS cusip, VALUE::DOUBLE AS value, SSHPRNAMT::DOUBLE AS amount, upper(trim(SSHPRNAMTTYPE)) AS amount_type,
+         nullif(lower(trim(coalesce(PUTCALL, ''))), '') AS put_call
+  FROM ${csv('INFOTABLE.tsv', infoColumns.map((c) => `'${c}': 'VARCHAR'`).join(', '))}`);
+
+// Fresh quarters, decided by pdsnap's own rule (a handful of distinct periods).
+const periods = (await rows('SELECT DISTINCT strftime(period, \'%Y-%m-%d\') AS period FROM submission')).map((r) => String(r.period));
+const fresh = periods.filter((period) => !isPeriodTooOld(period, now, MAX_QUARTER_AGE_DAYS));
+const freshList = fresh.length === 0 ? 'NULL' : fresh.map((p) => `DATE '${p}'`).join(', ');
+
+await run(`CREATE TABLE filing AS
+  SELECT s.*, c.filer_name, c.amendment_type FROM submission s JOIN cover c USING (accession)`);
+// The base filing of each filer and quarter: the latest RESTATEMENT, else the latest original.
+await run(`CREATE TABLE base AS
+  SELECT cik, period, arg_max(accession, (CASE WHEN type = '13F-HR/A' THEN 1 ELSE 0 END, filed, accession)) AS accession
+  FROM filing WHERE type = '13F-HR' OR (type = '13F-HR/A' AND amendment_type = 'RESTATEMENT')
+  GROUP BY cik, period`);
+await run(`CREATE TABLE unit AS
+  SELECT f.accession,
+    CASE
+      WHEN count(i.value) FILTER (WHERE i.amount_type = 'SH' AND i.put_call IS NULL AND i.amount > 0 AND i.value > 0) < ${MIN_ROWS_TO_OVERRIDE}
+        THEN (f.filed >= DATE '${DOLLARS_FROM}')
+      WHEN f.filed >= DATE '${DOLLARS_FROM}'
+        THEN median(i.value / i.amount) FILTER (WHERE i.amount_type = 'SH' AND i.put_call IS NULL AND i.amount > 0 AND i.value > 0) >= ${DOLLARS_TOO_CHEAP}
+      ELSE median(i.value / i.amount) FILTER (WHERE i.amount_type = 'SH' AND i.put_call IS NULL AND i.amount > 0 AND i.value > 0) * 1000 > ${THOUSANDS_TOO_DEAR}
+    END AS dollars
+  FROM base b JOIN filing f USING (accession) LEFT JOIN info i USING (accession)
+  GROUP BY f.accession, f.filed`);
+await run(`CREATE TABLE position AS
+  SELECT b.cik, b.period,
+    i.cusip || '|' || coalesce(i.put_call, '-') || '|' || i.amount_type AS key,
+    arg_max(i.issuer, (round(i.value * CASE WHEN u.dollars THEN 1 ELSE 1000 END), -i.rn)) AS issuer,
+    arg_max(i.title, (round(i.value * CASE WHEN u.dollars THEN 1 ELSE 1000 END), -i.rn)) AS title,
+    CASE WHEN any_value(i.put_call) IS NOT NULL THEN any_value(i.put_call) WHEN any_value(i.amount_type) = 'PRN' THEN 'principal' ELSE 'equity' END AS kind,
+    round(sum(i.amount))::HUGEINT AS shares,
+    round(sum(round(i.value * CASE WHEN u.dollars THEN 1 ELSE 1000 END)))::HUGEINT AS value
+  FROM base b JOIN unit u USING (accession) JOIN info i USING (accession)
+  GROUP BY b.cik, b.period, key`);
+// Investors: every filer whose latest quarter with a holdings report is fresh.
+await run(`CREATE TABLE investor AS
+  WITH totals AS (SELECT cik, period, count(*) AS position_count, sum(value) AS value_total FROM position GROUP BY cik, period)
+  SELECT b.cik, b.period, b.accession, f.filer_name AS name, f.filed,
+    coalesce(t.position_count, 0) AS position_count, coalesce(t.value_total, 0) AS value_total
+  FROM (SELECT cik, max(period) AS period FROM base GROUP BY cik) latest
+  JOIN base b USING (cik, period) JOIN filing f ON f.accession = b.accession
+  LEFT JOIN totals t ON t.cik = b.cik AND t.period = b.period
+  WHERE b.period IN (${freshList})`);
+await run(`CREATE TABLE shown AS
+  SELECT * FROM (
+    SELECT p.*, row_number() OVER (PARTITION BY p.cik ORDER BY p.value DESC, p.issuer, p.key) AS position_rank
+    FROM position p JOIN investor v USING (cik, period))
+  WHERE position_rank <= ${POSITION_CAP}`);
+await run(`CREATE TABLE consensus AS
+  WITH held AS (
+    SELECT key, cik, issuer, title, shares, value FROM shown WHERE kind = 'equity' AND position_rank <= ${CONSENSUS_INPUT_CAP}),
+  names AS (
+    SELECT key, arg_max(issuer, (n, -rank_name)) AS issuer, arg_max(title, (n, -rank_name)) AS title FROM (
+      SELECT key, issuer, title, count(*) AS n, dense_rank() OVER (PARTITION BY key ORDER BY issuer, title) AS rank_name
+      FROM held GROUP BY key, issuer, title) GROUP BY key),
+  tally AS (
+    SELECT key, count(DISTINCT cik) AS holder_count, sum(value) AS total_value, sum(shares) AS total_shares FROM held GROUP BY key)
+  SELECT row_number() OVER (ORDER BY t.holder_count DESC, t.total_value DESC, n.issuer, t.key) AS rank,
+         n.issuer AS issuerName, n.title AS titleOfClass, t.holder_count AS holderCount, t.total_value AS totalReportedValue, t.total_shares AS totalShares
+  FROM tally t JOIN names n USING (key)`);
+// Trades: investors that filed holdings for the adjacent previous quarter, position by position.
+await run(`CREATE TABLE trade AS
+  WITH compared AS (
+    SELECT v.cik, v.name, v.period, (date_trunc('quarter', v.period) - INTERVAL 1 DAY)::DATE AS previous_period
+    FROM investor v JOIN base pb ON pb.cik = v.cik AND pb.period = (date_trunc('quarter', v.period) - INTERVAL 1 DAY)::DATE),
+  cur AS (SELECT p.* FROM position p JOIN compared c ON c.cik = p.cik AND c.period = p.period),
+  prev AS (SELECT p.* FROM position p JOIN compared c ON c.cik = p.cik AND c.previous_period = p.period),
+  pair AS (
+    SELECT coalesce(a.cik, b.cik) AS cik, coalesce(a.key, b.key) AS key,
+      coalesce(a.issuer, b.issuer) AS issuer, coalesce(a.title, b.title) AS title, coalesce(a.kind, b.kind) AS kind,
+      coalesce(b.shares, 0) AS shares_before, coalesce(a.shares, 0) AS shares_after,
+      coalesce(b.value, 0) AS value_before, coalesce(a.value, 0) AS value_after
+    FROM cur a FULL JOIN prev b ON a.cik = b.cik AND a.key = b.key),
+  classified AS (
+    SELECT p.*, c.name, CASE
+      WHEN shares_before <= 0 THEN CASE WHEN shares_after > 0 THEN 'new' END
+      WHEN shares_after <= 0 THEN 'sold'
+      WHEN shares_after > shares_before THEN 'added'
+      WHEN shares_after < shares_before THEN 'trimmed' END AS action
+    FROM pair p JOIN compared c USING (cik))
+  SELECT * FROM (
+    SELECT *, row_number() OVER (PARTITION BY cik, action = 'sold' ORDER BY value_after DESC, issuer, key) AS change_rank
+    FROM classified WHERE action IS NOT NULL)
+  WHERE action = 'sold' OR change_rank <= ${CURRENT_CHANGE_ROW_CAP}`);
+
+const out = path.join(work, 'out');
+mkdirSync(out, { recursive: true });
+await run(`COPY (SELECT v.name, strftime(v.period, '%Y-%m-%d') AS period, v.value_total AS reportedValueTotal, v.position_count AS positionCount,
+    least(v.position_count, ${POSITION_CAP}) AS positionsShown FROM investor v ORDER BY v.cik) TO '${out}/investors.json' (FORMAT JSON, ARRAY true)`);
+await run(`COPY (SELECT * FROM consensus ORDER BY rank) TO '${out}/consensus.json' (FORMAT JSON, ARRAY true)`);
+await run(`COPY (SELECT name AS investorName, issuer AS issuerName, title AS titleOfClass, kind, action, shares_before AS sharesBefore,
+    shares_after AS sharesAfter, value_before AS reportedValueBefore, value_after AS reportedValueAfter FROM trade ORDER BY cik, action, key)
+    TO '${out}/trades.json' (FORMAT JSON, ARRAY true)`);
+
+const [investors] = await rows('SELECT count(*) AS investors, coalesce(sum(least(position_count, ' + POSITION_CAP + ')), 0) AS positionsShown FROM investor');
+const trades = await rows('SELECT action, count(*) AS n FROM trade GROUP BY action');
+const consensus = await rows('SELECT issuerName, holderCount, totalReportedValue FROM consensus ORDER BY rank');
+process.stdout.write(
+  JSON.stringify({
+    investors: Number(investors!.investors),
+    positionsShown: Number(investors!.positionsShown),
+    trades: Object.fromEntries(trades.map((t) => [String(t.action), Number(t.n)])),
+    consensus: consensus.map((c) => [String(c.issuerName), Number(c.holderCount), Number(c.totalReportedValue)]),
+  }),
+);
