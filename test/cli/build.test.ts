@@ -28,15 +28,18 @@ async function buildJson(sources: string, store: string, now: string, extra: str
 
 describe('pdsnap sample + build', () => {
   let sources: string;
+  /** One build of every dataset, shared by the tests that only read it (or rebuild it unchanged). */
+  let built: Awaited<ReturnType<typeof buildJson>> & { store: string };
   beforeAll(async () => {
     sources = await tempDir('sources');
     const sample = await runCli(['sample', '--out', sources, '--now', NOW, '--force']);
     expect(sample.exitCode, String(sample.stderr)).toBe(0);
+    const store = await tempDir('store');
+    built = { store, ...(await buildJson(sources, store, NOW)) };
   });
 
   it('publishes all three datasets from the sample with no rejected record', async () => {
-    const store = await tempDir('store');
-    const { result, report } = await buildJson(sources, store, NOW);
+    const { result, report } = built;
     expect(result.exitCode, String(result.stderr)).toBe(0);
     expect(report.datasets.map((d: { dataset: string; outcome: string }) => [d.dataset, d.outcome])).toEqual([
       ['articles', 'published'],
@@ -50,15 +53,15 @@ describe('pdsnap sample + build', () => {
   });
 
   it('publishes no CUSIP, FIGI or identifier field in the smart-money bundle', async () => {
-    const store = await tempDir('store');
-    const { report } = await buildJson(sources, store, NOW, ['--datasets', 'smart-money']);
+    const { store, report } = built;
+    const smartMoney = report.datasets.find((d: { dataset: string }) => d.dataset === 'smart-money');
     const filed = new Set<string>();
     for (const [name, bytes] of await filesUnder(path.join(sources, 'filings'))) {
       if (!/\.(xml|txt)$/.test(name)) continue;
       for (const match of bytes.toString('utf8').matchAll(/<(?:\w+:)?cusip>\s*([0-9A-Z]{9})\s*</gi)) filed.add(match[1]!);
     }
     expect(filed.size).toBeGreaterThan(20);
-    const bundle = await filesUnder(path.join(store, 'bundles/smart-money', report.datasets[0].snapshotId));
+    const bundle = await filesUnder(path.join(store, 'bundles/smart-money', smartMoney.snapshotId));
     const text = [...bundle.values()].map((b) => b.toString('utf8')).join('\n');
     expect([...filed].filter((cusip) => text.includes(cusip))).toEqual([]);
     expect(text).not.toMatch(/"(cusip|figi|ticker|symbol|isin)"/i);
@@ -67,9 +70,8 @@ describe('pdsnap sample + build', () => {
   });
 
   it('gives byte-identical bundles and the same snapshot ids for the same sources and --now', async () => {
-    const storeA = await tempDir('store-a');
+    const { store: storeA, ...a } = built;
     const storeB = await tempDir('store-b');
-    const a = await buildJson(sources, storeA, NOW);
     const b = await buildJson(sources, storeB, NOW);
     expect(b.report.datasets.map((d: { snapshotId: string }) => d.snapshotId)).toEqual(
       a.report.datasets.map((d: { snapshotId: string }) => d.snapshotId),
@@ -81,8 +83,7 @@ describe('pdsnap sample + build', () => {
   });
 
   it('makes a second build of the same content a no-op', async () => {
-    const store = await tempDir('store');
-    const first = await buildJson(sources, store, NOW);
+    const { store, ...first } = built;
     const second = await buildJson(sources, store, NOW);
     expect(second.result.exitCode).toBe(0);
     for (const d of second.report.datasets) {
