@@ -6,7 +6,10 @@ export default defineConfig({
     reporters: ['default', './test/summary-reporter.ts'],
     globalSetup: ['./test/global-setup.ts'],
     // End-to-end tests spawn the built CLI and real servers; give them room on a 2-core machine.
-    testTimeout: 60_000,
+    testTimeout: 120_000,
+    // Most of a test's time is spent waiting on the processes it starts (the CLI, servers): with
+    // vitest's default of one worker per core but one on a 2-core machine, a core sat idle.
+    maxWorkers: 3,
     hookTimeout: 60_000,
   },
 });

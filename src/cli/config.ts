@@ -6,6 +6,7 @@ import { applyDriftOverrides, type DriftThresholds } from '../validate/drift.js'
 import { applyLimitOverrides, type FreshnessLimits, PdsnapConfig } from '../validate/limits.js';
 import { UsageError } from './errors.js';
 import { isBucketLocation } from '../publish/s3-location.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
 
 export const DEFAULT_CONFIG_FILE = 'pdsnap.config.yaml';
 /** Names the config file when --config is not given (README, Configuration). */
@@ -65,9 +66,7 @@ export async function loadConfig(file?: string, cwd: string = process.cwd()): Pr
   // An empty file parses to null: no overrides.
   const parsed = ConfigFile.safeParse(raw ?? {});
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
-    throw new UsageError(`config ${shown} is invalid at ${where}: ${issue.message}`);
+    throw new UsageError(`config ${shown} is invalid at ${formatZodIssues(parsed.error, undefined, '(top level)')}`);
   }
   const folder = path.dirname(full);
   // A bucket (s3://...) is a location, not a path: it is kept as written.

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DATASETS, type DatasetName, isDatasetName } from '../model/dataset.js';
 import { clockNow } from '../lib/clock.js';
+import { dateStartMs, instantMs } from '../lib/time.js';
 import { formatBucketLocation, isBucketLocation, parseBucketLocation } from '../publish/s3-location.js';
 import { parseDuration } from '../validate/duration.js';
 import { UsageError } from './errors.js';
@@ -31,13 +32,13 @@ export const NowOption = z
         return z.NEVER;
       }
     }
-    const ok = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(value);
-    const date = new Date(value.length === 10 ? `${value}T00:00:00Z` : value);
-    if (!ok || Number.isNaN(date.getTime())) {
+    // One strict parser (lib/time.ts): a date that does not exist, such as 2026-02-30, is refused, not rolled over.
+    const ms = value.length === 10 ? dateStartMs(value) : instantMs(value);
+    if (ms === null) {
       ctx.addIssue({ code: 'custom', message: `"${value}" is not an ISO 8601 instant with a zone, e.g. 2026-11-22T08:00:00Z` });
       return z.NEVER;
     }
-    return date;
+    return new Date(ms);
   });
 
 /** --datasets articles,calendar,smart-money */

@@ -1,3 +1,5 @@
+import { instantMs } from './time.js';
+
 /**
  * The machine's clock, the one place pdsnap reads it. `PDSNAP_CLOCK` (an ISO 8601 instant with a
  * zone) replaces it: a test and operations hook, so that the checks that compare `--now` with the
@@ -14,9 +16,9 @@ export const CLOCK_SKEW_MS = 5 * 60_000;
 export function clockNow(): Date {
   const fixed = process.env[CLOCK_ENV];
   if (fixed === undefined || fixed === '') return new Date();
-  const date = new Date(fixed);
-  if (!/[Zz]|[+-]\d{2}:\d{2}$/.test(fixed) || Number.isNaN(date.getTime())) {
+  const ms = instantMs(fixed);
+  if (ms === null) {
     throw new Error(`${CLOCK_ENV}="${fixed}" is not an ISO 8601 instant with a zone, e.g. 2026-11-22T08:00:00Z`);
   }
-  return date;
+  return new Date(ms);
 }

@@ -6,6 +6,7 @@ import { safeJson } from './manifest-check.js';
 import type { BucketObjects } from './s3-objects.js';
 import { datasetOfSnapshotId } from './snapshot-id.js';
 import { InvalidPointerError } from './store.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
 
 /** `current/<dataset>/<12-digit sequence>~<snapshotId>.json`: one immutable record per pointer move. */
 const RECORD_NAME = /^(\d{12})~([a-z-]+-\d{8}T\d{6}Z-[0-9a-f]{12})\.json$/;
@@ -67,7 +68,7 @@ export class PointerLog {
     if (got === null || got === 'unchanged') return { pointer: null, broken: new InvalidPointerError(url, 'vanished while being read'), newest };
     const parsed = CurrentPointer.safeParse(safeJson(got.text));
     if (!parsed.success) {
-      return { pointer: null, broken: new InvalidPointerError(url, got.text.trim() === '' ? 'empty' : (parsed.error.issues[0]?.message ?? 'not a pointer')), newest };
+      return { pointer: null, broken: new InvalidPointerError(url, got.text.trim() === '' ? 'empty' : formatZodIssues(parsed.error)), newest };
     }
     if (parsed.data.snapshotId !== newest.snapshotId || datasetOfSnapshotId(newest.snapshotId) !== dataset) {
       return { pointer: null, broken: new InvalidPointerError(url, `names ${parsed.data.snapshotId}, not the snapshot of its key`), newest };

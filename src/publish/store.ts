@@ -36,6 +36,7 @@ import {
   isSnapshotId,
   SnapshotNotFoundError,
 } from './snapshot-id.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
 
 export { BundleIntegrityError, SnapshotNotFoundError, datasetOfSnapshotId };
 
@@ -213,7 +214,7 @@ export class BundleStore implements SnapshotStore {
     }
     const parsed = CurrentPointer.safeParse(safeJson(text));
     if (!parsed.success) {
-      throw new InvalidPointerError(file, text.trim() === '' ? 'empty' : parsed.error.issues[0]?.message ?? 'not a pointer');
+      throw new InvalidPointerError(file, text.trim() === '' ? 'empty' : formatZodIssues(parsed.error));
     }
     if (datasetOfSnapshotId(parsed.data.snapshotId) !== dataset) throw new InvalidPointerError(file, `names ${parsed.data.snapshotId}, of another dataset`);
     return parsed.data;

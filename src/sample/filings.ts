@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { FILING_DEADLINE_DAYS } from '../lib/quarters.js';
 import { cusipCheckDigit } from '../model/security-identifiers.js';
 import { escapeXml } from './xml-text.js';
 
@@ -81,7 +82,7 @@ export function sampleQuarters(now: Date): [string, string] {
   let year = now.getUTCFullYear();
   let quarter = Math.floor(now.getUTCMonth() / 3); // the quarter before the current one, 0 = Q4 of last year
   const quarterEnd = (y: number, q: number) => (q === 0 ? `${y - 1}-12-31` : `${y}-${['03-31', '06-30', '09-30'][q - 1]}`);
-  while (addDays(quarterEnd(year, quarter), 45) > today) {
+  while (addDays(quarterEnd(year, quarter), FILING_DEADLINE_DAYS) > today) {
     quarter -= 1;
     if (quarter < 0) {
       quarter = 3;

@@ -2,6 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
+/** A cursor secret file that must not be used as it is; the message names the file and what to do. */
+export class CursorSecretError extends Error {
+  override readonly name = 'CursorSecretError';
+}
+
 /** Where the cursor secret lives unless --cursor-secret-file says otherwise: beside the keys file. */
 export function defaultCursorSecretFile(keysFile: string): string {
   return path.join(path.dirname(keysFile), 'cursor-secret');
@@ -36,13 +41,13 @@ export async function loadOrCreateCursorSecret(file: string): Promise<string> {
 async function refuseExposed(file: string): Promise<void> {
   const info = await stat(file);
   const mode = (info.mode & 0o777).toString(8);
-  if ((info.mode & 0o077) !== 0) throw new Error(`${file} is readable by group or others (mode ${mode}): run chmod 600 ${file}`);
+  if ((info.mode & 0o077) !== 0) throw new CursorSecretError(`${file} is readable by group or others (mode ${mode}): run chmod 600 ${file}`);
   const uid = process.getuid?.();
-  if (uid !== undefined && info.uid !== uid) throw new Error(`${file} belongs to user ${info.uid}, not to the user running pdsnap (${uid})`);
+  if (uid !== undefined && info.uid !== uid) throw new CursorSecretError(`${file} belongs to user ${info.uid}, not to the user running pdsnap (${uid})`);
 }
 
 function checked(text: string, file: string): string {
   const secret = text.trim();
-  if (secret.length < 32) throw new Error(`${file}: the cursor secret must be at least 32 characters`);
+  if (secret.length < 32) throw new CursorSecretError(`${file}: the cursor secret must be at least 32 characters`);
   return secret;
 }

@@ -283,7 +283,7 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain(`articles/00000.ndjson does not match its sha256`);
     expect((await pointers(store)).articles).toEqual({ state: 'ok', snapshotId: second });
-  });
+  }, 180_000); // a dozen CLI processes and two full copies: the slowest test, given room beside the others
 
   it('rollback and gc on a bucket follow the folder rules', async () => {
     const store = bucket('gc');

@@ -5,6 +5,7 @@ import { runCli, tempDir } from '../helpers/cli.js';
 
 const NOW = '2026-11-22T12:00:00.000Z';
 const LATER = '2026-11-22T13:00:00.000Z';
+const LATEST = '2026-11-22T14:00:00.000Z';
 
 async function filesUnder(dir: string): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
@@ -27,15 +28,18 @@ async function buildJson(sources: string, store: string, now: string, extra: str
 
 describe('pdsnap sample + build', () => {
   let sources: string;
+  /** One build of every dataset, shared by the tests that only read it (or rebuild it unchanged). */
+  let built: Awaited<ReturnType<typeof buildJson>> & { store: string };
   beforeAll(async () => {
     sources = await tempDir('sources');
     const sample = await runCli(['sample', '--out', sources, '--now', NOW, '--force']);
     expect(sample.exitCode, String(sample.stderr)).toBe(0);
+    const store = await tempDir('store');
+    built = { store, ...(await buildJson(sources, store, NOW)) };
   });
 
   it('publishes all three datasets from the sample with no rejected record', async () => {
-    const store = await tempDir('store');
-    const { result, report } = await buildJson(sources, store, NOW);
+    const { result, report } = built;
     expect(result.exitCode, String(result.stderr)).toBe(0);
     expect(report.datasets.map((d: { dataset: string; outcome: string }) => [d.dataset, d.outcome])).toEqual([
       ['articles', 'published'],
@@ -49,15 +53,15 @@ describe('pdsnap sample + build', () => {
   });
 
   it('publishes no CUSIP, FIGI or identifier field in the smart-money bundle', async () => {
-    const store = await tempDir('store');
-    const { report } = await buildJson(sources, store, NOW, ['--datasets', 'smart-money']);
+    const { store, report } = built;
+    const smartMoney = report.datasets.find((d: { dataset: string }) => d.dataset === 'smart-money');
     const filed = new Set<string>();
     for (const [name, bytes] of await filesUnder(path.join(sources, 'filings'))) {
       if (!/\.(xml|txt)$/.test(name)) continue;
       for (const match of bytes.toString('utf8').matchAll(/<(?:\w+:)?cusip>\s*([0-9A-Z]{9})\s*</gi)) filed.add(match[1]!);
     }
     expect(filed.size).toBeGreaterThan(20);
-    const bundle = await filesUnder(path.join(store, 'bundles/smart-money', report.datasets[0].snapshotId));
+    const bundle = await filesUnder(path.join(store, 'bundles/smart-money', smartMoney.snapshotId));
     const text = [...bundle.values()].map((b) => b.toString('utf8')).join('\n');
     expect([...filed].filter((cusip) => text.includes(cusip))).toEqual([]);
     expect(text).not.toMatch(/"(cusip|figi|ticker|symbol|isin)"/i);
@@ -66,9 +70,8 @@ describe('pdsnap sample + build', () => {
   });
 
   it('gives byte-identical bundles and the same snapshot ids for the same sources and --now', async () => {
-    const storeA = await tempDir('store-a');
+    const { store: storeA, ...a } = built;
     const storeB = await tempDir('store-b');
-    const a = await buildJson(sources, storeA, NOW);
     const b = await buildJson(sources, storeB, NOW);
     expect(b.report.datasets.map((d: { snapshotId: string }) => d.snapshotId)).toEqual(
       a.report.datasets.map((d: { snapshotId: string }) => d.snapshotId),
@@ -80,8 +83,7 @@ describe('pdsnap sample + build', () => {
   });
 
   it('makes a second build of the same content a no-op', async () => {
-    const store = await tempDir('store');
-    const first = await buildJson(sources, store, NOW);
+    const { store, ...first } = built;
     const second = await buildJson(sources, store, NOW);
     expect(second.result.exitCode).toBe(0);
     for (const d of second.report.datasets) {
@@ -111,9 +113,14 @@ describe('pdsnap sample + build', () => {
     const store = await tempDir('store');
     const lenient = await buildJson(broken, store, NOW, ['--datasets', 'articles']);
     expect(lenient.result.exitCode).toBe(0);
-    expect(lenient.report.datasets[0].rejected).toContainEqual(
-      expect.objectContaining({ source: 'articles/zz-broken.md', reason: expect.any(String), location: expect.any(String) }),
-    );
+    // Line 3 of the file: where the front matter ends with the flow sequence still open.
+    expect(lenient.report.datasets[0].rejected).toEqual([
+      {
+        source: 'articles/zz-broken.md',
+        location: 'front matter, line 3',
+        reason: 'invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
+      },
+    ]);
     const strictStore = await tempDir('store');
     const strict = await buildJson(broken, strictStore, NOW, ['--datasets', 'articles', '--strict']);
     expect(strict.result.exitCode).toBe(2);
@@ -162,18 +169,35 @@ describe('pdsnap sample + build', () => {
 
   it('lists, rolls back and garbage-collects through the CLI', async () => {
     const store = await tempDir('store');
-    const first = await buildJson(sources, store, NOW, ['--datasets', 'articles']);
-    const second = await buildJson(sources, store, LATER, ['--datasets', 'articles']);
-    const firstId = first.report.datasets[0].snapshotId;
-    const secondId = second.report.datasets[0].snapshotId;
-    expect(secondId).not.toBe(firstId);
-    const rollback = await runCli(['rollback', 'articles', firstId, '--store', store]);
+    const ids: string[] = [];
+    for (const at of [NOW, LATER, LATEST]) ids.push((await buildJson(sources, store, at, ['--datasets', 'articles'])).report.datasets[0].snapshotId);
+    const [firstId, secondId, thirdId] = ids as [string, string, string];
+    expect(new Set(ids).size).toBe(3);
+    const bundleIds = async () => (await readdir(path.join(store, 'bundles/articles'))).sort();
+    const gcKeepOne = async () => {
+      const gc = await runCli(['gc', '--keep', '1', '--store', store, '--json']);
+      expect(gc.exitCode, String(gc.stderr)).toBe(0);
+      return JSON.parse(String(gc.stdout));
+    };
+
+    const rollback = await runCli(['rollback', 'articles', secondId, '--store', store]);
     expect(rollback.exitCode, String(rollback.stderr)).toBe(0);
     const list = JSON.parse(String((await runCli(['list', '--store', store, '--json'])).stdout));
-    expect(list.snapshots.filter((s: { current: boolean }) => s.current).map((s: { snapshotId: string }) => s.snapshotId)).toEqual([firstId]);
-    const gc = JSON.parse(String((await runCli(['gc', '--keep', '1', '--store', store, '--json'])).stdout));
-    expect(gc.deleted).toEqual([]); // the newest is kept by --keep 1, the current one is protected
+    expect(list.snapshots.filter((s: { current: boolean }) => s.current).map((s: { snapshotId: string }) => s.snapshotId)).toEqual([secondId]);
+    // The newest is kept by --keep 1; the current one and the one generated before it are protected.
+    const protectedAll = await gcKeepOne();
+    expect(protectedAll).toMatchObject({ dryRun: false, deleted: [] });
+    expect([...protectedAll.kept].sort()).toEqual([...ids].sort());
+    expect(await bundleIds()).toEqual([...ids].sort());
+
+    // Current back on the newest: the first is now neither kept, current nor the one before it.
+    expect((await runCli(['rollback', 'articles', thirdId, '--store', store])).exitCode).toBe(0);
+    const collected = await gcKeepOne();
+    expect(collected.deleted).toEqual([firstId]);
+    expect([...collected.kept].sort()).toEqual([secondId, thirdId].sort());
+    expect(await bundleIds()).toEqual([secondId, thirdId].sort());
     const human = await runCli(['list', '--store', store]);
-    expect(String(human.stdout)).toMatch(new RegExp(`^\\*\\s+articles\\s+${firstId}`, 'm'));
+    expect(String(human.stdout)).toMatch(new RegExp(`^\\*\\s+articles\\s+${thirdId}`, 'm'));
+    expect(String(human.stdout)).not.toContain(firstId);
   });
 });

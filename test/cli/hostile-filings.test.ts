@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -149,11 +150,13 @@ describe('Form 13F data set ZIPs', () => {
     expect(notes).toContainEqual({ source: 'filings/datasets/2026q3', message: `symlink followed to ${path.join(build.outside, '2026q3')}` });
     expect(datasetRead(notes, 'filings/datasets/2026q3')).toBe(true);
     const { manifest } = await published(build.store, 'smart-money', 'investors');
+    const resolved = path.join(build.outside, '2026q3/INFOTABLE.tsv');
+    const bytes = await readFile(resolved);
     expect(manifest.sources).toContainEqual({
       path: 'filings/datasets/2026q3/INFOTABLE.tsv',
-      bytes: expect.any(Number),
-      sha256: expect.any(String),
-      resolvedPath: path.join(build.outside, '2026q3/INFOTABLE.tsv'),
+      bytes: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      resolvedPath: resolved,
     });
   });
 });

@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands/index.js';
 import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { execa } from 'execa';
 
@@ -344,11 +345,17 @@ describe('colour, --quiet and --verbose', () => {
   });
 
   it('every command accepts --quiet and --verbose; --quiet drops informational stderr', async () => {
-    for (const command of ['list', 'validate', 'gate', 'build', 'inspect', 'promote', 'rollback', 'diff', 'history', 'gc', 'sample', 'serve', 'keys', 'usage']) {
-      const help = await pdsnap([command, '--help']);
-      expect(String(help.stdout), command).toMatch(/--quiet/);
-      expect(String(help.stdout), command).toMatch(/--verbose/);
+    // Each command's help, in-process (what `pdsnap <command> --help` prints); one real process shows it is that text.
+    expect(Object.keys(COMMANDS)).toEqual(['build', 'validate', 'gate', 'list', 'inspect', 'promote', 'rollback', 'diff', 'history', 'gc', 'sync', 'sample', 'serve', 'keys', 'usage']);
+    for (const [name, load] of Object.entries(COMMANDS)) {
+      const help = (await load()).helpInformation();
+      expect(help, name).toMatch(/--quiet/);
+      expect(help, name).toMatch(/--verbose/);
     }
+    const listHelp = String((await pdsnap(['list', '--help'])).stdout);
+    expect(listHelp).toMatch(/^Usage: pdsnap list /);
+    // The same option lines as in-process: only the usage line gains the program's name.
+    expect(listHelp.split('\n').slice(1)).toEqual((await COMMANDS.list!()).helpInformation().trimEnd().split('\n').slice(1));
     const keys = path.join(work, 'quiet-keys.json');
     const loud = await pdsnap(['keys', '--keys', keys, 'create', '--name', 'a', '--scopes', 'articles:read']);
     expect(String(loud.stderr)).toMatch(/store this API key now/);

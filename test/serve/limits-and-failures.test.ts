@@ -38,7 +38,7 @@ describe('rate limits', () => {
     expect(limited.headers.get('x-ratelimit-reset')).toBe(String(Date.parse('2026-11-22T12:01:00.000Z') / 1000));
     const limitedB = await get(server.base, '/api/v1/articles', { 'x-api-key': key });
     expect(limitedB.status).toBe(429);
-    expect(limitedB.body).toEqual({ error: { code: 'rate_limited', message: expect.any(String) } });
+    expect(limitedB.body).toEqual({ error: { code: 'rate_limited', message: 'Rate limit of 60 requests per minute reached; retry in 30 s' } });
 
     clock.set('2026-11-22T12:00:59.999Z');
     expect((await get(server.base, '/v1/articles?limit=1', bearer(key))).status).toBe(429);

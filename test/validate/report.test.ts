@@ -121,7 +121,7 @@ describe('the report', () => {
       limit: 'at most 10d old (config; service default 7d)',
       status: 'pass',
       failsAt: '2026-12-02T00:00:00.000Z',
-      message: expect.any(String),
+      message: 'articles: snapshot generatedAt 2026-11-22T00:00:00.000Z is 1d old, within 10d; fresh until 2026-12-02T00:00:00.000Z',
     });
   });
 });

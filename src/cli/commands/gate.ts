@@ -2,7 +2,8 @@ import { Command } from 'commander';
 import { withPathDefaults } from '../path-options.js';
 import { parseOptions } from '../options.js';
 import { DurationOption } from '../options.js';
-import { emitReport, ValidateOptions, validateStore, withValidateOptions } from './validate.js';
+import { validateStore } from '../pipeline/validate.js';
+import { emitReport, ValidateOptions, withValidateOptions } from '../validate-options.js';
 
 export const DEFAULT_MIN_REMAINING = '24h';
 

@@ -12,6 +12,7 @@ import { buildServer } from '../../serve/app.js';
 import { isOrigin } from '../../serve/cors.js';
 import { defaultCursorSecretFile, loadOrCreateCursorSecret } from '../../serve/cursor-secret.js';
 import { UsageError } from '../errors.js';
+import { startupError } from '../startup-error.js';
 import { DEFAULT_STORE, DirOption, DurationOption, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { withPathDefaults } from '../path-options.js';
 import { requireExisting } from '../required-path.js';
@@ -124,7 +125,8 @@ export function serveCommand(): Command {
       } catch (error) {
         // Closing twice is harmless: buildServer closes a store it was given when it fails.
         await opened?.store.close().catch(() => {});
-        throw new UsageError(`cannot start the server: ${(error as Error).message}`);
+        // A setting or file the operator can fix is a usage error; a bug keeps its stack (PDSNAP_DEBUG).
+        throw startupError(error, 'cannot start the server');
       }
       let address: string;
       try {

@@ -7,6 +7,7 @@ import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store
 import { DataError, UsageError } from '../errors.js';
 import { DatasetsOption, NowOption, parseOptions, StoreOption } from '../options.js';
 import { printJson, printLine } from '../output.js';
+import { withVerbosityOptions } from '../verbosity.js';
 
 const Options = z.object({ datasets: DatasetsOption, now: NowOption, json: z.boolean().default(false) });
 
@@ -26,7 +27,7 @@ interface SyncReport {
  * the sync before any pointer moves.
  */
 export function syncCommand(): Command {
-  return new Command('sync')
+  return withVerbosityOptions(new Command('sync'))
     .description('copy bundles, then current pointers, from one store to another (folders or s3://bucket/prefix), verifying every digest')
     .argument('<from>', 'source store: a folder or s3://bucket/prefix')
     .argument('<to>', 'target store: a folder or s3://bucket/prefix')

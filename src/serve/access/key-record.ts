@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TIER_NAMES } from './limits.js';
+import { formatZodIssues } from '../../lib/zod-issues.js';
 
 /** Scopes of Profile A (docs/spec.md, Authentication and scopes): one per area. */
 export const SCOPES = ['articles:read', 'calendar:read', 'smart-money:read'] as const;
@@ -41,9 +42,7 @@ export function parseKeyFile(text: string, label: string): KeyRecord[] {
   }
   const result = KeyFile.safeParse(json);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    const where = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
-    throw new KeyFileError(`${label}: ${where || '(root)'}: ${issue?.message ?? 'invalid'}`);
+    throw new KeyFileError(`${label}: ${formatZodIssues(result.error)}`);
   }
   const seen = new Set<string>();
   result.data.keys.forEach((key, index) => {

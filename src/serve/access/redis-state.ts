@@ -19,6 +19,7 @@ import {
 } from './state-store.js';
 import { WINDOW_SECONDS } from './utc-windows.js';
 import { compareText } from '../../lib/text-order.js';
+import { formatZodIssues } from '../../lib/zod-issues.js';
 
 /**
  * Keys and usage in Redis, shared by every `pdsnap serve` of a deployment.
@@ -303,10 +304,8 @@ function recordFromHash(id: string, fields: Record<string, string>): KeyRecord {
     revokedAt: fields.revokedAt ?? null,
     secretSha256: fields.secretSha256,
   });
-  if (!result.success || result.data.id !== id) {
-    const issue = result.success ? { path: ['id'], message: `does not match ${keyHash(id)}` } : result.error.issues[0];
-    throw new KeyRecordError(`${keyHash(id)}: ${issue?.path.join('.') || '(record)'}: ${issue?.message ?? 'invalid'}`);
-  }
+  if (!result.success) throw new KeyRecordError(`${keyHash(id)}: ${formatZodIssues(result.error, undefined, '(record)')}`);
+  if (result.data.id !== id) throw new KeyRecordError(`${keyHash(id)}: id: does not match ${keyHash(id)}`);
   return result.data;
 }
 
