@@ -28,19 +28,47 @@ export async function benchBucket(cli: string, repoRoot: string, filers: number)
   const dir = await mkdtemp(path.join(tmpdir(), 'pdsnap-bench-bucket-'));
   const port = await freePort();
   await mkdir(path.join(dir, 's3'));
-  const s3 = execa('node', [path.join(repoRoot, 'node_modules/s3rver/bin/s3rver.js'), '-d', path.join(dir, 's3'), '-a', '127.0.0.1', '-p', String(port), '-s', '--configure-bucket', 'bench'], {
-    reject: false,
+  const s3 = execa(
+    'node',
+    [
+      path.join(repoRoot, 'node_modules/s3rver/bin/s3rver.js'),
+      '-d',
+      path.join(dir, 's3'),
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-s',
+      '--configure-bucket',
+      'bench',
+    ],
+    {
+      reject: false,
+    },
+  );
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL: `http://127.0.0.1:${port}`,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
   });
-  Object.assign(process.env, { AWS_ENDPOINT_URL: `http://127.0.0.1:${port}`, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' });
   const now = new Date();
   try {
     const sources = path.join(dir, 'sources');
     const store = path.join(dir, 'store');
     process.stderr.write(`bucket: generating two quarters of ${filers} filers...\n`);
-    const generate = await measureProcess('node', [cli, 'sample', '--out', sources, '--now', now.toISOString(), '--scale', String(filers), '--json'], repoRoot);
+    const generate = await measureProcess(
+      'node',
+      [cli, 'sample', '--out', sources, '--now', now.toISOString(), '--scale', String(filers), '--json'],
+      repoRoot,
+    );
     if (generate.exitCode !== 0) throw new Error(`sample failed: ${generate.stderr}`);
     process.stderr.write('bucket: build into a folder...\n');
-    const build = await measureProcess('node', [cli, 'build', '--all-filers', '--sources', sources, '--store', store, '--now', now.toISOString(), '--json', '--quiet'], repoRoot);
+    const build = await measureProcess(
+      'node',
+      [cli, 'build', '--all-filers', '--sources', sources, '--store', store, '--now', now.toISOString(), '--json', '--quiet'],
+      repoRoot,
+    );
     if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr}`);
     const report = JSON.parse(build.stdout).datasets.find((d: { dataset: string }) => d.dataset === 'smart-money');
     const manifest = JSON.parse(await readFile(path.join(store, 'bundles/smart-money', report.snapshotId, 'manifest.json'), 'utf8'));
@@ -56,7 +84,22 @@ export async function benchBucket(cli: string, repoRoot: string, filers: number)
     const started = performance.now();
     const serve = await startChild(
       'node',
-      [cli, 'serve', '--store', 's3://bench/prod', '--cache', path.join(dir, 'cache'), '--port', '0', '--reload-interval', '500', '--keys', keysFile, '--usage-db', path.join(dir, 'usage.sqlite')],
+      [
+        cli,
+        'serve',
+        '--store',
+        's3://bench/prod',
+        '--cache',
+        path.join(dir, 'cache'),
+        '--port',
+        '0',
+        '--reload-interval',
+        '500',
+        '--keys',
+        keysFile,
+        '--usage-db',
+        path.join(dir, 'usage.sqlite'),
+      ],
       repoRoot,
     );
     try {
@@ -64,7 +107,25 @@ export async function benchBucket(cli: string, repoRoot: string, filers: number)
       const serveReadyMs = performance.now() - started;
       // A newer Smart Money bundle built straight into the bucket, then the time the server takes to switch.
       process.stderr.write('bucket: build a newer bundle into the bucket, time the switch...\n');
-      const direct = await measureProcess('node', [cli, 'build', '--all-filers', '--datasets', 'smart-money', '--sources', sources, '--store', 's3://bench/prod', '--now', new Date(now.getTime() + 1000).toISOString(), '--json', '--quiet'], repoRoot);
+      const direct = await measureProcess(
+        'node',
+        [
+          cli,
+          'build',
+          '--all-filers',
+          '--datasets',
+          'smart-money',
+          '--sources',
+          sources,
+          '--store',
+          's3://bench/prod',
+          '--now',
+          new Date(now.getTime() + 1000).toISOString(),
+          '--json',
+          '--quiet',
+        ],
+        repoRoot,
+      );
       if (direct.exitCode !== 0) throw new Error(`build into the bucket failed: ${direct.stderr}`);
       const newId = JSON.parse(direct.stdout).datasets[0].snapshotId as string;
       const switchStarted = performance.now();
@@ -72,7 +133,18 @@ export async function benchBucket(cli: string, repoRoot: string, filers: number)
       const reloadMs = performance.now() - switchStarted;
       const status = await readFile(`/proc/${serve.child.pid}/status`, 'utf8');
       const serveRssBytes = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-      return { filers, bundleBytes, buildMs: build.wallMs, buildIntoBucketMs: direct.wallMs, buildIntoBucketRssBytes: direct.peakRssBytes, publishMs: publish.wallMs, publishRssBytes: publish.peakRssBytes, serveReadyMs, serveRssBytes, reloadMs };
+      return {
+        filers,
+        bundleBytes,
+        buildMs: build.wallMs,
+        buildIntoBucketMs: direct.wallMs,
+        buildIntoBucketRssBytes: direct.peakRssBytes,
+        publishMs: publish.wallMs,
+        publishRssBytes: publish.peakRssBytes,
+        serveReadyMs,
+        serveRssBytes,
+        reloadMs,
+      };
     } finally {
       serve.child.kill('SIGTERM');
       await serve.child.catch(() => {});

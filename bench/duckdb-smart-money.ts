@@ -30,7 +30,10 @@ const MAX_QUARTER_AGE_DAYS = 180;
 
 const tsv = path.join(work, 'tsv');
 mkdirSync(tsv, { recursive: true });
-for (const [index, zip] of readdirSync(datasets).filter((name) => name.endsWith('.zip')).sort().entries()) {
+for (const [index, zip] of readdirSync(datasets)
+  .filter((name) => name.endsWith('.zip'))
+  .sort()
+  .entries()) {
   execFileSync('unzip', ['-q', '-o', '-j', path.join(datasets, zip), '-d', path.join(tsv, String(index))]);
 }
 const files = (name: string) => `'${tsv}/*/${name}'`;
@@ -47,17 +50,47 @@ await run(`CREATE TABLE submission AS
          ltrim(trim(CIK), '0') AS cik, strptime(trim(PERIODOFREPORT), '%d-%b-%Y')::DATE AS period
   FROM ${csv('SUBMISSION.tsv', `'ACCESSION_NUMBER': 'VARCHAR', 'FILING_DATE': 'VARCHAR', 'SUBMISSIONTYPE': 'VARCHAR', 'CIK': 'VARCHAR', 'PERIODOFREPORT': 'VARCHAR'`)}`);
 const coverColumns = [
-  'ACCESSION_NUMBER', 'REPORTCALENDARORQUARTER', 'ISAMENDMENT', 'AMENDMENTNO', 'AMENDMENTTYPE', 'CONFDENIEDEXPIRED', 'DATEDENIEDEXPIRED',
-  'DATEREPORTED', 'REASONFORNONCONFIDENTIALITY', 'FILINGMANAGER_NAME', 'FILINGMANAGER_STREET1', 'FILINGMANAGER_STREET2', 'FILINGMANAGER_CITY',
-  'FILINGMANAGER_STATEORCOUNTRY', 'FILINGMANAGER_ZIPCODE', 'REPORTTYPE', 'FORM13FFILENUMBER', 'CRDNUMBER', 'SECFILENUMBER',
-  'PROVIDEINFOFORINSTRUCTION5', 'ADDITIONALINFORMATION',
+  'ACCESSION_NUMBER',
+  'REPORTCALENDARORQUARTER',
+  'ISAMENDMENT',
+  'AMENDMENTNO',
+  'AMENDMENTTYPE',
+  'CONFDENIEDEXPIRED',
+  'DATEDENIEDEXPIRED',
+  'DATEREPORTED',
+  'REASONFORNONCONFIDENTIALITY',
+  'FILINGMANAGER_NAME',
+  'FILINGMANAGER_STREET1',
+  'FILINGMANAGER_STREET2',
+  'FILINGMANAGER_CITY',
+  'FILINGMANAGER_STATEORCOUNTRY',
+  'FILINGMANAGER_ZIPCODE',
+  'REPORTTYPE',
+  'FORM13FFILENUMBER',
+  'CRDNUMBER',
+  'SECFILENUMBER',
+  'PROVIDEINFOFORINSTRUCTION5',
+  'ADDITIONALINFORMATION',
 ];
 await run(`CREATE TABLE cover AS
   SELECT trim(ACCESSION_NUMBER) AS accession, trim(FILINGMANAGER_NAME) AS filer_name, upper(trim(coalesce(AMENDMENTTYPE, ''))) AS amendment_type
   FROM ${csv('COVERPAGE.tsv', coverColumns.map((c) => `'${c}': 'VARCHAR'`).join(', '))}`);
 const infoColumns = [
-  'ACCESSION_NUMBER', 'INFOTABLE_SK', 'NAMEOFISSUER', 'TITLEOFCLASS', 'CUSIP', 'FIGI', 'VALUE', 'SSHPRNAMT', 'SSHPRNAMTTYPE', 'PUTCALL',
-  'INVESTMENTDISCRETION', 'OTHERMANAGER', 'VOTING_AUTH_SOLE', 'VOTING_AUTH_SHARED', 'VOTING_AUTH_NONE',
+  'ACCESSION_NUMBER',
+  'INFOTABLE_SK',
+  'NAMEOFISSUER',
+  'TITLEOFCLASS',
+  'CUSIP',
+  'FIGI',
+  'VALUE',
+  'SSHPRNAMT',
+  'SSHPRNAMTTYPE',
+  'PUTCALL',
+  'INVESTMENTDISCRETION',
+  'OTHERMANAGER',
+  'VOTING_AUTH_SOLE',
+  'VOTING_AUTH_SHARED',
+  'VOTING_AUTH_NONE',
 ];
 await run(`CREATE TABLE info AS
   SELECT trim(ACCESSION_NUMBER) AS accession, row_number() OVER () AS rn, trim(NAMEOFISSUER) AS issuer, trim(coalesce(TITLEOFCLASS, '')) AS title,
@@ -66,7 +99,7 @@ await run(`CREATE TABLE info AS
   FROM ${csv('INFOTABLE.tsv', infoColumns.map((c) => `'${c}': 'VARCHAR'`).join(', '))}`);
 
 // Fresh quarters, decided by pdsnap's own rule (a handful of distinct periods).
-const periods = (await rows('SELECT DISTINCT strftime(period, \'%Y-%m-%d\') AS period FROM submission')).map((r) => String(r.period));
+const periods = (await rows("SELECT DISTINCT strftime(period, '%Y-%m-%d') AS period FROM submission")).map((r) => String(r.period));
 const fresh = periods.filter((period) => !isPeriodTooOld(period, now, MAX_QUARTER_AGE_DAYS));
 const freshList = fresh.length === 0 ? 'NULL' : fresh.map((p) => `DATE '${p}'`).join(', ');
 
@@ -158,7 +191,9 @@ await run(`COPY (SELECT name AS investorName, issuer AS issuerName, title AS tit
     shares_after AS sharesAfter, value_before AS reportedValueBefore, value_after AS reportedValueAfter FROM trade ORDER BY cik, action, key)
     TO '${out}/trades.json' (FORMAT JSON, ARRAY true)`);
 
-const [investors] = await rows('SELECT count(*) AS investors, coalesce(sum(least(position_count, ' + POSITION_CAP + ')), 0) AS positionsShown FROM investor');
+const [investors] = await rows(
+  `SELECT count(*) AS investors, coalesce(sum(least(position_count, ${POSITION_CAP})), 0) AS positionsShown FROM investor`,
+);
 const trades = await rows('SELECT action, count(*) AS n FROM trade GROUP BY action');
 const consensus = await rows('SELECT issuerName, holderCount, totalReportedValue FROM consensus ORDER BY rank');
 process.stdout.write(

@@ -15,7 +15,12 @@ export interface FixedRateResult {
  * sends each second's requests in a burst at the start of the second, which measures bursts, not
  * a steady 1,000 requests a second.
  */
-export async function fixedRateLoad(url: string, headers: () => Record<string, string>, rate: number, durationS: number): Promise<FixedRateResult> {
+export async function fixedRateLoad(
+  url: string,
+  headers: () => Record<string, string>,
+  rate: number,
+  durationS: number,
+): Promise<FixedRateResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const total = rate * durationS;
   const latencies: number[] = [];

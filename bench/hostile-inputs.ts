@@ -50,7 +50,12 @@ export interface HostileCase {
 // ---------- articles ----------
 
 /** Declares a feed source in articles/sources.yaml (feeds are read only when declared). */
-export async function declareFeed(sources: string, id: string, feedPath: string, format: 'rss' | 'atom' | 'jsonfeed' = 'rss'): Promise<void> {
+export async function declareFeed(
+  sources: string,
+  id: string,
+  feedPath: string,
+  format: 'rss' | 'atom' | 'jsonfeed' = 'rss',
+): Promise<void> {
   await appendFile(
     path.join(sources, 'articles/sources.yaml'),
     [
@@ -92,7 +97,9 @@ export function rssFeed(options: { doctype?: string; items?: number; titlePrefix
 }
 
 export function markdownArticle(fields: Record<string, string>, body = 'A body paragraph.'): string {
-  const lines = Object.entries({ author: 'Test Desk', categories: '[markets]', source: 'harbor-wire', ...fields }).map(([key, value]) => `${key}: ${value}`);
+  const lines = Object.entries({ author: 'Test Desk', categories: '[markets]', source: 'harbor-wire', ...fields }).map(
+    ([key, value]) => `${key}: ${value}`,
+  );
   return ['---', ...lines, '---', '', body, ''].join('\n');
 }
 
@@ -102,7 +109,11 @@ export function yamlAliasBomb(): string {
   const names = 'abcdefg';
   for (let level = 1; level < names.length; level++) {
     const name = names[level]!;
-    lines.push(`${name}: &${name} [${Array(9).fill(`*${names[level - 1]}`).join(',')}]`);
+    lines.push(
+      `${name}: &${name} [${Array(9)
+        .fill(`*${names[level - 1]}`)
+        .join(',')}]`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -272,7 +283,10 @@ export const HOSTILE_CASES: HostileCase[] = [
     dataset: 'articles',
     async plant(sources) {
       await declareFeed(sources, 'hostile-wire', 'feeds/hostile.xml');
-      await writeFile(path.join(sources, 'articles/feeds/hostile.xml'), rssFeed({ doctype: `<!DOCTYPE rss [<!ENTITY co "${MARKER}">]>`, titlePrefix: '&co;' }));
+      await writeFile(
+        path.join(sources, 'articles/feeds/hostile.xml'),
+        rssFeed({ doctype: `<!DOCTYPE rss [<!ENTITY co "${MARKER}">]>`, titlePrefix: '&co;' }),
+      );
     },
   },
   {
@@ -281,7 +295,8 @@ export const HOSTILE_CASES: HostileCase[] = [
     dataset: 'articles',
     async plant(sources) {
       await declareFeed(sources, 'hostile-wire', 'feeds/hostile.xml');
-      const doctype = '<!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS 0.91//EN" "http://my.netscape.com/publish/formats/rss-0.91.dtd">';
+      const doctype =
+        '<!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS 0.91//EN" "http://my.netscape.com/publish/formats/rss-0.91.dtd">';
       await writeFile(path.join(sources, 'articles/feeds/hostile.xml'), rssFeed({ doctype }));
     },
   },
@@ -310,7 +325,10 @@ export const HOSTILE_CASES: HostileCase[] = [
     async plant(sources) {
       await declareFeed(sources, 'hostile-wire', 'feeds/hostile.xml');
       const text = rssFeed().replace('encoding="UTF-8"', 'encoding="UTF-16"');
-      await writeFile(path.join(sources, 'articles/feeds/hostile.xml'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+      await writeFile(
+        path.join(sources, 'articles/feeds/hostile.xml'),
+        Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]),
+      );
     },
   },
   {
@@ -318,7 +336,10 @@ export const HOSTILE_CASES: HostileCase[] = [
     input: 'Markdown article starting with a UTF-8 byte-order mark',
     dataset: 'articles',
     async plant(sources) {
-      await writeFile(path.join(sources, 'articles/en-US/2026-11-20-bom-article.md'), `\uFEFF${markdownArticle({ title: 'An article with a BOM', date: '2026-11-20' })}`);
+      await writeFile(
+        path.join(sources, 'articles/en-US/2026-11-20-bom-article.md'),
+        `\uFEFF${markdownArticle({ title: 'An article with a BOM', date: '2026-11-20' })}`,
+      );
     },
   },
   {
@@ -391,7 +412,10 @@ export const HOSTILE_CASES: HostileCase[] = [
     dataset: 'articles',
     async plant(sources) {
       const body = Buffer.alloc(65 * 1024 * 1024, 'a\n');
-      await writeFile(path.join(sources, 'articles/en-US/2026-11-20-huge.md'), Buffer.concat([Buffer.from(markdownArticle({ title: 'Huge', date: '2026-11-20' })), body]));
+      await writeFile(
+        path.join(sources, 'articles/en-US/2026-11-20-huge.md'),
+        Buffer.concat([Buffer.from(markdownArticle({ title: 'Huge', date: '2026-11-20' })), body]),
+      );
     },
   },
   {
@@ -407,7 +431,10 @@ export const HOSTILE_CASES: HostileCase[] = [
     input: 'NUL byte in a Markdown title',
     dataset: 'articles',
     async plant(sources) {
-      await writeFile(path.join(sources, 'articles/en-US/2026-11-20-nul.md'), markdownArticle({ title: 'Null\u0000title', date: '2026-11-20' }));
+      await writeFile(
+        path.join(sources, 'articles/en-US/2026-11-20-nul.md'),
+        markdownArticle({ title: 'Null\u0000title', date: '2026-11-20' }),
+      );
     },
   },
   {
@@ -460,7 +487,14 @@ export const HOSTILE_CASES: HostileCase[] = [
     async plant(sources) {
       const dir = path.join(sources, 'calendar/provider');
       const xml = await readFile(path.join(dir, 'ff_calendar_thisweek.xml'), 'latin1');
-      await writeFile(path.join(dir, 'ff_hostile.xml'), afterXmlDeclaration(xml, '<!DOCTYPE weeklyevents [\n<!ENTITY xxe SYSTEM "file:///etc/passwd">\n]>').replace('<title>', '<title>&xxe;'), 'latin1');
+      await writeFile(
+        path.join(dir, 'ff_hostile.xml'),
+        afterXmlDeclaration(xml, '<!DOCTYPE weeklyevents [\n<!ENTITY xxe SYSTEM "file:///etc/passwd">\n]>').replace(
+          '<title>',
+          '<title>&xxe;',
+        ),
+        'latin1',
+      );
       await copyFile(path.join(dir, 'ff_calendar_thisweek.xml.meta.yaml'), path.join(dir, 'ff_hostile.xml.meta.yaml'));
     },
   },
@@ -523,7 +557,10 @@ export const HOSTILE_CASES: HostileCase[] = [
     async plant(sources) {
       const csv = await readFile(path.join(sources, 'calendar/activity.csv'), 'utf8');
       const [header, , second] = csv.split('\n');
-      await writeFile(path.join(sources, 'calendar/typo.csv'), `${header}\n${second!.replace(/^[^,]+/, 'Typo Index').replace(/,\d{4}-/, ',0000-')}\n`);
+      await writeFile(
+        path.join(sources, 'calendar/typo.csv'),
+        `${header}\n${second!.replace(/^[^,]+/, 'Typo Index').replace(/,\d{4}-/, ',0000-')}\n`,
+      );
       await copyFile(path.join(sources, 'calendar/activity.csv.meta.yaml'), path.join(sources, 'calendar/typo.csv.meta.yaml'));
     },
   },
@@ -534,7 +571,10 @@ export const HOSTILE_CASES: HostileCase[] = [
     dataset: 'smart-money',
     async plant(sources) {
       await plantPrimaryDoc(sources, (xml) =>
-        afterXmlDeclaration(xml, '<!DOCTYPE edgarSubmission [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>').replace('VANTAGE HOLLOW ADVISERS LLC', '&xxe;'),
+        afterXmlDeclaration(xml, '<!DOCTYPE edgarSubmission [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>').replace(
+          'VANTAGE HOLLOW ADVISERS LLC',
+          '&xxe;',
+        ),
       );
     },
   },
@@ -602,7 +642,9 @@ export const HOSTILE_CASES: HostileCase[] = [
     input: 'a 1 MB data set ZIP whose INFOTABLE.tsv inflates to one 1 GiB line',
     dataset: 'smart-money',
     async plant(sources) {
-      await writeDatasetZip(path.join(sources, 'filings/datasets/2026q3_form13f.zip'), { replace: { 'INFOTABLE.tsv': oneLongLine(1024 ** 3) } });
+      await writeDatasetZip(path.join(sources, 'filings/datasets/2026q3_form13f.zip'), {
+        replace: { 'INFOTABLE.tsv': oneLongLine(1024 ** 3) },
+      });
     },
   },
   {
@@ -635,7 +677,12 @@ export const HOSTILE_CASES: HostileCase[] = [
     input: 'a data set ZIP with 100,000 members',
     dataset: 'smart-money',
     async plant(sources) {
-      const members = await Promise.all(DATASET_MEMBERS.map(async (member) => ({ name: `2026q3_form13f/${member}`, data: await readFile(path.join(DATASET_FIXTURE, member)) })));
+      const members = await Promise.all(
+        DATASET_MEMBERS.map(async (member) => ({
+          name: `2026q3_form13f/${member}`,
+          data: await readFile(path.join(DATASET_FIXTURE, member)),
+        })),
+      );
       const empty = Buffer.alloc(0);
       for (let index = 0; index < 100_000; index++) members.push({ name: `junk/${index}.txt`, data: empty });
       await mkdir(path.join(sources, 'filings/datasets'), { recursive: true });

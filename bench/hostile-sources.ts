@@ -25,7 +25,13 @@ export interface HostileRun {
 }
 
 interface Report {
-  datasets: { outcome: string; records: Record<string, number>; rejected: { source: string; location: string; reason: string }[]; notes: { source: string; message: string }[]; reason: string | null }[];
+  datasets: {
+    outcome: string;
+    records: Record<string, number>;
+    rejected: { source: string; location: string; reason: string }[];
+    notes: { source: string; message: string }[];
+    reason: string | null;
+  }[];
 }
 
 const PEAK_RSS = pathToFileURL(path.join(REPO_ROOT, 'dist/bench/peak-rss.js')).href;
@@ -34,11 +40,15 @@ export async function runBuild(cli: string, sources: string, dataset: Dataset, a
   const store = await mkdtemp(path.join(tmpdir(), 'pdsnap-hostile-store-'));
   const rssFile = path.join(store, 'peak-rss');
   const started = performance.now();
-  const child = spawn('node', ['--import', PEAK_RSS, cli, 'build', '--datasets', dataset, '--sources', sources, '--store', store, '--now', NOW, '--json', ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, PDSNAP_PEAK_RSS_FILE: rssFile },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'node',
+    ['--import', PEAK_RSS, cli, 'build', '--datasets', dataset, '--sources', sources, '--store', store, '--now', NOW, '--json', ...args],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, PDSNAP_PEAK_RSS_FILE: rssFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.resume();
@@ -67,14 +77,22 @@ export async function benchHostile(cli: string, only?: string[], timeoutMs = 300
     if (!baselines.has(hostile.dataset)) {
       const { report } = await runBuild(cli, SAMPLE_SOURCES, hostile.dataset);
       const dataset = report!.datasets[0]!;
-      baselines.set(hostile.dataset, { records: total(dataset.records), seen: new Set([...dataset.rejected.map(describe), ...dataset.notes.map(describeNote)]) });
+      baselines.set(hostile.dataset, {
+        records: total(dataset.records),
+        seen: new Set([...dataset.rejected.map(describe), ...dataset.notes.map(describeNote)]),
+      });
     }
     runs.push(await runCase(cli, hostile, baselines.get(hostile.dataset)!, timeoutMs));
   }
   return runs;
 }
 
-async function runCase(cli: string, hostile: HostileCase, baseline: { records: number; seen: Set<string> }, timeoutMs: number): Promise<HostileRun> {
+async function runCase(
+  cli: string,
+  hostile: HostileCase,
+  baseline: { records: number; seen: Set<string> },
+  timeoutMs: number,
+): Promise<HostileRun> {
   const root = await mkdtemp(path.join(tmpdir(), 'pdsnap-hostile-'));
   const sources = path.join(root, 'sources');
   await cp(SAMPLE_SOURCES, sources, { recursive: true });
@@ -83,7 +101,9 @@ async function runCase(cli: string, hostile: HostileCase, baseline: { records: n
     const { exitCode, seconds, peakRssBytes, report } = await runBuild(cli, sources, hostile.dataset, hostile.args, timeoutMs);
     const dataset = report?.datasets[0];
     const said = dataset
-      ? [dataset.reason, ...dataset.rejected.map(describe), ...dataset.notes.map(describeNote)].filter((line): line is string => !!line && !baseline.seen.has(line))
+      ? [dataset.reason, ...dataset.rejected.map(describe), ...dataset.notes.map(describeNote)].filter(
+          (line): line is string => !!line && !baseline.seen.has(line),
+        )
       : [exitCode === null ? `killed after ${timeoutMs / 1000} s` : 'no report'];
     return {
       id: hostile.id,

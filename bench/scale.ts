@@ -40,7 +40,11 @@ export async function benchScaleAt(cli: string, repoRoot: string, factor: number
     const sources = path.join(dir, 'sources');
     const store = path.join(dir, 'store');
     process.stderr.write(`scale ${factor}x: generating two quarters of ${filers} filers...\n`);
-    const generate = await measureProcess('node', [cli, 'sample', '--out', sources, '--now', now.toISOString(), '--scale', String(filers), '--json'], repoRoot);
+    const generate = await measureProcess(
+      'node',
+      [cli, 'sample', '--out', sources, '--now', now.toISOString(), '--scale', String(filers), '--json'],
+      repoRoot,
+    );
     if (generate.exitCode !== 0) throw new Error(`sample failed: ${generate.stderr}`);
     const infotableRows = JSON.parse(generate.stdout).datasetRows as number;
 
@@ -57,7 +61,11 @@ export async function benchScaleAt(cli: string, repoRoot: string, factor: number
 
     process.stderr.write(`scale ${factor}x: validate...\n`);
     const validateAt = new Date(now.getTime() + 3_600_000).toISOString();
-    const validate = await measureProcess('node', [cli, 'validate', '--datasets', 'smart-money', '--store', store, '--now', validateAt, '--json'], repoRoot);
+    const validate = await measureProcess(
+      'node',
+      [cli, 'validate', '--datasets', 'smart-money', '--store', store, '--now', validateAt, '--json'],
+      repoRoot,
+    );
 
     process.stderr.write(`scale ${factor}x: serve...\n`);
     const served = await measureServe(cli, repoRoot, store, dir, now, report.records.trades);
@@ -98,7 +106,20 @@ export async function measureServe(
   const started = performance.now();
   const serve = await startChild(
     'node',
-    [cli, 'serve', '--store', store, '--port', '0', '--reload-interval', '0', '--keys', keysFile, '--usage-db', path.join(dir, 'usage.sqlite')],
+    [
+      cli,
+      'serve',
+      '--store',
+      store,
+      '--port',
+      '0',
+      '--reload-interval',
+      '0',
+      '--keys',
+      keysFile,
+      '--usage-db',
+      path.join(dir, 'usage.sqlite'),
+    ],
     repoRoot,
   );
   try {
@@ -159,7 +180,11 @@ async function deepPages(
     }
   }
   const codec = new CursorCodec((await readFile(secretFile, 'utf8')).trim());
-  const binding = { snapshotId: readyz.datasets['smart-money']!.snapshotId, operationId: 'listSmartMoneyTrades', queryHash: queryFingerprint({}) };
+  const binding = {
+    snapshotId: readyz.datasets['smart-money']!.snapshotId,
+    operationId: 'listSmartMoneyTrades',
+    queryHash: queryFingerprint({}),
+  };
   const deepTrades: number[] = [];
   for (let i = 0; i < DEEP_TRADE_PAGES; i++) {
     const position = trades - Math.floor(((i + 1) * trades) / 10 / DEEP_TRADE_PAGES);

@@ -61,7 +61,13 @@ function wireGet(url: string, headers: Record<string, string>): Promise<{ status
   });
 }
 
-async function load(label: string, base: string, urlPath: string, headers: () => Record<string, string>, rate?: number): Promise<LoadResult> {
+async function load(
+  label: string,
+  base: string,
+  urlPath: string,
+  headers: () => Record<string, string>,
+  rate?: number,
+): Promise<LoadResult> {
   const first = await wireGet(base + urlPath, headers());
   const bodyBytes = first.bytes;
   if (first.status !== 200) throw new Error(`${label}: warm-up answered ${first.status}`);
@@ -111,7 +117,11 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
     const keysFile = path.join(dir, 'keys.json');
     const fileKeys = await writeKeysFile(keysFile, now);
     const serveArgs = ['serve', '--store', store, '--port', '0', '--reload-interval', '0'];
-    const fileServe = await startChild('node', [cli, ...serveArgs, '--keys', keysFile, '--usage-db', path.join(dir, 'usage.sqlite')], repoRoot);
+    const fileServe = await startChild(
+      'node',
+      [cli, ...serveArgs, '--keys', keysFile, '--usage-db', path.join(dir, 'usage.sqlite')],
+      repoRoot,
+    );
     children.push(fileServe.child);
     results.push(await load('file   Profile A  GET /v1/articles?limit=20', fileServe.base, '/v1/articles?limit=20', fileKeys));
     results.push(await load('file   Profile B  GET /api/v1/articles?limit=20', fileServe.base, '/api/v1/articles?limit=20', fileKeys));
@@ -177,7 +187,15 @@ export async function writeKeysFile(file: string, now: Date, count = KEY_COUNT):
   for (let i = 0; i < count; i++) {
     const generated = generateKeySecret();
     secrets.push(generated.secret);
-    records.push({ id: generated.id, name: `bench-${i}`, scopes: [...SCOPES], tier: 'premium', createdAt: now.toISOString(), revokedAt: null, secretSha256: generated.secretSha256 });
+    records.push({
+      id: generated.id,
+      name: `bench-${i}`,
+      scopes: [...SCOPES],
+      tier: 'premium',
+      createdAt: now.toISOString(),
+      revokedAt: null,
+      secretSha256: generated.secretSha256,
+    });
   }
   await writeFile(file, serializeKeyFile(records));
   return rotating(secrets);
@@ -206,7 +224,10 @@ async function startRedis(dir: string, cwd: string): Promise<{ url: string; chil
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
-  const child = execa('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { cwd, reject: false });
+  const child = execa('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], {
+    cwd,
+    reject: false,
+  });
   for (let attempt = 0; attempt < 200; attempt++) {
     const ping = await execa('redis-cli', ['-p', String(port), 'ping'], { reject: false });
     if (String(ping.stdout).trim() === 'PONG') return { url: `redis://127.0.0.1:${port}/0`, child };
@@ -218,7 +239,10 @@ async function startRedis(dir: string, cwd: string): Promise<{ url: string; chil
 export function formatServer(results: LoadResult[]): string {
   const bare = results.find((r) => r.label.startsWith('bare') && r.rate === undefined);
   const rows = results.map((r) => {
-    const share = bare && r !== bare && r.rate === undefined ? `  ${((100 * r.requestsPerSecond) / bare.requestsPerSecond).toFixed(0).padStart(3)} % of bare` : '';
+    const share =
+      bare && r !== bare && r.rate === undefined
+        ? `  ${((100 * r.requestsPerSecond) / bare.requestsPerSecond).toFixed(0).padStart(3)} % of bare`
+        : '';
     const rate = r.rate ? ` (at ${r.rate}/s)` : '';
     return `  ${r.label.padEnd(48)} ${String(r.bodyBytes).padStart(7)} B  ${r.requestsPerSecond.toFixed(0).padStart(6)} req/s${rate}  p50 ${String(r.p50Ms).padStart(3)} ms  p99 ${String(r.p99Ms).padStart(3)} ms  non-2xx ${r.non2xx}/${r.total}${share}`;
   });

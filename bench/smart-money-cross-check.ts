@@ -35,7 +35,8 @@ export async function crossCheck(store: BundleStore, snapshotId: string, anchor:
     trades[action] = (trades[action] ?? 0) + 1;
   }
   for (const action of new Set([...Object.keys(trades), ...Object.keys(anchor.trades)])) {
-    if ((trades[action] ?? 0) !== (anchor.trades[action] ?? 0)) problems.push(`trades ${action}: pdsnap ${trades[action] ?? 0}, DuckDB ${anchor.trades[action] ?? 0}`);
+    if ((trades[action] ?? 0) !== (anchor.trades[action] ?? 0))
+      problems.push(`trades ${action}: pdsnap ${trades[action] ?? 0}, DuckDB ${anchor.trades[action] ?? 0}`);
   }
 
   const rowProblems: string[] = [];
@@ -45,7 +46,8 @@ export async function crossCheck(store: BundleStore, snapshotId: string, anchor:
     const other = anchor.consensus[rank];
     rank += 1;
     const ours = JSON.stringify([row.issuerName, row.holderCount, row.totalReportedValue]);
-    if (other === undefined || ours !== JSON.stringify(other)) rowProblems.push(`consensus rank ${rank}: pdsnap ${ours}, DuckDB ${JSON.stringify(other ?? null)}`);
+    if (other === undefined || ours !== JSON.stringify(other))
+      rowProblems.push(`consensus rank ${rank}: pdsnap ${ours}, DuckDB ${JSON.stringify(other ?? null)}`);
   }
   if (rank !== anchor.consensus.length) rowProblems.push(`consensus rows: pdsnap ${rank}, DuckDB ${anchor.consensus.length}`);
   problems.push(...rowProblems.slice(0, LISTED));

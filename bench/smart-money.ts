@@ -32,7 +32,11 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
   try {
     const sources = path.join(dir, 'sources');
     process.stderr.write(`generating two Form 13F data sets with ${filers} filers each...\n`);
-    const generate = await measureProcess('node', [cli, 'sample', '--out', sources, '--now', NOW, '--scale', String(filers), '--json'], repoRoot);
+    const generate = await measureProcess(
+      'node',
+      [cli, 'sample', '--out', sources, '--now', NOW, '--scale', String(filers), '--json'],
+      repoRoot,
+    );
     if (generate.exitCode !== 0) throw new Error(`sample failed: ${generate.stderr}`);
     const infotableRows = JSON.parse(generate.stdout).datasetRows as number;
     // Both engines read the same input: the two data sets alone (the sample's few EDGAR filings and
@@ -43,7 +47,21 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
     process.stderr.write(`building smart-money over ${infotableRows} information-table rows...\n`);
     const build = await measureProcess(
       'node',
-      [cli, 'build', '--datasets', 'smart-money', '--all-filers', '--sources', datasetSources, '--store', path.join(dir, 'store'), '--now', NOW, '--json', '--quiet'],
+      [
+        cli,
+        'build',
+        '--datasets',
+        'smart-money',
+        '--all-filers',
+        '--sources',
+        datasetSources,
+        '--store',
+        path.join(dir, 'store'),
+        '--now',
+        NOW,
+        '--json',
+        '--quiet',
+      ],
       repoRoot,
     );
     if (build.exitCode !== 0) throw new Error(`build failed (exit ${build.exitCode}): ${build.stderr}\n${build.stdout.slice(0, 2000)}`);
@@ -70,8 +88,8 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
       generateMs: generate.wallMs,
       buildMs: build.wallMs,
       peakRssBytes: build.peakRssBytes,
-      investors: report.records['investors'],
-      trades: report.records['trades'],
+      investors: report.records.investors,
+      trades: report.records.trades,
       withinBudget: build.peakRssBytes < MEMORY_BUDGET,
       duckdb: { wallMs: anchor.wallMs, peakRssBytes: anchor.peakRssBytes, mismatches, counts },
       diff: { wallMs: diff.wallMs, peakRssBytes: diff.peakRssBytes, summary },
@@ -101,7 +119,11 @@ async function publishChangedCopy(root: string, snapshotId: string): Promise<voi
     }
   });
   const m = bundle.manifest;
-  await store.commit(staged, { generatedAt, facts: { ...m.facts, generatedAt }, freshUntil: m.freshUntil, allowStale: false, sources: m.sources }, new Date(generatedAt));
+  await store.commit(
+    staged,
+    { generatedAt, facts: { ...m.facts, generatedAt }, freshUntil: m.freshUntil, allowStale: false, sources: m.sources },
+    new Date(generatedAt),
+  );
 }
 
 export function formatSmartMoney(r: SmartMoneyBenchResult): string {

@@ -52,7 +52,8 @@ export async function loadConfig(file?: string, cwd: string = process.cwd()): Pr
     text = await readFile(full, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (!explicit && code === 'ENOENT') return { path: null, limits: applyLimitOverrides(undefined), drift: applyDriftOverrides(undefined), paths: {} };
+    if (!explicit && code === 'ENOENT')
+      return { path: null, limits: applyLimitOverrides(undefined), drift: applyDriftOverrides(undefined), paths: {} };
     if (code === 'ENOENT') throw new UsageError(`config ${shown} does not exist`);
     throw new UsageError(`config ${shown} cannot be read: ${code ?? (error as Error).message}`);
   }

@@ -14,7 +14,9 @@ export function refuseFutureNow(now: Date, options: { allowFutureNow: boolean; s
   const ahead = now.getTime() - clock.getTime();
   if (options.allowFutureNow) {
     if (!options.storeOnCommandLine) {
-      throw new UsageError('--allow-future-now needs --store DIR on the command line: a store dated in the future must be one that no server reads');
+      throw new UsageError(
+        '--allow-future-now needs --store DIR on the command line: a store dated in the future must be one that no server reads',
+      );
     }
     return;
   }

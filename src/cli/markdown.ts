@@ -67,7 +67,9 @@ export function buildMarkdown(report: BuildReport): string {
         MARK[buildStatus(d)],
         d.candidate ? 'candidate' : d.outcome,
         code(d.snapshotId),
-        Object.entries(d.records).map(([name, n]) => `${name} ${n}`).join(', ') || '-',
+        Object.entries(d.records)
+          .map(([name, n]) => `${name} ${n}`)
+          .join(', ') || '-',
         timeLeft(d.freshUntil, report.now),
         driftCell(d.drift),
         String(d.rejected.length),
@@ -81,8 +83,14 @@ export function buildMarkdown(report: BuildReport): string {
     if (rules.length > 0) out.push(checksTable(rules), '');
     if (d.rejected.length > 0) {
       out.push(`${d.rejected.length} source record(s) rejected:`, '');
-      out.push(markdownTable(['file', 'location', 'reason'], d.rejected.slice(0, SHOWN_REJECTIONS).map((r) => [r.source, r.location, r.reason])));
-      if (d.rejected.length > SHOWN_REJECTIONS) out.push('', `… and ${d.rejected.length - SHOWN_REJECTIONS} more (\`pdsnap build --json\` lists them all)`);
+      out.push(
+        markdownTable(
+          ['file', 'location', 'reason'],
+          d.rejected.slice(0, SHOWN_REJECTIONS).map((r) => [r.source, r.location, r.reason]),
+        ),
+      );
+      if (d.rejected.length > SHOWN_REJECTIONS)
+        out.push('', `… and ${d.rejected.length - SHOWN_REJECTIONS} more (\`pdsnap build --json\` lists them all)`);
       out.push('');
     }
   }
@@ -92,7 +100,10 @@ export function buildMarkdown(report: BuildReport): string {
 export function validationMarkdown(report: ValidationReport): string {
   const gate = report.minRemaining === null ? '' : `, min remaining ${report.minRemaining}`;
   const out: string[] = [`## pdsnap ${report.command} at ${report.now}: ${MARK[report.status]} ${report.status.toUpperCase()}`, ''];
-  out.push(`Warn within ${report.warnWithin}${gate}; limits: ${report.config === null ? 'service defaults' : `overridden by \`${report.config}\``}.`, '');
+  out.push(
+    `Warn within ${report.warnWithin}${gate}; limits: ${report.config === null ? 'service defaults' : `overridden by \`${report.config}\``}.`,
+    '',
+  );
   out.push(
     markdownTable(
       ['dataset', 'status', 'snapshot', 'time left', 'drift', 'not passing'],
@@ -102,7 +113,10 @@ export function validationMarkdown(report: ValidationReport): string {
         code(d.snapshotId),
         timeLeft(d.freshUntil, report.now),
         driftCell(d.rules),
-        d.rules.filter((r) => r.status !== 'pass').map((r) => r.rule).join(', ') || '-',
+        d.rules
+          .filter((r) => r.status !== 'pass')
+          .map((r) => r.rule)
+          .join(', ') || '-',
       ]),
     ),
   );
@@ -123,7 +137,15 @@ export function diffMarkdown(report: DiffReport): string {
   out.push(
     markdownTable(
       ['resource', 'before', 'after', 'added', 'removed', 'changed', 'unchanged'],
-      report.resources.map((r) => [r.resource, String(r.before), String(r.after), String(r.added), String(r.removed), String(r.changed), String(r.unchanged)]),
+      report.resources.map((r) => [
+        r.resource,
+        String(r.before),
+        String(r.after),
+        String(r.added),
+        String(r.removed),
+        String(r.changed),
+        String(r.unchanged),
+      ]),
     ),
   );
   for (const r of report.resources) {

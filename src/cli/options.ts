@@ -47,7 +47,10 @@ export const DatasetsOption = z
   .optional()
   .transform((value, ctx): DatasetName[] => {
     if (value === undefined) return [...DATASETS];
-    const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+    const names = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const unknown = names.filter((n) => !isDatasetName(n));
     if (unknown.length > 0 || names.length === 0) {
       ctx.addIssue({ code: 'custom', message: `unknown dataset "${unknown.join(',')}"; expected some of ${DATASETS.join(', ')}` });
@@ -82,7 +85,10 @@ export const FolderStoreOption = (fallback: string) =>
   z
     .string()
     .optional()
-    .refine((value) => value === undefined || !isBucketLocation(value), 'this command works on a folder store only (not s3://); pdsnap sync copies a bucket to a folder')
+    .refine(
+      (value) => value === undefined || !isBucketLocation(value),
+      'this command works on a folder store only (not s3://); pdsnap sync copies a bucket to a folder',
+    )
     .transform((value) => path.resolve(value ?? fallback));
 
 /** --store's help, the same in every command. */

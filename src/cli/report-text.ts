@@ -9,7 +9,9 @@ export function reportText(report: ValidationReport): string {
   const full = formatReport(report);
   const summary = full.slice(full.lastIndexOf('\n') + 1);
   if (isQuiet()) {
-    const problems = report.datasets.flatMap((d) => d.rules.filter((r) => r.status !== 'pass').map((r) => `${r.status.toUpperCase()}  ${r.rule}: ${r.message}`));
+    const problems = report.datasets.flatMap((d) =>
+      d.rules.filter((r) => r.status !== 'pass').map((r) => `${r.status.toUpperCase()}  ${r.rule}: ${r.message}`),
+    );
     return [...problems, summary].join('\n');
   }
   if (!isVerbose()) return full;

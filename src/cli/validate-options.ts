@@ -51,7 +51,9 @@ export async function emitReport(report: ValidationReport, options: Pick<Validat
     try {
       await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
     } catch (error) {
-      throw new UsageError(`--output ${options.output} cannot be written: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new UsageError(
+        `--output ${options.output} cannot be written: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
   }
   if (options.json) printJson(report);

@@ -31,5 +31,7 @@ export function printNotice(message: string): void {
 
 /** Declares the two options on a command that does not declare them itself. */
 export function withVerbosityOptions(command: Command): Command {
-  return command.option('--quiet', 'no progress or informational messages on stderr').option('--verbose', 'list everything in full; the stack of an unexpected error');
+  return command
+    .option('--quiet', 'no progress or informational messages on stderr')
+    .option('--verbose', 'list everything in full; the stack of an unexpected error');
 }

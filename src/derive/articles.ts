@@ -17,11 +17,7 @@ export interface ArticlesDerivation {
  * machine's locale, so every machine decides the same).
  */
 function preferred(a: IngestedArticle, b: IngestedArticle): number {
-  return (
-    compareText(b.record.publishedAt, a.record.publishedAt) ||
-    compareText(a.source, b.source) ||
-    compareText(a.location, b.location)
-  );
+  return compareText(b.record.publishedAt, a.record.publishedAt) || compareText(a.source, b.source) || compareText(a.location, b.location);
 }
 
 /** Publishing order: newest first, then locale, then slug. */

@@ -56,7 +56,11 @@ export function deriveCalendar(input: Sourced<CalendarEventInput>[], now: Date):
     // Ingest already checks every field; this guards the published shape against anything it missed.
     const checked = CalendarEvent.safeParse(candidate);
     if (!checked.success) {
-      rejections.push({ source: entry.source, location: entry.location, reason: `invalid event: ${formatZodIssues(checked.error, undefined, 'event')}` });
+      rejections.push({
+        source: entry.source,
+        location: entry.location,
+        reason: `invalid event: ${formatZodIssues(checked.error, undefined, 'event')}`,
+      });
       return;
     }
     // Instants are canonical (UTC, milliseconds), so text order is time order.
@@ -89,12 +93,12 @@ export function deriveCalendar(input: Sourced<CalendarEventInput>[], now: Date):
   }
 
   records.sort(
-    (a, b) =>
-      compareText(a.scheduledAt, b.scheduledAt) || compareText(a.country, b.country) || compareText(a.eventName, b.eventName),
+    (a, b) => compareText(a.scheduledAt, b.scheduledAt) || compareText(a.country, b.country) || compareText(a.eventName, b.eventName),
   );
 
   const facts: CalendarDerivation['facts'] = {};
   if (records.length > 0) {
+    // biome-ignore lint/complexity/useMathMinMax: ISO instants compare as strings; Math.min would make them NaN
     facts.oldestVerifiedAt = records.map((r) => r.verifiedAt).reduce((min, v) => (v < min ? v : min));
     facts.coverageThrough = records[records.length - 1]!.scheduledAt.slice(0, 10);
   }

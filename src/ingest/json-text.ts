@@ -69,7 +69,10 @@ function scanJson(text: string): { offset: number; message: string } | undefined
       NUMBER.lastIndex = index;
       const token = NUMBER.exec(text)![0];
       if (!Number.isFinite(Number(token))) {
-        return { offset: index, message: `number ${token.length > 24 ? `${token.slice(0, 20)}… (${token.length} characters)` : token} is out of range` };
+        return {
+          offset: index,
+          message: `number ${token.length > 24 ? `${token.slice(0, 20)}… (${token.length} characters)` : token} is out of range`,
+        };
       }
       index += token.length;
     } else index++;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { close, constants, createReadStream, fstat, open as openFd, type Stats } from 'node:fs';
+import { close, constants, fstat, open as openFd, type Stats } from 'node:fs';
 import { open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '../lib/file-digest.js';
@@ -88,7 +88,12 @@ export async function listSourceFiles(sourcesRoot: string, dir: string): Promise
           real = await realpath(full);
         } catch (error) {
           const code = (error as NodeJS.ErrnoException).code;
-          note(full, code === 'ELOOP' ? 'symlink not followed: it points back to itself' : `symlink not followed: its target cannot be read (${code})`);
+          note(
+            full,
+            code === 'ELOOP'
+              ? 'symlink not followed: it points back to itself'
+              : `symlink not followed: its target cannot be read (${code})`,
+          );
           continue;
         }
         note(full, `symlink followed to ${shown(real)}`);
@@ -209,7 +214,13 @@ function tooLarge(relativePath: string, size: number, maxBytes: number): Unreada
   return new UnreadableSource(relativePath, `${size} bytes: larger than the ${formatBytes(maxBytes)} a source file may be`);
 }
 
-function describeSpecial(kind: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isDirectory(): boolean }): string {
+function describeSpecial(kind: {
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isDirectory(): boolean;
+}): string {
   if (kind.isFIFO()) return 'a FIFO (named pipe)';
   if (kind.isSocket()) return 'a socket';
   if (kind.isCharacterDevice()) return 'a character device';

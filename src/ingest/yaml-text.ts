@@ -56,7 +56,10 @@ export function parseYamlDocument(text: string): YamlDocument {
       throw new YamlTextError(message, line);
     }
     if (error instanceof ReferenceError && /alias/i.test(error.message)) {
-      throw new YamlTextError(`more than ${MAX_YAML_ALIASES} alias expansions (a "billion laughs" document is refused, not expanded)`, undefined);
+      throw new YamlTextError(
+        `more than ${MAX_YAML_ALIASES} alias expansions (a "billion laughs" document is refused, not expanded)`,
+        undefined,
+      );
     }
     // Anything else the parser throws (a stack overflow on absurd nesting) is this file's problem.
     throw new YamlTextError((error as Error).message.split('\n')[0]!, undefined);

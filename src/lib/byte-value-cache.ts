@@ -31,7 +31,8 @@ export class ByteValueCache<T> {
     for (;;) {
       const entry = this.slots[slot]! - 1;
       if (entry < 0) break;
-      if (this.hashes[entry] === hash && this.lengths[entry] === length && this.sameBytes(entry, bytes, start, length)) return this.values[entry]!;
+      if (this.hashes[entry] === hash && this.lengths[entry] === length && this.sameBytes(entry, bytes, start, length))
+        return this.values[entry]!;
       slot = (slot + 1) & mask;
     }
     const value = make(bytes.toString('utf8', start, end));

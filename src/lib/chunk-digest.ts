@@ -69,7 +69,9 @@ export async function findChunkMismatch(file: string, bytes: number, expected: C
   const chunks = Math.ceil(size / expected.bytes);
   if (chunks !== expected.sha256.length) return `lists ${expected.sha256.length} chunk digests for ${chunks} chunks`;
   const lanes = Math.min(chunks, availableParallelism(), MAX_LANES);
-  const found = await Promise.all(Array.from({ length: lanes }, (_, lane) => runLane({ file, chunkBytes: expected.bytes, size, expected: expected.sha256, lane, lanes })));
+  const found = await Promise.all(
+    Array.from({ length: lanes }, (_, lane) => runLane({ file, chunkBytes: expected.bytes, size, expected: expected.sha256, lane, lanes })),
+  );
   const first = Math.min(...found.map((index) => index ?? Number.POSITIVE_INFINITY));
   if (!Number.isFinite(first)) return null;
   const start = first * expected.bytes;

@@ -61,10 +61,13 @@ export async function withFileLock<T>(lockPath: string, options: FileLockOptions
   await mkdir(path.dirname(lockPath), { recursive: true });
   const me: LockHolder = { host: hostname(), pid: process.pid, startedAt: new Date().toISOString() };
   await acquire(lockPath, me, options.waitMs, staleMs);
-  const refresh = setInterval(() => {
-    const at = new Date();
-    utimes(lockPath, at, at).catch(() => undefined);
-  }, Math.floor(staleMs / 2));
+  const refresh = setInterval(
+    () => {
+      const at = new Date();
+      utimes(lockPath, at, at).catch(() => undefined);
+    },
+    Math.floor(staleMs / 2),
+  );
   refresh.unref();
   try {
     return await work();
@@ -92,7 +95,9 @@ async function acquire(lockPath: string, me: LockHolder, waitMs: number, staleMs
     }
     if (verdict.kind === 'unusable') throw new LockError(verdict.reason, lockPath, verdict.holder);
     if (Date.now() >= deadline) {
-      const who = verdict.holder ? `pid ${verdict.holder.pid} on ${verdict.holder.host}, since ${verdict.holder.startedAt}` : 'an unknown process';
+      const who = verdict.holder
+        ? `pid ${verdict.holder.pid} on ${verdict.holder.host}, since ${verdict.holder.startedAt}`
+        : 'an unknown process';
       throw new LockError(
         `${lockPath} is held by ${who}; gave up after ${Math.round(waitMs / 1000)} s (another pdsnap is publishing: wait for it, or raise --lock-timeout)`,
         lockPath,
@@ -118,7 +123,10 @@ async function judge(lockPath: string, staleMs: number): Promise<Verdict> {
     throw error;
   }
   if (!info.isDirectory()) {
-    return { kind: 'unusable', reason: `${lockPath} is not a pdsnap lock (it is a file, not a folder): remove it if no pdsnap process is running` };
+    return {
+      kind: 'unusable',
+      reason: `${lockPath} is not a pdsnap lock (it is a file, not a folder): remove it if no pdsnap process is running`,
+    };
   }
   const holder = await readHolder(lockPath);
   if (holder && holder.host === hostname()) {

@@ -5,7 +5,6 @@
  * bidirectional overrides as an escape (`\x1b`, `\u202e`). JSON output keeps the text as it is:
  * JSON.stringify escapes controls itself.
  */
-// eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 export function escapeControl(text: string): string {

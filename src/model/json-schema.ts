@@ -16,4 +16,3 @@ export function resourceJsonSchema(dataset: DatasetName, resource: string): Reco
   if (!record) throw new Error(`dataset ${dataset} has no resource ${resource}`);
   return jsonSchemaOf(z.array(record));
 }
-

@@ -17,4 +17,3 @@ export const NonEmpty = z.string().min(1);
 
 /** Whole US dollars or whole share counts: integers that JSON can carry exactly. */
 export const WholeNumber = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-

@@ -29,7 +29,8 @@ export async function copyBundleFiles(manifest: Manifest, from: string, to: stri
     try {
       await pipeline(createReadStream(path.join(from, entry.path)), counter, createWriteStream(target, { flags: 'wx' }));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BundleIntegrityError(manifest.snapshotId, `${entry.path} is missing`);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new BundleIntegrityError(manifest.snapshotId, `${entry.path} is missing`);
       throw error;
     }
     checkDigest(manifest.snapshotId, entry, { bytes, sha256: hash.digest('hex') }, path.join(from, entry.path));
@@ -43,6 +44,7 @@ export function checkDigest(
   got: { bytes: number; sha256: string },
   where: string,
 ): void {
-  if (got.bytes !== entry.bytes) throw new BundleIntegrityError(snapshotId, `${entry.path} has ${got.bytes} bytes; manifest says ${entry.bytes} (${where})`);
+  if (got.bytes !== entry.bytes)
+    throw new BundleIntegrityError(snapshotId, `${entry.path} has ${got.bytes} bytes; manifest says ${entry.bytes} (${where})`);
   if (got.sha256 !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256 (${where})`);
 }

@@ -57,7 +57,12 @@ export interface DiffOptions {
   observe?: { resources: ReadonlySet<string>; record(side: 'before' | 'after', resource: string, record: unknown): void };
 }
 
-export async function diffBundles(before: BundleSide, after: BundleSide, resources: readonly string[], options: DiffOptions): Promise<ResourceDiff[]> {
+export async function diffBundles(
+  before: BundleSide,
+  after: BundleSide,
+  resources: readonly string[],
+  options: DiffOptions,
+): Promise<ResourceDiff[]> {
   const diffs: ResourceDiff[] = [];
   for (const resource of resources) diffs.push(await diffResource(before, after, resource, options));
   return diffs;
@@ -104,7 +109,10 @@ async function diffResource(before: BundleSide, after: BundleSide, resource: str
       const digest = hash('md5', line, 'buffer');
       digestsAfter.add(digest);
       let record: unknown;
-      if (observe) observe.record('after', resource, (record = parseLine(after.label, entry, line, number)));
+      if (observe) {
+        record = parseLine(after.label, entry, line, number);
+        observe.record('after', resource, record);
+      }
       if (digestsBefore.has(digest)) {
         diff.unchanged += 1;
         continue;
@@ -150,7 +158,10 @@ function sum(parts: readonly ResourceEntry[]): number {
   return parts.reduce((total, part) => total + part.records, 0);
 }
 
-async function* numberedLines(side: BundleSide, parts: readonly ResourceEntry[]): AsyncGenerator<{ line: Buffer; entry: ResourceEntry; number: number }> {
+async function* numberedLines(
+  side: BundleSide,
+  parts: readonly ResourceEntry[],
+): AsyncGenerator<{ line: Buffer; entry: ResourceEntry; number: number }> {
   for (const entry of parts) {
     let number = 0;
     for await (const line of readPartLines(side.label, side.directory, entry)) yield { line, entry, number: ++number };
@@ -249,7 +260,8 @@ class PendingRecords {
 
   *untaken(): Generator<string> {
     if (this.db === null) return;
-    for (const row of this.db.prepare<[], { key: string }>('SELECT key FROM pending WHERE taken = 0 ORDER BY rowid').iterate()) yield row.key;
+    for (const row of this.db.prepare<[], { key: string }>('SELECT key FROM pending WHERE taken = 0 ORDER BY rowid').iterate())
+      yield row.key;
   }
 
   async close(): Promise<void> {

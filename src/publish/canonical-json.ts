@@ -17,7 +17,7 @@ function assertCanonicalizable(value: unknown, at: string): void {
     throw new TypeError(`${at} is a ${typeof value}, which JSON cannot carry`);
   }
   if (Array.isArray(value)) {
-    value.forEach((item, i) => assertCanonicalizable(item, `${at}[${i}]`));
+    for (const [i, item] of value.entries()) assertCanonicalizable(item, `${at}[${i}]`);
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) assertCanonicalizable(item, `${at}.${key}`);
   }

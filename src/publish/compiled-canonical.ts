@@ -28,7 +28,7 @@ interface JsonSchemaNode {
 }
 
 const writeString: Writer = (value) => (typeof value === 'string' ? JSON.stringify(value) : MISMATCH);
-const writeNumber: Writer = (value) => (typeof value === 'number' && Number.isFinite(value) ? '' + value : MISMATCH);
+const writeNumber: Writer = (value) => (typeof value === 'number' && Number.isFinite(value) ? `${value}` : MISMATCH);
 const writeBoolean: Writer = (value) => (typeof value === 'boolean' ? (value ? 'true' : 'false') : MISMATCH);
 /** A shape the compiler does not know: such a record always takes the generic path. */
 const writeUnknown: Writer = () => MISMATCH;
@@ -59,16 +59,16 @@ function compileArray(item: Writer): Writer {
       if (!(i in value)) return MISMATCH; // a hole: canonicalJson decides
       const written = item(value[i]);
       if (written === MISMATCH) return MISMATCH;
-      out += i === 0 ? written : ',' + written;
+      out += i === 0 ? written : `,${written}`;
     }
-    return out + ']';
+    return `${out}]`;
   };
 }
 
 function compileObject(properties: Record<string, JsonSchemaNode>): Writer {
   // The default sort compares UTF-16 code units, as canonicalJson's key order does.
   const keys = Object.keys(properties).sort();
-  const fields = keys.map((key) => ({ key, prefix: JSON.stringify(key) + ':', write: compileNode(properties[key]!) }));
+  const fields = keys.map((key) => ({ key, prefix: `${JSON.stringify(key)}:`, write: compileNode(properties[key]!) }));
   return (value) => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return MISMATCH;
     if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return MISMATCH;
@@ -83,12 +83,12 @@ function compileObject(properties: Record<string, JsonSchemaNode>): Writer {
       }
       const written = field.write(inner);
       if (written === MISMATCH) return MISMATCH;
-      out += present === 0 ? field.prefix + written : ',' + field.prefix + written;
+      out += present === 0 ? field.prefix + written : `,${field.prefix}${written}`;
       present++;
     }
     // A key the shape does not list: only canonicalJson knows where it sorts.
     if (Object.keys(record).length !== present) return MISMATCH;
-    return out + '}';
+    return `${out}}`;
   };
 }
 

@@ -34,14 +34,18 @@ export function parseManifest(snapshotId: string, manifestText: string): Manifes
     throw new BundleIntegrityError(snapshotId, `manifest lists resources ${listed.join(', ')}; expected ${expected.join(', ')}`);
   }
   if ((manifest.servingIndex !== undefined) !== hasServingIndex(manifest.dataset)) {
-    throw new BundleIntegrityError(snapshotId, `a ${manifest.dataset} manifest must ${hasServingIndex(manifest.dataset) ? '' : 'not '}list a serving index`);
+    throw new BundleIntegrityError(
+      snapshotId,
+      `a ${manifest.dataset} manifest must ${hasServingIndex(manifest.dataset) ? '' : 'not '}list a serving index`,
+    );
   }
   // Parts of each resource are numbered from 00000 without a gap, so none can go missing unnoticed.
   const seen = new Map<string, number>();
   for (const file of manifest.files) {
     const [, resource, part] = PART_PATH.exec(file.path)!;
     const next = seen.get(resource!) ?? 0;
-    if (Number(part) !== next) throw new BundleIntegrityError(snapshotId, `manifest lists ${file.path} out of order (expected part ${next})`);
+    if (Number(part) !== next)
+      throw new BundleIntegrityError(snapshotId, `manifest lists ${file.path} out of order (expected part ${next})`);
     seen.set(resource!, next + 1);
   }
   return manifest;

@@ -45,7 +45,8 @@ export async function* readPartLines(snapshotId: string, directory: string, entr
         start = end + 1;
       }
       buffer = buffer.subarray(start);
-      if (buffer.length > MAX_RECORD_BYTES) throw new BundleIntegrityError(snapshotId, `${entry.path} has a line longer than ${MAX_RECORD_BYTES} bytes`);
+      if (buffer.length > MAX_RECORD_BYTES)
+        throw new BundleIntegrityError(snapshotId, `${entry.path} has a line longer than ${MAX_RECORD_BYTES} bytes`);
       carry = buffer.length > 0 ? Buffer.from(buffer) : null;
     }
   } catch (error) {
@@ -57,7 +58,8 @@ export async function* readPartLines(snapshotId: string, directory: string, entr
   if (bytes !== entry.bytes) throw new BundleIntegrityError(snapshotId, `${entry.path} has ${bytes} bytes; manifest says ${entry.bytes}`);
   if (hash.digest('hex') !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
   if (carry !== null) throw new BundleIntegrityError(snapshotId, `${entry.path} does not end with a line break`);
-  if (records !== entry.records) throw new BundleIntegrityError(snapshotId, `${entry.path} holds ${records} records; manifest says ${entry.records}`);
+  if (records !== entry.records)
+    throw new BundleIntegrityError(snapshotId, `${entry.path} holds ${records} records; manifest says ${entry.records}`);
 }
 
 /** Every record of a resource, part after part, in published order. */

@@ -28,7 +28,8 @@ export function partBytes(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.PDSNAP_PART_BYTES;
   if (raw === undefined || raw === '') return DEFAULT_PART_BYTES;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`PDSNAP_PART_BYTES must be a whole number of bytes, at least 1 (got "${raw}")`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`PDSNAP_PART_BYTES must be a whole number of bytes, at least 1 (got "${raw}")`);
   return value;
 }
 
@@ -110,7 +111,12 @@ export class NdjsonPartsWriter {
     closeSync(this.fd);
     this.fd = -1;
     const name = String(this.entries.length).padStart(5, '0');
-    this.entries.push({ path: `${this.resource}/${name}.ndjson`, bytes: this.partBytesWritten, sha256: this.hash.digest('hex'), records: this.partRecords });
+    this.entries.push({
+      path: `${this.resource}/${name}.ndjson`,
+      bytes: this.partBytesWritten,
+      sha256: this.hash.digest('hex'),
+      records: this.partRecords,
+    });
   }
 
   private flush(): void {

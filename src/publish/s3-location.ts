@@ -13,7 +13,9 @@ export function isBucketLocation(location: string): boolean {
 export function parseBucketLocation(location: string): BucketLocation {
   const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(location);
   if (!match) {
-    throw new Error(`${location} is not a bucket store: expected s3://bucket/prefix (bucket: 3-63 lower-case letters, digits, dots, hyphens)`);
+    throw new Error(
+      `${location} is not a bucket store: expected s3://bucket/prefix (bucket: 3-63 lower-case letters, digits, dots, hyphens)`,
+    );
   }
   const prefix = (match[2] ?? '').replace(/\/+$/, '');
   if (/(^|\/)\.\.?(\/|$)|\/\/|[?#\\]/.test(prefix)) throw new Error(`${location}: the prefix must be plain path segments`);

@@ -65,13 +65,22 @@ export class PointerLog {
     const url = this.objects.url(newest.key);
     const got = await this.objects.getText(newest.key);
     // Deleted between the list and the get: only gc deletes records, and never the newest.
-    if (got === null || got === 'unchanged') return { pointer: null, broken: new InvalidPointerError(url, 'vanished while being read'), newest };
+    if (got === null || got === 'unchanged')
+      return { pointer: null, broken: new InvalidPointerError(url, 'vanished while being read'), newest };
     const parsed = CurrentPointer.safeParse(safeJson(got.text));
     if (!parsed.success) {
-      return { pointer: null, broken: new InvalidPointerError(url, got.text.trim() === '' ? 'empty' : formatZodIssues(parsed.error)), newest };
+      return {
+        pointer: null,
+        broken: new InvalidPointerError(url, got.text.trim() === '' ? 'empty' : formatZodIssues(parsed.error)),
+        newest,
+      };
     }
     if (parsed.data.snapshotId !== newest.snapshotId || datasetOfSnapshotId(newest.snapshotId) !== dataset) {
-      return { pointer: null, broken: new InvalidPointerError(url, `names ${parsed.data.snapshotId}, not the snapshot of its key`), newest };
+      return {
+        pointer: null,
+        broken: new InvalidPointerError(url, `names ${parsed.data.snapshotId}, not the snapshot of its key`),
+        newest,
+      };
     }
     return { pointer: parsed.data, broken: null, newest };
   }
@@ -80,7 +89,11 @@ export class PointerLog {
    * Moves the pointer: adds a record after `after` and refreshes the head. Returns the record that
    * is current once the write has landed: this one, or a concurrent writer's that sorts after it.
    */
-  async move(dataset: DatasetName, pointer: CurrentPointer, after: PointerRecord | null): Promise<{ mine: PointerRecord; winner: PointerRecord }> {
+  async move(
+    dataset: DatasetName,
+    pointer: CurrentPointer,
+    after: PointerRecord | null,
+  ): Promise<{ mine: PointerRecord; winner: PointerRecord }> {
     const sequence = (after?.sequence ?? 0) + 1;
     const key = `${this.recordsPrefix(dataset)}${String(sequence).padStart(12, '0')}~${pointer.snapshotId}.json`;
     // The key names the snapshot, so a refused write (the key exists) holds this very pointer.

@@ -109,7 +109,11 @@ export class S3Store implements SnapshotStore {
     const states = {} as PointerStates;
     for (const dataset of DATASETS) {
       const { pointer, broken } = await this.pointers.read(dataset);
-      states[dataset] = broken ? { state: 'broken', reason: broken.message } : pointer ? { state: 'ok', snapshotId: pointer.snapshotId } : { state: 'none' };
+      states[dataset] = broken
+        ? { state: 'broken', reason: broken.message }
+        : pointer
+          ? { state: 'ok', snapshotId: pointer.snapshotId }
+          : { state: 'none' };
     }
     return states;
   }
@@ -195,7 +199,9 @@ export class S3Store implements SnapshotStore {
     for (const dataset of DATASETS) {
       const base = `${this.prefix}bundles/${dataset}/`;
       const { prefixes } = await this.objects.list(base, '/');
-      const candidates = new Set((await this.objects.list(`${this.prefix}candidates/${dataset}/`)).objects.map((o) => o.key.split('/').at(-1)));
+      const candidates = new Set(
+        (await this.objects.list(`${this.prefix}candidates/${dataset}/`)).objects.map((o) => o.key.split('/').at(-1)),
+      );
       for (const folder of prefixes) {
         const snapshotId = folder.slice(base.length, -1);
         if (!isSnapshotId(snapshotId) || datasetOfSnapshotId(snapshotId) !== dataset) continue;
@@ -242,7 +248,12 @@ export class S3Store implements SnapshotStore {
     await rm(staged.directory, { recursive: true, force: true });
   }
 
-  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options: { promote?: boolean } = {}): Promise<PublishResult> {
+  async commit(
+    staged: StagedBundle,
+    fields: ManifestFields,
+    publishedAt: Date,
+    options: { promote?: boolean } = {},
+  ): Promise<PublishResult> {
     const manifest = manifestFor(manifestBodyOf(staged, fields));
     const { snapshotId } = manifest;
     await faultPoint('resources-staged');
@@ -271,7 +282,11 @@ export class S3Store implements SnapshotStore {
       let madeCurrent = options.promote !== false && (previous !== snapshotId || reading.broken !== null) && newerCurrent === null;
       let lostTo: { snapshotId: string; generatedAt: string } | null = null;
       if (madeCurrent) {
-        const { mine, winner } = await this.pointers.move(staged.dataset, { snapshotId, publishedAt: publishedAt.toISOString() }, reading.newest);
+        const { mine, winner } = await this.pointers.move(
+          staged.dataset,
+          { snapshotId, publishedAt: publishedAt.toISOString() },
+          reading.newest,
+        );
         state.pointerMoved = true;
         await this.objects.delete(this.candidateKey(snapshotId));
         if (winner.key !== mine.key && winner.snapshotId !== snapshotId) {
@@ -299,7 +314,11 @@ export class S3Store implements SnapshotStore {
   }
 
   /** Uploads files of a staged bundle, reading each object back through SHA-256 before going on. */
-  private async uploadObjects(manifest: Manifest, directory: string, entries: Array<{ path: string; bytes: number; sha256: string }>): Promise<void> {
+  private async uploadObjects(
+    manifest: Manifest,
+    directory: string,
+    entries: Array<{ path: string; bytes: number; sha256: string }>,
+  ): Promise<void> {
     let first = true;
     for (const entry of entries) {
       const key = this.objectKey(manifest.snapshotId, entry.path);
@@ -307,7 +326,9 @@ export class S3Store implements SnapshotStore {
       const got = await this.objects.digest(key);
       if (!got) throw new Error(`${this.objects.url(key)}: missing right after upload`);
       if (got.bytes !== entry.bytes || got.sha256 !== entry.sha256) {
-        throw new Error(`${this.objects.url(key)}: read back ${got.bytes} bytes with another SHA-256 than the ${entry.bytes} uploaded; nothing was published`);
+        throw new Error(
+          `${this.objects.url(key)}: read back ${got.bytes} bytes with another SHA-256 than the ${entry.bytes} uploaded; nothing was published`,
+        );
       }
       if (first) await faultPoint('object-uploaded');
       first = false;
@@ -334,7 +355,10 @@ export class S3Store implements SnapshotStore {
     for (const entry of damaged) {
       const local = await isFileWithDigest(directory, entry);
       if (!local) {
-        throw new BundleIntegrityError(existing.snapshotId, `${reasons.join('; ')}, and this build's ${entry.path} differs from the published one: cannot repair it`);
+        throw new BundleIntegrityError(
+          existing.snapshotId,
+          `${reasons.join('; ')}, and this build's ${entry.path} differs from the published one: cannot repair it`,
+        );
       }
     }
     await this.uploadObjects(existing, directory, damaged);
@@ -359,7 +383,11 @@ export class S3Store implements SnapshotStore {
     }
   }
 
-  async rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
+  async rollback(
+    dataset: DatasetName,
+    snapshotId: string,
+    at: Date,
+  ): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
     if (datasetOfSnapshotId(snapshotId) !== dataset) throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
     await this.verifyBundle(snapshotId);
     const reading = await this.pointers.read(dataset);

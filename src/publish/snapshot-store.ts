@@ -37,7 +37,11 @@ export interface SnapshotStore {
   discard(staged: StagedBundle): Promise<void>;
   /** Publishes a staged bundle; unless `promote: false` (a candidate), then moves the pointer (generated last wins). */
   commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options?: { promote?: boolean }): Promise<PublishResult>;
-  rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }>;
+  rollback(
+    dataset: DatasetName,
+    snapshotId: string,
+    at: Date,
+  ): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }>;
   gc(keep: number, dryRun: boolean): Promise<GcResult>;
   /** Drift accepted for a snapshot: by build (in its manifest) or, in a folder store, by promote. */
   acceptedDrift(manifest: Manifest): Promise<DriftAcceptance | null>;
@@ -111,7 +115,11 @@ class LazyBucketStore implements SnapshotStore {
   async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options?: { promote?: boolean }): Promise<PublishResult> {
     return (await this.opened()).commit(staged, fields, publishedAt, options);
   }
-  async rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
+  async rollback(
+    dataset: DatasetName,
+    snapshotId: string,
+    at: Date,
+  ): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
     return (await this.opened()).rollback(dataset, snapshotId, at);
   }
   async gc(keep: number, dryRun: boolean): Promise<GcResult> {

@@ -14,7 +14,7 @@ import {
   type ServingIndexEntry,
 } from '../model/manifest.js';
 import type { SourceFile } from '../model/report.js';
-import { digestFile, sha256Hex } from '../lib/file-digest.js';
+import { digestFile } from '../lib/file-digest.js';
 import { checkRecord } from '../validate/schema-check.js';
 import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
 import { compareText } from '../lib/text-order.js';
@@ -30,12 +30,7 @@ import { NdjsonPartsWriter, partBytes } from './resource-writer.js';
 import { resourceSerializer } from './compiled-canonical.js';
 import { checkServingIndex, ServingIndexWriter } from './serving-index.js';
 import { type ChunkDigests, findChunkMismatch } from '../lib/chunk-digest.js';
-import {
-  BundleIntegrityError,
-  datasetOfSnapshotId,
-  isSnapshotId,
-  SnapshotNotFoundError,
-} from './snapshot-id.js';
+import { BundleIntegrityError, datasetOfSnapshotId, isSnapshotId, SnapshotNotFoundError } from './snapshot-id.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 
 export { BundleIntegrityError, SnapshotNotFoundError, datasetOfSnapshotId };
@@ -146,7 +141,9 @@ export class PublishFailure extends Error {
 export class CurrentMovedError extends Error {
   override readonly name = 'CurrentMovedError';
   constructor(dataset: DatasetName, expected: string | null, found: string | null) {
-    super(`current/${dataset}.json moved from ${expected ?? 'none'} to ${found ?? 'none'} while the candidate was checked; current not changed, run promote again`);
+    super(
+      `current/${dataset}.json moved from ${expected ?? 'none'} to ${found ?? 'none'} while the candidate was checked; current not changed, run promote again`,
+    );
   }
 }
 
@@ -216,7 +213,8 @@ export class BundleStore implements SnapshotStore {
     if (!parsed.success) {
       throw new InvalidPointerError(file, text.trim() === '' ? 'empty' : formatZodIssues(parsed.error));
     }
-    if (datasetOfSnapshotId(parsed.data.snapshotId) !== dataset) throw new InvalidPointerError(file, `names ${parsed.data.snapshotId}, of another dataset`);
+    if (datasetOfSnapshotId(parsed.data.snapshotId) !== dataset)
+      throw new InvalidPointerError(file, `names ${parsed.data.snapshotId}, of another dataset`);
     return parsed.data;
   }
 
@@ -336,7 +334,12 @@ export class BundleStore implements SnapshotStore {
     await mkdir(this.tmpDir, { recursive: true });
     const directory = path.join(this.tmpDir, stagingName(dataset));
     await mkdir(directory);
-    const writers = new Map(names.map((name) => [name, new NdjsonPartsWriter(directory, name, (r) => checkRecord(dataset, name, r), partBytes(), resourceSerializer(dataset, name))]));
+    const writers = new Map(
+      names.map((name) => [
+        name,
+        new NdjsonPartsWriter(directory, name, (r) => checkRecord(dataset, name, r), partBytes(), resourceSerializer(dataset, name)),
+      ]),
+    );
     let index: ServingIndexWriter | null = null;
     try {
       index = hasServingIndex(dataset) ? new ServingIndexWriter(directory) : null;
@@ -383,7 +386,12 @@ export class BundleStore implements SnapshotStore {
       await rm(target, { recursive: true, force: true });
       throw error;
     }
-    return { dataset: manifest.dataset, directory: target, files: manifest.files, ...(manifest.servingIndex ? { servingIndex: manifest.servingIndex } : {}) };
+    return {
+      dataset: manifest.dataset,
+      directory: target,
+      files: manifest.files,
+      ...(manifest.servingIndex ? { servingIndex: manifest.servingIndex } : {}),
+    };
   }
 
   /** A folder store reads its bundles in place: there is no local copy to drop. */
@@ -399,7 +407,12 @@ export class BundleStore implements SnapshotStore {
    * Makes a staged bundle the dataset's current snapshot. An existing bundle with the same id is
    * never rewritten (it is verified instead), so publishing identical content again is a no-op.
    */
-  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options: { promote?: boolean } = {}): Promise<PublishResult> {
+  async commit(
+    staged: StagedBundle,
+    fields: ManifestFields,
+    publishedAt: Date,
+    options: { promote?: boolean } = {},
+  ): Promise<PublishResult> {
     const promote = options.promote ?? true;
     const manifest = manifestFor(manifestBodyOf(staged, fields));
     const { snapshotId } = manifest;
@@ -484,7 +497,11 @@ export class BundleStore implements SnapshotStore {
   }
 
   /** Re-points current/<dataset>.json at an existing, verified bundle. */
-  async rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
+  async rollback(
+    dataset: DatasetName,
+    snapshotId: string,
+    at: Date,
+  ): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
     if (datasetOfSnapshotId(snapshotId) !== dataset) {
       throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
     }
@@ -521,7 +538,8 @@ export class BundleStore implements SnapshotStore {
       if (previous !== expectedCurrent) {
         throw new CurrentMovedError(dataset, expectedCurrent, previous);
       }
-      if (acceptance !== null) await replaceFileAtomically(await ensureParent(this.acceptanceFile(snapshotId)), `${canonicalJson(acceptance)}\n`);
+      if (acceptance !== null)
+        await replaceFileAtomically(await ensureParent(this.acceptanceFile(snapshotId)), `${canonicalJson(acceptance)}\n`);
       if (previous !== snapshotId || broken !== null) await this.writePointer(dataset, snapshotId, at);
       await rm(this.candidateMarker(snapshotId), { force: true });
       return { previousSnapshotId: previous, repairedPointer: broken };
@@ -640,10 +658,10 @@ async function verifyFile(snapshotId: string, directory: string, entry: { path: 
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BundleIntegrityError(snapshotId, `${entry.path} is missing`);
     throw error;
   }
-  if (digest.bytes !== entry.bytes) throw new BundleIntegrityError(snapshotId, `${entry.path} has ${digest.bytes} bytes; manifest says ${entry.bytes}`);
+  if (digest.bytes !== entry.bytes)
+    throw new BundleIntegrityError(snapshotId, `${entry.path} has ${digest.bytes} bytes; manifest says ${entry.bytes}`);
   if (digest.sha256 !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
 }
-
 
 /** findChunkMismatch, with a missing file named as corruption like verifyFile does. */
 async function verifiedChunks(snapshotId: string, file: string, bytes: number, chunks: ChunkDigests): Promise<string | null> {

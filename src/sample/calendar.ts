@@ -127,7 +127,20 @@ const ACTIVITY: Series[] = [
   release('kr-pmi', 'S&P Global Korea Manufacturing PMI', 'KR', 'pmi', 'low', 'Asia/Seoul', '09:30', monthly(1), 50.1, 0.5, ''),
   release('us-nfp', 'Nonfarm Payrolls', 'US', 'employment', 'high', NY, '08:30', { kind: 'firstFriday' }, 150, 40, 'K', 0),
   release('us-unemployment', 'Unemployment Rate', 'US', 'employment', 'high', NY, '08:30', { kind: 'firstFriday' }, 4.3, 0.1),
-  release('ca-employment', 'Employment Change', 'CA', 'employment', 'high', 'America/Toronto', '08:30', { kind: 'firstFriday' }, 20, 15, 'K', 1),
+  release(
+    'ca-employment',
+    'Employment Change',
+    'CA',
+    'employment',
+    'high',
+    'America/Toronto',
+    '08:30',
+    { kind: 'firstFriday' },
+    20,
+    15,
+    'K',
+    1,
+  ),
   release('au-employment', 'Employment Change', 'AU', 'employment', 'high', 'Australia/Sydney', '11:30', monthly(15), 25, 15, 'K', 1),
   release('gb-claimant', 'Claimant Count Change', 'GB', 'employment', 'medium', 'Europe/London', '07:00', monthly(14), 20, 10, 'K', 1),
   release('jp-unemployment', 'Unemployment Rate', 'JP', 'employment', 'low', 'Asia/Tokyo', '08:30', monthly(30), 2.5, 0.1),
@@ -278,8 +291,7 @@ function centralBanksYaml(now: Date): string {
       previous: e.previous,
       actual: e.actual,
     }));
-  const header =
-    '# Central-bank policy decisions. Times are local to each bank (timeZone); pdsnap converts them to UTC.\n';
+  const header = '# Central-bank policy decisions. Times are local to each bank (timeZone); pdsnap converts them to UTC.\n';
   return header + toYaml({ license: CURATED_LICENSE, attribution: CURATED_ATTRIBUTION, verifiedAt: verifiedAt(now, 1, 9), events });
 }
 
@@ -305,7 +317,19 @@ function csvCell(value: string): string {
 }
 
 function activityCsv(now: Date): string {
-  const header = ['eventName', 'date', 'time', 'timeZone', 'country', 'category', 'importance', 'forecast', 'previous', 'actual', 'verifiedAt'];
+  const header = [
+    'eventName',
+    'date',
+    'time',
+    'timeZone',
+    'country',
+    'category',
+    'importance',
+    'forecast',
+    'previous',
+    'actual',
+    'verifiedAt',
+  ];
   const rows = ACTIVITY.flatMap((s) => eventsOf(s, now))
     .sort((a, b) => a.at.getTime() - b.at.getTime() || byKey(a, b))
     .map((e) => [
@@ -322,7 +346,7 @@ function activityCsv(now: Date): string {
       // Released events were re-checked when their actual value came in; the rest use the sidecar's date.
       e.actual === '' ? '' : verifiedAt(now, 1, 16),
     ]);
-  return [header, ...rows].map((row) => row.map(csvCell).join(',')).join('\n') + '\n';
+  return `${[header, ...rows].map((row) => row.map(csvCell).join(',')).join('\n')}\n`;
 }
 
 function activitySidecar(now: Date): string {
@@ -352,7 +376,15 @@ const XML_WEEK: ProviderSample[] = [
   { weekday: 0, time: 'All Day', currency: 'JPY', title: 'Bank Holiday', impact: 'Holiday', forecast: '', previous: '' },
   { weekday: 1, time: '10:00am', currency: 'USD', title: 'CB Consumer Confidence', impact: 'High', forecast: '93.4', previous: '94.6' },
   { weekday: 1, time: '10:00am', currency: 'USD', title: 'Richmond Manufacturing Index', impact: 'Low', forecast: '-3', previous: '-4' },
-  { weekday: 2, time: '4:00am', currency: 'EUR', title: 'German ifo Business Climate', impact: 'Medium', forecast: '88.4', previous: '88.4' },
+  {
+    weekday: 2,
+    time: '4:00am',
+    currency: 'EUR',
+    title: 'German ifo Business Climate',
+    impact: 'Medium',
+    forecast: '88.4',
+    previous: '88.4',
+  },
   { weekday: 2, time: '8:00pm', currency: 'NZD', title: 'RBNZ Official Cash Rate', impact: 'High', forecast: '2.25%', previous: '2.50%' },
   { weekday: 3, time: '8:30am', currency: 'USD', title: 'Unemployment Claims', impact: 'Medium', forecast: '224K', previous: '220K' },
   { weekday: 4, time: '4:00am', currency: 'CHF', title: 'KOF Economic Barometer', impact: 'Low', forecast: '101.2', previous: '101.0' },

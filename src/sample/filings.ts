@@ -54,9 +54,21 @@ export async function writeSampleFilings(sourcesRoot: string, now: Date): Promis
 
       if (period === latestPeriod && index === 2) {
         // A RESTATEMENT: the whole table again, with two share counts corrected.
-        const restated = rows.map((row, i) => (i < 2 ? { ...row, shares: row.shares + 1000, value: row.value + Math.round((1000 * row.value) / Math.max(row.shares, 1)) } : row));
+        const restated = rows.map((row, i) =>
+          i < 2 ? { ...row, shares: row.shares + 1000, value: row.value + Math.round((1000 * row.value) / Math.max(row.shares, 1)) } : row,
+        );
         const amendedAt = minDate(addDays(filedAt, 3), lastAllowed);
-        await writeFiling(filingsDir, { manager, period, filedAt: amendedAt, accession: nextAccession(manager.cik, amendedAt), rows: restated, kind, amendment: 'RESTATEMENT', format: 'folder', index });
+        await writeFiling(filingsDir, {
+          manager,
+          period,
+          filedAt: amendedAt,
+          accession: nextAccession(manager.cik, amendedAt),
+          rows: restated,
+          kind,
+          amendment: 'RESTATEMENT',
+          format: 'folder',
+          index,
+        });
       }
       if (period === latestPeriod && index === 5) {
         // A NEW HOLDINGS amendment: positions that were left out of the original filing.
@@ -68,12 +80,22 @@ export async function writeSampleFilings(sourcesRoot: string, now: Date): Promis
           period,
         );
         const amendedAt = minDate(addDays(filedAt, 5), lastAllowed);
-        await writeFiling(filingsDir, { manager, period, filedAt: amendedAt, accession: nextAccession(manager.cik, amendedAt), rows: extra, kind, amendment: 'NEW HOLDINGS', format: 'folder', index });
+        await writeFiling(filingsDir, {
+          manager,
+          period,
+          filedAt: amendedAt,
+          accession: nextAccession(manager.cik, amendedAt),
+          rows: extra,
+          kind,
+          amendment: 'NEW HOLDINGS',
+          format: 'folder',
+          index,
+        });
       }
     }
   }
   await mkdir(filingsDir, { recursive: true });
-  await writeFile(path.join(filingsDir, 'investors.yaml'), registry.join('\n') + '\n');
+  await writeFile(path.join(filingsDir, 'investors.yaml'), `${registry.join('\n')}\n`);
 }
 
 /** The two latest quarter ends whose 45-day filing deadline has passed on `now` (older first). */
@@ -107,21 +129,66 @@ interface Issuer {
 }
 
 const ISSUER_NAMES: [string, number][] = [
-  ['APPLE INC', 228], ['MICROSOFT CORP', 431], ['NVIDIA CORPORATION', 121], ['AMAZON COM INC', 187],
-  ['ALPHABET INC', 165], ['META PLATFORMS INC', 571], ['BERKSHIRE HATHAWAY INC DEL', 460], ['ELI LILLY & CO', 885],
-  ['BROADCOM INC', 172], ['JPMORGAN CHASE & CO.', 210], ['TESLA INC', 261], ['UNITEDHEALTH GROUP INC', 584],
-  ['EXXON MOBIL CORP', 117], ['VISA INC', 275], ['MASTERCARD INCORPORATED', 493], ['PROCTER AND GAMBLE CO', 173],
-  ['JOHNSON & JOHNSON', 162], ['HOME DEPOT INC', 405], ['COSTCO WHSL CORP NEW', 886], ['ABBVIE INC', 197],
-  ['WALMART INC', 81], ['NETFLIX INC', 709], ['MERCK & CO INC', 99], ['BANK AMERICA CORP', 40],
-  ['CHEVRON CORP NEW', 147], ['COCA COLA CO', 72], ['ORACLE CORP', 170], ['ADOBE INC', 517],
-  ['PEPSICO INC', 170], ['SALESFORCE INC', 274], ['ADVANCED MICRO DEVICES INC', 164], ['THERMO FISHER SCIENTIFIC INC', 619],
-  ['CISCO SYS INC', 53], ['ACCENTURE PLC IRELAND', 345], ['MCDONALDS CORP', 304], ['LINDE PLC', 477],
-  ['ABBOTT LABS', 114], ['WELLS FARGO CO NEW', 56], ['DANAHER CORPORATION', 278], ['INTUIT', 657],
-  ['QUALCOMM INC', 170], ['TEXAS INSTRS INC', 206], ['VERIZON COMMUNICATIONS INC', 45], ['GENERAL ELECTRIC CO', 189],
-  ['CATERPILLAR INC', 391], ['INTERNATIONAL BUSINESS MACHS', 221], ['AMGEN INC', 322], ['PFIZER INC', 29],
-  ['UNION PAC CORP', 246], ['NEXTERA ENERGY INC', 84], ['GOLDMAN SACHS GROUP INC', 495], ['HONEYWELL INTL INC', 206],
-  ['SERVICENOW INC', 894], ['BOOKING HOLDINGS INC', 4212], ['LOWES COS INC', 270], ['UBER TECHNOLOGIES INC', 72],
-  ['MORGAN STANLEY', 104], ['S&P GLOBAL INC', 516], ['BLACKROCK INC', 949], ['AUTOZONE INC', 3150],
+  ['APPLE INC', 228],
+  ['MICROSOFT CORP', 431],
+  ['NVIDIA CORPORATION', 121],
+  ['AMAZON COM INC', 187],
+  ['ALPHABET INC', 165],
+  ['META PLATFORMS INC', 571],
+  ['BERKSHIRE HATHAWAY INC DEL', 460],
+  ['ELI LILLY & CO', 885],
+  ['BROADCOM INC', 172],
+  ['JPMORGAN CHASE & CO.', 210],
+  ['TESLA INC', 261],
+  ['UNITEDHEALTH GROUP INC', 584],
+  ['EXXON MOBIL CORP', 117],
+  ['VISA INC', 275],
+  ['MASTERCARD INCORPORATED', 493],
+  ['PROCTER AND GAMBLE CO', 173],
+  ['JOHNSON & JOHNSON', 162],
+  ['HOME DEPOT INC', 405],
+  ['COSTCO WHSL CORP NEW', 886],
+  ['ABBVIE INC', 197],
+  ['WALMART INC', 81],
+  ['NETFLIX INC', 709],
+  ['MERCK & CO INC', 99],
+  ['BANK AMERICA CORP', 40],
+  ['CHEVRON CORP NEW', 147],
+  ['COCA COLA CO', 72],
+  ['ORACLE CORP', 170],
+  ['ADOBE INC', 517],
+  ['PEPSICO INC', 170],
+  ['SALESFORCE INC', 274],
+  ['ADVANCED MICRO DEVICES INC', 164],
+  ['THERMO FISHER SCIENTIFIC INC', 619],
+  ['CISCO SYS INC', 53],
+  ['ACCENTURE PLC IRELAND', 345],
+  ['MCDONALDS CORP', 304],
+  ['LINDE PLC', 477],
+  ['ABBOTT LABS', 114],
+  ['WELLS FARGO CO NEW', 56],
+  ['DANAHER CORPORATION', 278],
+  ['INTUIT', 657],
+  ['QUALCOMM INC', 170],
+  ['TEXAS INSTRS INC', 206],
+  ['VERIZON COMMUNICATIONS INC', 45],
+  ['GENERAL ELECTRIC CO', 189],
+  ['CATERPILLAR INC', 391],
+  ['INTERNATIONAL BUSINESS MACHS', 221],
+  ['AMGEN INC', 322],
+  ['PFIZER INC', 29],
+  ['UNION PAC CORP', 246],
+  ['NEXTERA ENERGY INC', 84],
+  ['GOLDMAN SACHS GROUP INC', 495],
+  ['HONEYWELL INTL INC', 206],
+  ['SERVICENOW INC', 894],
+  ['BOOKING HOLDINGS INC', 4212],
+  ['LOWES COS INC', 270],
+  ['UBER TECHNOLOGIES INC', 72],
+  ['MORGAN STANLEY', 104],
+  ['S&P GLOBAL INC', 516],
+  ['BLACKROCK INC', 949],
+  ['AUTOZONE INC', 3150],
 ];
 
 const ISSUERS: Issuer[] = buildIssuers();
@@ -130,9 +197,12 @@ function buildIssuers(): Issuer[] {
   const random = seededRandom(20260930);
   return ISSUER_NAMES.map(([name, price], index) => {
     // A made-up 6-character issuer number, unique per issuer, then the issue number and check digit.
-    const issuerNumber = String(100_000 + index * 13_577 + Math.floor(random() * 97)).slice(-6).padStart(6, '0');
+    const issuerNumber = String(100_000 + index * 13_577 + Math.floor(random() * 97))
+      .slice(-6)
+      .padStart(6, '0');
     const issuer: Issuer = { name, title: index === 4 ? 'CAP STK CL A' : 'COM', cusip: cusipWithCheckDigit(`${issuerNumber}10`), price };
-    if (index % 9 === 3) issuer.note = { title: `NOTE ${(0.5 + (index % 4) * 0.625).toFixed(3)}% 3/1`, cusip: cusipWithCheckDigit(`${issuerNumber}AB`) };
+    if (index % 9 === 3)
+      issuer.note = { title: `NOTE ${(0.5 + (index % 4) * 0.625).toFixed(3)}% 3/1`, cusip: cusipWithCheckDigit(`${issuerNumber}AB`) };
     return issuer;
   });
 }
@@ -191,7 +261,11 @@ const MANAGERS: Manager[] = MANAGER_SEEDS.map(([name, category, size, city, stat
     cik: String(1_523_000 + index * 4_817 + (index % 7) * 31),
     filerName: upper,
     displayName: name,
-    slug: name.toLowerCase().replace(/&/g, 'and').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, ''),
+    slug: name
+      .toLowerCase()
+      .replace(/&/g, 'and')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, ''),
     category,
     size,
     street: `${100 + index * 17} ${['Main Street', 'Park Avenue', 'Market Street', 'Elm Street', 'Harbor Drive'][index % 5]}`,
@@ -243,14 +317,20 @@ function evolvePortfolio(random: () => number, previous: Holding[], manager: Man
   for (const holding of previous) {
     const roll = random();
     if (roll < 0.1) continue; // sold
-    if (roll < 0.35) next.push(holding); // unchanged
-    else next.push({ ...holding, shares: Math.max(1, roundShares(holding.shares * (roll < 0.7 ? 1.05 + random() * 0.6 : 0.4 + random() * 0.55))) });
+    if (roll < 0.35)
+      next.push(holding); // unchanged
+    else
+      next.push({
+        ...holding,
+        shares: Math.max(1, roundShares(holding.shares * (roll < 0.7 ? 1.05 + random() * 0.6 : 0.4 + random() * 0.55))),
+      });
   }
   const held = new Set(previous.map((holding) => holding.issuer.cusip));
   for (const pick of shuffled(random, ISSUERS.length)) {
     if (next.length >= previous.length + 3) break;
     const issuer = ISSUERS[pick]!;
-    if (!held.has(issuer.cusip)) next.push({ issuer, shares: roundShares((2e5 + random() * 1e7) / issuer.price), putCall: null, prn: false });
+    if (!held.has(issuer.cusip))
+      next.push({ issuer, shares: roundShares((2e5 + random() * 1e7) / issuer.price), putCall: null, prn: false });
   }
   return next;
 }
@@ -283,7 +363,8 @@ interface FilingToWrite {
 
 async function writeFiling(filingsDir: string, filing: FilingToWrite): Promise<void> {
   const cover = coverPageXml(filing);
-  const table = filing.kind === 'report' ? informationTableXml(filing.rows, filing.index % 3 === 1 ? 'ns1' : null, filing.index % 4 === 0) : null;
+  const table =
+    filing.kind === 'report' ? informationTableXml(filing.rows, filing.index % 3 === 1 ? 'ns1' : null, filing.index % 4 === 0) : null;
   const cikDir = path.join(filingsDir, 'edgar', filing.manager.cik);
   await mkdir(cikDir, { recursive: true });
   if (filing.format === 'full-submission') {
@@ -327,7 +408,12 @@ function coverPageXml(filing: FilingToWrite): string {
     `      <reportCalendarOrQuarter>${period}</reportCalendarOrQuarter>`,
     `      <isAmendment>${filing.amendment ? 'true' : 'false'}</isAmendment>`,
     ...(filing.amendment
-      ? ['      <amendmentNo>1</amendmentNo>', '      <amendmentInfo>', `        <amendmentType>${filing.amendment}</amendmentType>`, '      </amendmentInfo>']
+      ? [
+          '      <amendmentNo>1</amendmentNo>',
+          '      <amendmentInfo>',
+          `        <amendmentType>${filing.amendment}</amendmentType>`,
+          '      </amendmentInfo>',
+        ]
       : []),
     '      <filingManager>',
     `        <name>${escapeXml(manager.filerName)}</name>`,
@@ -364,7 +450,7 @@ function coverPageXml(filing: FilingToWrite): string {
     '  </formData>',
     '</edgarSubmission>',
   ];
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 function informationTableXml(rows: PricedRow[], prefix: string | null, leadingBlankLine: boolean): string {
@@ -399,7 +485,7 @@ function informationTableXml(rows: PricedRow[], prefix: string | null, leadingBl
     );
   }
   out.push(`</${p}informationTable>`);
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
 
 function fullSubmissionText(filing: FilingToWrite, cover: string, table: string | null): string {
@@ -518,4 +604,3 @@ function shuffled(random: () => number, count: number): number[] {
   }
   return order;
 }
-

@@ -38,17 +38,53 @@ const AVERAGE_ROWS = 390;
 const PRESENCE = 0.75;
 const ISSUER_COUNT = 6_000;
 const INFOTABLE_COLUMNS = [
-  'ACCESSION_NUMBER', 'INFOTABLE_SK', 'NAMEOFISSUER', 'TITLEOFCLASS', 'CUSIP', 'FIGI', 'VALUE', 'SSHPRNAMT',
-  'SSHPRNAMTTYPE', 'PUTCALL', 'INVESTMENTDISCRETION', 'OTHERMANAGER', 'VOTING_AUTH_SOLE', 'VOTING_AUTH_SHARED', 'VOTING_AUTH_NONE',
+  'ACCESSION_NUMBER',
+  'INFOTABLE_SK',
+  'NAMEOFISSUER',
+  'TITLEOFCLASS',
+  'CUSIP',
+  'FIGI',
+  'VALUE',
+  'SSHPRNAMT',
+  'SSHPRNAMTTYPE',
+  'PUTCALL',
+  'INVESTMENTDISCRETION',
+  'OTHERMANAGER',
+  'VOTING_AUTH_SOLE',
+  'VOTING_AUTH_SHARED',
+  'VOTING_AUTH_NONE',
 ];
 const SUBMISSION_COLUMNS = ['ACCESSION_NUMBER', 'FILING_DATE', 'SUBMISSIONTYPE', 'CIK', 'PERIODOFREPORT'];
 const COVERPAGE_COLUMNS = [
-  'ACCESSION_NUMBER', 'REPORTCALENDARORQUARTER', 'ISAMENDMENT', 'AMENDMENTNO', 'AMENDMENTTYPE', 'CONFDENIEDEXPIRED',
-  'DATEDENIEDEXPIRED', 'DATEREPORTED', 'REASONFORNONCONFIDENTIALITY', 'FILINGMANAGER_NAME', 'FILINGMANAGER_STREET1',
-  'FILINGMANAGER_STREET2', 'FILINGMANAGER_CITY', 'FILINGMANAGER_STATEORCOUNTRY', 'FILINGMANAGER_ZIPCODE', 'REPORTTYPE',
-  'FORM13FFILENUMBER', 'CRDNUMBER', 'SECFILENUMBER', 'PROVIDEINFOFORINSTRUCTION5', 'ADDITIONALINFORMATION',
+  'ACCESSION_NUMBER',
+  'REPORTCALENDARORQUARTER',
+  'ISAMENDMENT',
+  'AMENDMENTNO',
+  'AMENDMENTTYPE',
+  'CONFDENIEDEXPIRED',
+  'DATEDENIEDEXPIRED',
+  'DATEREPORTED',
+  'REASONFORNONCONFIDENTIALITY',
+  'FILINGMANAGER_NAME',
+  'FILINGMANAGER_STREET1',
+  'FILINGMANAGER_STREET2',
+  'FILINGMANAGER_CITY',
+  'FILINGMANAGER_STATEORCOUNTRY',
+  'FILINGMANAGER_ZIPCODE',
+  'REPORTTYPE',
+  'FORM13FFILENUMBER',
+  'CRDNUMBER',
+  'SECFILENUMBER',
+  'PROVIDEINFOFORINSTRUCTION5',
+  'ADDITIONALINFORMATION',
 ];
-const SUMMARYPAGE_COLUMNS = ['ACCESSION_NUMBER', 'OTHERINCLUDEDMANAGERSCOUNT', 'TABLEENTRYTOTAL', 'TABLEVALUETOTAL', 'ISCONFIDENTIALOMITTED'];
+const SUMMARYPAGE_COLUMNS = [
+  'ACCESSION_NUMBER',
+  'OTHERINCLUDEDMANAGERSCOUNT',
+  'TABLEENTRYTOTAL',
+  'TABLEVALUETOTAL',
+  'ISCONFIDENTIALOMITTED',
+];
 
 export async function writeForm13fDataset(outPath: string, options: Form13fDatasetOptions): Promise<{ rows: number }> {
   const { period, filers, seed } = options;
@@ -78,7 +114,7 @@ export async function writeForm13fDataset(outPath: string, options: Form13fDatas
   };
 
   async function* infotable(): AsyncGenerator<string> {
-    yield INFOTABLE_COLUMNS.join('\t') + '\n';
+    yield `${INFOTABLE_COLUMNS.join('\t')}\n`;
     let sk = mix(seed, quarter, 0, 5) % 1_000_000;
     for (let i = 0; i < filers; i++) {
       const meta = filing(i);
@@ -92,28 +128,47 @@ export async function writeForm13fDataset(outPath: string, options: Form13fDatas
         total += value;
         lines.push(
           [
-            meta.accession, String(++sk), row.name, row.title, row.cusip, '', String(value), String(row.amount),
-            row.prn ? 'PRN' : 'SH', row.putCall ?? '', 'SOLE', '', String(row.putCall ? 0 : row.amount), '0', '0',
+            meta.accession,
+            String(++sk),
+            row.name,
+            row.title,
+            row.cusip,
+            '',
+            String(value),
+            String(row.amount),
+            row.prn ? 'PRN' : 'SH',
+            row.putCall ?? '',
+            'SOLE',
+            '',
+            String(row.putCall ? 0 : row.amount),
+            '0',
+            '0',
           ].join('\t'),
         );
       }
       rowCounts[i] = count;
       valueTotals[i] = total;
       totalRows += count;
-      if (lines.length > 0) yield lines.join('\n') + '\n';
+      if (lines.length > 0) yield `${lines.join('\n')}\n`;
     }
   }
 
   async function* submission(): AsyncGenerator<string> {
-    yield SUBMISSION_COLUMNS.join('\t') + '\n';
+    yield `${SUBMISSION_COLUMNS.join('\t')}\n`;
     for (let i = 0; i < filers; i++) {
       const meta = filing(i);
-      yield [meta.accession, formatDatasetDate(meta.filedAt), meta.notice ? '13F-NT' : '13F-HR', meta.cik.padStart(10, '0'), formatDatasetDate(period)].join('\t') + '\n';
+      yield `${[
+        meta.accession,
+        formatDatasetDate(meta.filedAt),
+        meta.notice ? '13F-NT' : '13F-HR',
+        meta.cik.padStart(10, '0'),
+        formatDatasetDate(period),
+      ].join('\t')}\n`;
     }
   }
 
   async function* coverpage(): AsyncGenerator<string> {
-    yield COVERPAGE_COLUMNS.join('\t') + '\n';
+    yield `${COVERPAGE_COLUMNS.join('\t')}\n`;
     for (let i = 0; i < filers; i++) {
       const meta = filing(i);
       const fields = new Array<string>(COVERPAGE_COLUMNS.length).fill('');
@@ -128,16 +183,16 @@ export async function writeForm13fDataset(outPath: string, options: Form13fDatas
       fields[15] = meta.notice ? '13F NOTICE' : '13F HOLDINGS REPORT';
       fields[16] = `028-${String(10_000 + i).padStart(5, '0')}`;
       fields[19] = 'N';
-      yield fields.join('\t') + '\n';
+      yield `${fields.join('\t')}\n`;
     }
   }
 
   async function* summarypage(): AsyncGenerator<string> {
-    yield SUMMARYPAGE_COLUMNS.join('\t') + '\n';
+    yield `${SUMMARYPAGE_COLUMNS.join('\t')}\n`;
     for (let i = 0; i < filers; i++) {
       const meta = filing(i);
       if (meta.notice) continue;
-      yield [meta.accession, '0', String(rowCounts[i]), String(valueTotals[i]), 'N'].join('\t') + '\n';
+      yield `${[meta.accession, '0', String(rowCounts[i]), String(valueTotals[i]), 'N'].join('\t')}\n`;
     }
   }
 
@@ -218,12 +273,42 @@ class IssuerUniverse {
     let issuer = this.issuers[index];
     if (!issuer) {
       const random = seededRandom(mix(this.seed, index, 0, 12));
-      const syllables = ['AR', 'BEL', 'COR', 'DEN', 'EL', 'FIN', 'GAR', 'HEL', 'IN', 'JOR', 'KAL', 'LUM', 'MER', 'NOR', 'OR', 'PAX', 'QUA', 'RO', 'SOL', 'TER', 'UL', 'VEN', 'WEST', 'XEN', 'YOR', 'ZEN'];
-      const word = () => syllables[Math.floor(random() * syllables.length)]! + syllables[Math.floor(random() * syllables.length)]!.toLowerCase();
+      const syllables = [
+        'AR',
+        'BEL',
+        'COR',
+        'DEN',
+        'EL',
+        'FIN',
+        'GAR',
+        'HEL',
+        'IN',
+        'JOR',
+        'KAL',
+        'LUM',
+        'MER',
+        'NOR',
+        'OR',
+        'PAX',
+        'QUA',
+        'RO',
+        'SOL',
+        'TER',
+        'UL',
+        'VEN',
+        'WEST',
+        'XEN',
+        'YOR',
+        'ZEN',
+      ];
+      const word = () =>
+        syllables[Math.floor(random() * syllables.length)]! + syllables[Math.floor(random() * syllables.length)]!.toLowerCase();
       const suffix = ['INC', 'CORP', 'HLDGS INC', 'CO', 'GROUP INC', 'TECHNOLOGIES INC', 'PLC'][Math.floor(random() * 7)]!;
       // Real issuer names carry the odd stray quote, which is why the TSVs are read with quote: false.
       const name = `${word().toUpperCase()}${index % 97 === 5 ? ' "NEW"' : ''} ${word().toUpperCase()} ${suffix}`;
-      const base = String(index).padStart(6, '0').replace(/^0/, String.fromCharCode(65 + (index % 26)));
+      const base = String(index)
+        .padStart(6, '0')
+        .replace(/^0/, String.fromCharCode(65 + (index % 26)));
       issuer = {
         name,
         cusip: cusipWithCheckDigit(`${base}10`),
@@ -238,9 +323,33 @@ class IssuerUniverse {
 
 function filerName(seed: number, i: number): string {
   const random = seededRandom(mix(seed, i, 0, 13));
-  const first = ['ALDER', 'BIRCH', 'CEDAR', 'DOGWOOD', 'ELM', 'FIR', 'HAZEL', 'JUNIPER', 'LARCH', 'MAPLE', 'OAK', 'PINE', 'ROWAN', 'SPRUCE', 'WILLOW', 'YEW'];
+  const first = [
+    'ALDER',
+    'BIRCH',
+    'CEDAR',
+    'DOGWOOD',
+    'ELM',
+    'FIR',
+    'HAZEL',
+    'JUNIPER',
+    'LARCH',
+    'MAPLE',
+    'OAK',
+    'PINE',
+    'ROWAN',
+    'SPRUCE',
+    'WILLOW',
+    'YEW',
+  ];
   const second = ['RIDGE', 'HARBOR', 'CREEK', 'SUMMIT', 'VALLEY', 'POINT', 'BRIDGE', 'FIELD', 'STONE', 'HILL'];
-  const kind = ['CAPITAL MANAGEMENT LLC', 'ADVISORS LLC', 'PARTNERS LP', 'ASSET MANAGEMENT INC', 'WEALTH MANAGEMENT LLC', 'INVESTMENT COUNSEL INC'];
+  const kind = [
+    'CAPITAL MANAGEMENT LLC',
+    'ADVISORS LLC',
+    'PARTNERS LP',
+    'ASSET MANAGEMENT INC',
+    'WEALTH MANAGEMENT LLC',
+    'INVESTMENT COUNSEL INC',
+  ];
   return `${first[Math.floor(random() * first.length)]} ${second[Math.floor(random() * second.length)]} ${kind[Math.floor(random() * kind.length)]} ${i + 1}`;
 }
 

@@ -19,4 +19,3 @@ function utcQuarterEnd(date: Date): string {
   const endMonth = month - (month % 3) + 2;
   return isoDate(new Date(Date.UTC(date.getUTCFullYear(), endMonth + 1, 0, 12)));
 }
-

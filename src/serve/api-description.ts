@@ -19,11 +19,18 @@ const DESCRIPTION_MAX_AGE_SECONDS = 300;
  * describes the contract and holds no data. Built once, on the first request (the listening address
  * is known by then), and answered 304 to its ETag.
  */
-export function registerApiDescription(scope: FastifyInstance, profile: Profile, operations: readonly Operation[], options: DescriptionOptions): void {
+export function registerApiDescription(
+  scope: FastifyInstance,
+  profile: Profile,
+  operations: readonly Operation[],
+  options: DescriptionOptions,
+): void {
   let built: { body: string; etag: string } | null = null;
   const document = () => {
     if (!built) {
-      const body = JSON.stringify(openApiDocument(profile, operations, { docsUrl: options.docsUrl, publicUrl: options.publicUrl ?? listeningUrl(scope) }));
+      const body = JSON.stringify(
+        openApiDocument(profile, operations, { docsUrl: options.docsUrl, publicUrl: options.publicUrl ?? listeningUrl(scope) }),
+      );
       built = { body, etag: etagOf(['openapi', body], false) };
     }
     return built;

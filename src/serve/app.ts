@@ -120,11 +120,19 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
     // A client that never finishes its request is cut off: 20 s for the headers, 30 s in all (408).
     serverFactory: (handler) =>
       createServer(
-        { requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: 20_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 },
+        {
+          requireHostHeader: false,
+          maxHeaderSize: MAX_HEADER_BYTES,
+          headersTimeout: 20_000,
+          requestTimeout: 30_000,
+          connectionsCheckingInterval: 1_000,
+        },
         handler,
       ),
     routerOptions: { maxParamLength: 4096, querystringParser: parseQueryString },
-    clientErrorHandler: clientErrorResponder(options.docsUrl, (error, requestId) => app.log.debug({ err: error, requestId }, 'client error')),
+    clientErrorHandler: clientErrorResponder(options.docsUrl, (error, requestId) =>
+      app.log.debug({ err: error, requestId }, 'client error'),
+    ),
     frameworkErrors: frameworkErrorResponder(options.docsUrl, (profile) => access.headersForUnauthenticated(profile)),
   });
 

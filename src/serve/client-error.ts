@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { type ErrorCode } from './api-error.js';
+import type { ErrorCode } from './api-error.js';
 import { errorEnvelope } from './error-envelope.js';
 import { profileNamedByPath } from './profile.js';
 import { newRequestId } from './request-hooks.js';

@@ -46,7 +46,12 @@ export function installCors(app: FastifyInstance, origins: readonly string[]): v
     if (method !== 'GET' && method !== 'HEAD') return;
     return reply
       .code(204)
-      .headers({ 'Access-Control-Allow-Methods': 'GET, HEAD', 'Access-Control-Allow-Headers': ALLOWED_HEADERS, 'Access-Control-Max-Age': '600', 'Cache-Control': 'no-store' })
+      .headers({
+        'Access-Control-Allow-Methods': 'GET, HEAD',
+        'Access-Control-Allow-Headers': ALLOWED_HEADERS,
+        'Access-Control-Max-Age': '600',
+        'Cache-Control': 'no-store',
+      })
       .send();
   });
 }

@@ -41,9 +41,11 @@ export async function loadOrCreateCursorSecret(file: string): Promise<string> {
 async function refuseExposed(file: string): Promise<void> {
   const info = await stat(file);
   const mode = (info.mode & 0o777).toString(8);
-  if ((info.mode & 0o077) !== 0) throw new CursorSecretError(`${file} is readable by group or others (mode ${mode}): run chmod 600 ${file}`);
+  if ((info.mode & 0o077) !== 0)
+    throw new CursorSecretError(`${file} is readable by group or others (mode ${mode}): run chmod 600 ${file}`);
   const uid = process.getuid?.();
-  if (uid !== undefined && info.uid !== uid) throw new CursorSecretError(`${file} belongs to user ${info.uid}, not to the user running pdsnap (${uid})`);
+  if (uid !== undefined && info.uid !== uid)
+    throw new CursorSecretError(`${file} belongs to user ${info.uid}, not to the user running pdsnap (${uid})`);
 }
 
 function checked(text: string, file: string): string {

@@ -30,7 +30,9 @@ export class CursorCodec {
   }
 
   encode(binding: CursorBinding, position: number): string {
-    const payload = Buffer.from(JSON.stringify([VERSION, binding.snapshotId, binding.operationId, binding.queryHash, position])).toString('base64url');
+    const payload = Buffer.from(JSON.stringify([VERSION, binding.snapshotId, binding.operationId, binding.queryHash, position])).toString(
+      'base64url',
+    );
     return `${payload}.${this.sign(payload).toString('base64url')}`;
   }
 

@@ -27,7 +27,10 @@ export function registerHealthRoutes(app: FastifyInstance, lifecycle: Lifecycle,
       ready,
       draining: lifecycle.draining,
       datasets: Object.fromEntries(
-        datasets.map((d) => [d.dataset, d.ready ? { ready: true, snapshotId: d.snapshotId, ...(d.refused ? { refused: d.refused } : {}) } : { ready: false }]),
+        datasets.map((d) => [
+          d.dataset,
+          d.ready ? { ready: true, snapshotId: d.snapshotId, ...(d.refused ? { refused: d.refused } : {}) } : { ready: false },
+        ]),
       ),
     };
   });

@@ -47,9 +47,24 @@ export class ServerMetrics {
 
   constructor(snapshots: () => SnapshotStatus[], now: () => Date) {
     collectDefaultMetrics({ register: this.registry, prefix: 'pdsnap_' });
-    const info = new Gauge({ name: 'pdsnap_snapshot_info', help: 'The snapshot served per dataset (value 1)', labelNames: ['dataset', 'snapshot_id'] as const, registers: [this.registry] });
-    const ready = new Gauge({ name: 'pdsnap_snapshot_ready', help: '1 when the dataset has a loaded, verified snapshot', labelNames: ['dataset'] as const, registers: [this.registry] });
-    const age = new Gauge({ name: 'pdsnap_snapshot_age_seconds', help: 'Seconds since the served snapshot was generated', labelNames: ['dataset'] as const, registers: [this.registry] });
+    const info = new Gauge({
+      name: 'pdsnap_snapshot_info',
+      help: 'The snapshot served per dataset (value 1)',
+      labelNames: ['dataset', 'snapshot_id'] as const,
+      registers: [this.registry],
+    });
+    const ready = new Gauge({
+      name: 'pdsnap_snapshot_ready',
+      help: '1 when the dataset has a loaded, verified snapshot',
+      labelNames: ['dataset'] as const,
+      registers: [this.registry],
+    });
+    const age = new Gauge({
+      name: 'pdsnap_snapshot_age_seconds',
+      help: 'Seconds since the served snapshot was generated',
+      labelNames: ['dataset'] as const,
+      registers: [this.registry],
+    });
     const refused = new Gauge({
       name: 'pdsnap_snapshot_refused',
       help: '1 while a newer snapshot of the dataset failed verification and the previous one is still served',

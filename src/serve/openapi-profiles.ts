@@ -23,7 +23,7 @@ export interface ProfileDescription {
 }
 
 const RATE_HEADERS = {
-  'X-RateLimit-Limit': { description: 'Requests per minute of the key\'s tier.', type: 'integer' },
+  'X-RateLimit-Limit': { description: "Requests per minute of the key's tier.", type: 'integer' },
   'X-RateLimit-Remaining': { description: 'Requests left in the current fixed 60-second window.', type: 'integer' },
   'X-RateLimit-Reset': { description: 'Unix time in seconds at which the current window ends.', type: 'integer' },
 } as const;
@@ -51,20 +51,54 @@ export const PROFILE_DESCRIPTIONS: Readonly<Record<Profile, ProfileDescription>>
       ...RATE_HEADERS,
       'X-Quota-Limit': { description: 'Monthly request limit (the hard cap of the tier).', type: 'integer' },
       'X-Quota-Remaining': { description: 'Included requests left this UTC month; 0 while in metered overage.', type: 'integer' },
-      'X-Quota-Reset': { description: 'Unix time in seconds at which the monthly quota resets (start of the next UTC month).', type: 'integer' },
+      'X-Quota-Reset': {
+        description: 'Unix time in seconds at which the monthly quota resets (start of the next UTC month).',
+        type: 'integer',
+      },
     },
     errors: [
-      { status: '400', description: 'Invalid parameters or cursor', codes: [['invalid_request', 'limit must be <= 100'], ['invalid_cursor', 'The cursor is not valid for this request; start again without a cursor']] },
+      {
+        status: '400',
+        description: 'Invalid parameters or cursor',
+        codes: [
+          ['invalid_request', 'limit must be <= 100'],
+          ['invalid_cursor', 'The cursor is not valid for this request; start again without a cursor'],
+        ],
+      },
       { status: '401', description: 'API key missing, wrong or revoked', codes: [['invalid_api_key', 'A valid API key is required']] },
-      { status: '403', description: 'The key lacks the scope of the operation', codes: [['insufficient_scope', 'This key lacks the required scope']] },
+      {
+        status: '403',
+        description: 'The key lacks the scope of the operation',
+        codes: [['insufficient_scope', 'This key lacks the required scope']],
+      },
       { status: '404', description: 'No such record or path', codes: [['not_found', 'Not found']] },
-      { status: '429', description: 'Per-minute limit or monthly hard cap reached; Retry-After gives the seconds to wait', codes: [['rate_limited', 'Rate limit exceeded'], ['quota_exceeded', 'Monthly quota exceeded']] },
-      { status: '500', description: 'Unexpected server error (details only in the server log)', codes: [['internal_error', 'Internal server error']] },
-      { status: '503', description: 'The dataset\'s snapshot is missing, unverifiable or stale, or the key store is unreachable', codes: [['snapshot_unavailable', 'The dataset is temporarily unavailable']] },
+      {
+        status: '429',
+        description: 'Per-minute limit or monthly hard cap reached; Retry-After gives the seconds to wait',
+        codes: [
+          ['rate_limited', 'Rate limit exceeded'],
+          ['quota_exceeded', 'Monthly quota exceeded'],
+        ],
+      },
+      {
+        status: '500',
+        description: 'Unexpected server error (details only in the server log)',
+        codes: [['internal_error', 'Internal server error']],
+      },
+      {
+        status: '503',
+        description: "The dataset's snapshot is missing, unverifiable or stale, or the key store is unreachable",
+        codes: [['snapshot_unavailable', 'The dataset is temporarily unavailable']],
+      },
     ],
     errorEnvelope: PROFILE_A_ERROR_ENVELOPE,
     errorExample: (code, message, docsBase) => ({
-      error: { code, message, requestId: EXAMPLE_REQUEST_ID, docsUrl: code === 'quota_exceeded' ? `${docsBase}/extra-usage` : `${docsBase}/errors#${code}` },
+      error: {
+        code,
+        message,
+        requestId: EXAMPLE_REQUEST_ID,
+        docsUrl: code === 'quota_exceeded' ? `${docsBase}/extra-usage` : `${docsBase}/errors#${code}`,
+      },
     }),
   },
   B: {
@@ -75,24 +109,62 @@ export const PROFILE_DESCRIPTIONS: Readonly<Record<Profile, ProfileDescription>>
       'Responses carry `ETag`, `Last-Modified` and `Cache-Control`; send `If-None-Match` to get 304 Not Modified, and `Accept-Encoding: br` or `gzip` for compressed bodies.',
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: `\`Authorization: Bearer <API key>\`. ${SCOPE_TEXT}` },
-      apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: `\`X-API-Key: <API key>\`, the same key as for bearerAuth. ${SCOPE_TEXT}` },
+      apiKeyAuth: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-API-Key',
+        description: `\`X-API-Key: <API key>\`, the same key as for bearerAuth. ${SCOPE_TEXT}`,
+      },
     },
     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
     limitHeaders: {
       ...RATE_HEADERS,
-      'X-Quota-Tier': { description: 'The key\'s tier: free or premium.', type: 'string' },
+      'X-Quota-Tier': { description: "The key's tier: free or premium.", type: 'string' },
       'X-Quota-Included': { description: 'Included requests per UTC month.', type: 'integer' },
       'X-Quota-Used': { description: 'Requests counted this UTC month.', type: 'integer' },
       'X-Quota-Remaining': { description: 'Included requests left this UTC month; 0 while in metered overage.', type: 'integer' },
     },
     errors: [
-      { status: '400', description: 'Invalid parameters or region', codes: [['invalid_params', 'limit must be <= 100'], ['invalid_region', 'region must be us, kr or jp']] },
-      { status: '401', description: 'API key missing, wrong or revoked', codes: [['unauthorized', 'An API key is required'], ['invalid_key', 'The API key is not valid']] },
-      { status: '403', description: 'The key lacks the scope of the operation', codes: [['insufficient_scope', 'This key lacks the required scope']] },
+      {
+        status: '400',
+        description: 'Invalid parameters or region',
+        codes: [
+          ['invalid_params', 'limit must be <= 100'],
+          ['invalid_region', 'region must be us, kr or jp'],
+        ],
+      },
+      {
+        status: '401',
+        description: 'API key missing, wrong or revoked',
+        codes: [
+          ['unauthorized', 'An API key is required'],
+          ['invalid_key', 'The API key is not valid'],
+        ],
+      },
+      {
+        status: '403',
+        description: 'The key lacks the scope of the operation',
+        codes: [['insufficient_scope', 'This key lacks the required scope']],
+      },
       { status: '404', description: 'No such record or path', codes: [['not_found', 'Not found']] },
-      { status: '429', description: 'Per-minute limit or monthly hard cap reached; Retry-After gives the seconds to wait', codes: [['rate_limited', 'Rate limit exceeded'], ['quota_exceeded', 'Monthly quota exceeded']] },
-      { status: '500', description: 'Unexpected server error (details only in the server log)', codes: [['internal_error', 'Internal server error']] },
-      { status: '503', description: 'The dataset\'s snapshot is missing, unverifiable or stale, or the key store is unreachable', codes: [['snapshot_unavailable', 'The dataset is temporarily unavailable']] },
+      {
+        status: '429',
+        description: 'Per-minute limit or monthly hard cap reached; Retry-After gives the seconds to wait',
+        codes: [
+          ['rate_limited', 'Rate limit exceeded'],
+          ['quota_exceeded', 'Monthly quota exceeded'],
+        ],
+      },
+      {
+        status: '500',
+        description: 'Unexpected server error (details only in the server log)',
+        codes: [['internal_error', 'Internal server error']],
+      },
+      {
+        status: '503',
+        description: "The dataset's snapshot is missing, unverifiable or stale, or the key store is unreachable",
+        codes: [['snapshot_unavailable', 'The dataset is temporarily unavailable']],
+      },
     ],
     errorEnvelope: PROFILE_B_ERROR_ENVELOPE,
     errorExample: (code, message) => ({ error: { code, message } }),

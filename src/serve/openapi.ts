@@ -3,7 +3,13 @@ import type { Operation } from './operation.js';
 import { PROFILE_DESCRIPTIONS } from './openapi-profiles.js';
 import type { JsonSchema } from './parameter-validation.js';
 import type { Profile } from './profile.js';
-import { PROFILE_A_ENVELOPES, profileAEnvelope, profileBListEnvelope, profileBSingleEnvelope, type ProfileAEnvelopeName } from './schemas/envelopes.js';
+import {
+  PROFILE_A_ENVELOPES,
+  profileAEnvelope,
+  profileBListEnvelope,
+  profileBSingleEnvelope,
+  type ProfileAEnvelopeName,
+} from './schemas/envelopes.js';
 import { RECORD_EXAMPLES } from './schemas/record-examples.js';
 import { RECORD_SCHEMAS, type RecordName, type SchemaRef } from './schemas/record-schemas.js';
 
@@ -21,13 +27,27 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const TAGS: Readonly<Record<DatasetName, { name: string; description: string }>> = {
   articles: { name: 'Articles', description: 'Licensed editorial articles with their rights and attribution.' },
   calendar: { name: 'Economic calendar', description: 'Curated economic release events with forecast, previous and actual values.' },
-  'smart-money': { name: 'Smart Money', description: 'Institutional investors, consensus holdings and position changes from SEC Form 13F filings.' },
+  'smart-money': {
+    name: 'Smart Money',
+    description: 'Institutional investors, consensus holdings and position changes from SEC Form 13F filings.',
+  },
 };
 
 const CACHE_HEADERS = {
-  ETag: { description: 'Validator of the content: send it back in If-None-Match. A compressed answer\'s tag names its encoding (-br, -gzip) and is weak.', type: 'string' },
-  'Cache-Control': { description: 'private, max-age no later than the snapshot\'s freshUntil and no longer than the server\'s reload interval; no-store on errors.', type: 'string' },
-  'Last-Modified': { description: 'When the snapshot was generated (for the region calendar: or the start of today, UTC, if later).', type: 'string' },
+  ETag: {
+    description:
+      "Validator of the content: send it back in If-None-Match. A compressed answer's tag names its encoding (-br, -gzip) and is weak.",
+    type: 'string',
+  },
+  'Cache-Control': {
+    description:
+      "private, max-age no later than the snapshot's freshUntil and no longer than the server's reload interval; no-store on errors.",
+    type: 'string',
+  },
+  'Last-Modified': {
+    description: 'When the snapshot was generated (for the region calendar: or the start of today, UTC, if later).',
+    type: 'string',
+  },
   'X-Request-Id': { description: 'Request identifier; in Profile A equal to requestId in the body.', type: 'string' },
   'Retry-After': { description: 'Seconds to wait before retrying.', type: 'integer' },
 } as const;
@@ -41,7 +61,8 @@ export function openApiDocument(profile: Profile, operations: readonly Operation
   const docsBase = options.docsUrl.replace(/\/+$/, '');
   const ops = operations.filter((o) => o.profile === profile);
   const limitHeaderNames = Object.keys(described.limitHeaders);
-  const headersOf = (...names: string[]) => Object.fromEntries(['X-Request-Id', ...limitHeaderNames, ...names].map((n) => [n, headerRef(n)]));
+  const headersOf = (...names: string[]) =>
+    Object.fromEntries(['X-Request-Id', ...limitHeaderNames, ...names].map((n) => [n, headerRef(n)]));
 
   const paths: Record<string, Record<string, unknown>> = {};
   const records = new Set<RecordName>();
@@ -55,7 +76,10 @@ export function openApiDocument(profile: Profile, operations: readonly Operation
         headers: headersOf('ETag', 'Cache-Control', 'Last-Modified'),
         content: { 'application/json': { schema, example } },
       },
-      '304': { description: 'Not modified: If-None-Match matched the ETag (no body).', headers: headersOf('ETag', 'Cache-Control', 'Last-Modified') },
+      '304': {
+        description: 'Not modified: If-None-Match matched the ETag (no body).',
+        headers: headersOf('ETag', 'Cache-Control', 'Last-Modified'),
+      },
     };
     for (const error of described.errors) {
       const examples = Object.fromEntries(
@@ -85,7 +109,10 @@ export function openApiDocument(profile: Profile, operations: readonly Operation
   schemas.ErrorEnvelope = described.errorEnvelope;
 
   const headers = Object.fromEntries(
-    Object.entries({ ...CACHE_HEADERS, ...described.limitHeaders }).map(([name, { description, type }]) => [name, { description, schema: { type } }]),
+    Object.entries({ ...CACHE_HEADERS, ...described.limitHeaders }).map(([name, { description, type }]) => [
+      name,
+      { description, schema: { type } },
+    ]),
   );
   const datasets = [...new Set(ops.map((op) => op.dataset))];
   return {
@@ -120,7 +147,11 @@ function successBody(op: Operation): { schema: JsonSchema; example: unknown; rec
         kind === 'list'
           ? {
               data: [example],
-              page: { limit: 1, nextCursor: 'WzEsImFydGljbGVzLTIwMjYxMTIyVDEyMDAwMFoiLCJsaXN0QXJ0aWNsZXMiLCJUMVBOb1l3cnFnd0RWTHRmbWo3TDVlIiwxXQ.lDEHAefLTGeTh5fqH5QZLQ' },
+              page: {
+                limit: 1,
+                nextCursor:
+                  'WzEsImFydGljbGVzLTIwMjYxMTIyVDEyMDAwMFoiLCJsaXN0QXJ0aWNsZXMiLCJUMVBOb1l3cnFnd0RWTHRmbWo3TDVlIiwxXQ.lDEHAefLTGeTh5fqH5QZLQ',
+              },
               snapshot: op.dataset === 'calendar' ? { ...snapshot, coverageThrough: '2027-03-15' } : snapshot,
               requestId,
             }
@@ -130,7 +161,11 @@ function successBody(op: Operation): { schema: JsonSchema; example: unknown; rec
   if (!op.record) throw new Error(`${op.operationId}: a Profile B operation names the record it returns`);
   const example = RECORD_EXAMPLES[op.record];
   return op.kind === 'list'
-    ? { schema: profileBListEnvelope(ref(op.record)), record: op.record, example: { data: [example], pagination: { total: 1, limit: 20, offset: 0 } } }
+    ? {
+        schema: profileBListEnvelope(ref(op.record)),
+        record: op.record,
+        example: { data: [example], pagination: { total: 1, limit: 20, offset: 0 } },
+      }
     : { schema: profileBSingleEnvelope(ref(op.record)), record: op.record, example: { data: example } };
 }
 

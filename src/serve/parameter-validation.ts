@@ -51,7 +51,10 @@ function problemOf(error: ErrorObject | undefined, properties: Record<string, Js
     const name = String((error.params as { missingProperty: string }).missingProperty);
     return new ParameterProblem(name, `${name} is required`);
   }
-  const name = decodeURIComponent(error.instancePath.split('/')[1] ?? '').replace(/~1/g, '/').replace(/~0/g, '~') || '(unknown)';
+  const name =
+    decodeURIComponent(error.instancePath.split('/')[1] ?? '')
+      .replace(/~1/g, '/')
+      .replace(/~0/g, '~') || '(unknown)';
   const property = properties[name] ?? {};
   return new ParameterProblem(name, `${name} ${describeRule(error, property)}`);
 }

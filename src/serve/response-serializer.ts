@@ -29,7 +29,8 @@ export function compileResponseSerializer(schema: JsonSchema): (value: unknown) 
   const whole = compile(schema);
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   const data = properties?.data;
-  if (schema.type !== 'object' || !properties || !data || Object.keys(properties)[0] !== 'data' || schema.additionalProperties !== false) return whole;
+  if (schema.type !== 'object' || !properties || !data || Object.keys(properties)[0] !== 'data' || schema.additionalProperties !== false)
+    return whole;
 
   const items = data.type === 'array' ? (data.items as JsonSchema | undefined) : undefined;
   if (data.type !== 'object' && !(items && items.type === 'object')) return whole;

@@ -173,7 +173,10 @@ export class SnapshotRegistry {
       if (!(error instanceof InvalidPointerError) && previousState?.kind === 'ready') {
         // The store cannot be reached (a bucket's outage, a network error): the pointer is unknown,
         // not broken, so the verified snapshot stays served and the next poll tries again.
-        this.log.error({ dataset, servedSnapshotId: previousState.snapshot.snapshotId, reason: (error as Error).message }, 'current pointer unreadable; still serving the previous verified snapshot');
+        this.log.error(
+          { dataset, servedSnapshotId: previousState.snapshot.snapshotId, reason: (error as Error).message },
+          'current pointer unreadable; still serving the previous verified snapshot',
+        );
         this.onReload(dataset, 'failed');
         return;
       }
@@ -207,7 +210,10 @@ export class SnapshotRegistry {
         release(previous.snapshot);
         if (previous.snapshot.snapshotId !== snapshot.snapshotId) this.previousIds.set(dataset, previous.snapshot.snapshotId);
       }
-      this.log.info({ dataset, snapshotId: snapshot.snapshotId, freshUntil: snapshot.freshUntil, store: this.store.location }, 'serving snapshot');
+      this.log.info(
+        { dataset, snapshotId: snapshot.snapshotId, freshUntil: snapshot.freshUntil, store: this.store.location },
+        'serving snapshot',
+      );
       this.onReload(dataset, 'loaded');
       // Bounded: a bucket store's download cache keeps the served and the previous bundles only.
       await this.store
@@ -222,7 +228,11 @@ export class SnapshotRegistry {
       if (previous?.kind === 'ready') {
         // Keep serving the last verified snapshot (require() still refuses it once it is stale).
         // A refused pointer is not tried again until it moves; a read error is retried next poll.
-        this.states.set(dataset, { ...previous, pointer: known ? pointer : previous.pointer, refused: { snapshotId: current.snapshotId, reason } });
+        this.states.set(dataset, {
+          ...previous,
+          pointer: known ? pointer : previous.pointer,
+          refused: { snapshotId: current.snapshotId, reason },
+        });
         this.log.error(
           { dataset, refusedSnapshotId: current.snapshotId, servedSnapshotId: previous.snapshot.snapshotId, reason },
           'new snapshot refused; still serving the previous verified one',

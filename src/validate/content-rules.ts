@@ -38,7 +38,7 @@ export function identifiersInText(text: string): string[] {
 export function findSecurityIdentifiers(resources: Resources): ContentFinding[] {
   const findings: ContentFinding[] = [];
   for (const [resource, records] of Object.entries(resources)) {
-    records.forEach((record, index) => collectIdentifiers(resource, index, record, findings));
+    for (const [index, record] of records.entries()) collectIdentifiers(resource, index, record, findings);
   }
   return findings;
 }
@@ -179,7 +179,7 @@ export function hasSlugRule(dataset: DatasetName): boolean {
 export function findSlugProblems(dataset: DatasetName, resources: Resources): ContentFinding[] {
   const findings: ContentFinding[] = [];
   for (const [resource, records] of Object.entries(resources)) {
-    records.forEach((record, index) => collectSlugProblems(dataset, resource, index, record, findings));
+    for (const [index, record] of records.entries()) collectSlugProblems(dataset, resource, index, record, findings);
   }
   return findings;
 }
@@ -214,7 +214,14 @@ function findingsRule(dataset: DatasetName, rule: string, limit: string, what: s
   }
   const listed = findings.slice(0, LISTED_FINDINGS).map(describeFinding).join('; ');
   const more = findings.length > LISTED_FINDINGS ? `; and ${findings.length - LISTED_FINDINGS} more` : '';
-  return { rule, observed: `${findings.length} found`, limit, status: 'fail', failsAt: null, message: `${dataset}: ${findings.length} ${what}: ${listed}${more}` };
+  return {
+    rule,
+    observed: `${findings.length} found`,
+    limit,
+    status: 'fail',
+    failsAt: null,
+    message: `${dataset}: ${findings.length} ${what}: ${listed}${more}`,
+  };
 }
 
 /**
@@ -241,7 +248,13 @@ export class ContentCheck {
   results(snapshot: SnapshotRef): RuleResult[] {
     const { dataset } = this;
     const results = [
-      findingsRule(dataset, 'content.identifiers', 'none (CUSIP, FIGI, ISIN, id fields)', 'security identifier(s) in published records', this.identifiers),
+      findingsRule(
+        dataset,
+        'content.identifiers',
+        'none (CUSIP, FIGI, ISIN, id fields)',
+        'security identifier(s) in published records',
+        this.identifiers,
+      ),
     ];
     if (dataset === 'smart-money') {
       const page = largestConsensusPage(this.consensus, snapshot);

@@ -114,7 +114,10 @@ const resourceOverrides = (names: readonly string[]) =>
   z.object(Object.fromEntries(names.map((name) => [name, ResourceThresholds.partial().optional()]))).strict();
 export const DriftThresholdsOverride = z
   .object({
-    articles: z.object({ resources: resourceOverrides(['articles']).optional() }).strict().optional(),
+    articles: z
+      .object({ resources: resourceOverrides(['articles']).optional() })
+      .strict()
+      .optional(),
     calendar: z
       .object({
         resources: resourceOverrides(['events']).optional(),
@@ -123,7 +126,10 @@ export const DriftThresholdsOverride = z
       })
       .strict()
       .optional(),
-    'smart-money': z.object({ resources: resourceOverrides(['investors', 'consensus', 'trades']).optional() }).strict().optional(),
+    'smart-money': z
+      .object({ resources: resourceOverrides(['investors', 'consensus', 'trades']).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 export type DriftThresholdsOverride = z.infer<typeof DriftThresholdsOverride>;
@@ -132,7 +138,9 @@ export function applyDriftOverrides(override: DriftThresholdsOverride | undefine
   const merged = {} as DriftThresholds;
   for (const dataset of Object.keys(DEFAULT_DRIFT_THRESHOLDS) as DatasetName[]) {
     const base = DEFAULT_DRIFT_THRESHOLDS[dataset];
-    const given = (override?.[dataset] ?? {}) as Partial<DatasetDriftThresholds> & { resources?: Record<string, Partial<ResourceThresholds> | undefined> };
+    const given = (override?.[dataset] ?? {}) as Partial<DatasetDriftThresholds> & {
+      resources?: Record<string, Partial<ResourceThresholds> | undefined>;
+    };
     const resources: Record<string, ResourceThresholds> = {};
     for (const [name, limits] of Object.entries(base.resources)) resources[name] = { ...limits, ...given.resources?.[name] };
     const { resources: _ignored, ...rest } = given;
@@ -147,9 +155,15 @@ export const SAMPLE_SIZE = 5;
 /** The rule of a first snapshot: nothing to compare with, so drift passes with a note. */
 export const BASELINE_RULE = 'drift.baseline';
 
-export function evaluateDrift(comparison: DriftComparison | null, thresholds: DatasetDriftThresholds, noBaseline = 'first snapshot of this dataset'): RuleResult[] {
+export function evaluateDrift(
+  comparison: DriftComparison | null,
+  thresholds: DatasetDriftThresholds,
+  noBaseline = 'first snapshot of this dataset',
+): RuleResult[] {
   if (comparison === null) {
-    return [fixed(BASELINE_RULE, 'no snapshot to compare with', 'a snapshot to compare with', 'pass', `${noBaseline}: nothing to compare with`)];
+    return [
+      fixed(BASELINE_RULE, 'no snapshot to compare with', 'a snapshot to compare with', 'pass', `${noBaseline}: nothing to compare with`),
+    ];
   }
   const results: RuleResult[] = [];
   for (const [resource, change] of Object.entries(comparison.resources)) {
@@ -167,12 +181,33 @@ function countChecks(resource: string, before: number, after: number, limits: Re
   const shrink = before === 0 ? 0 : ((before - after) / before) * 100;
   const growth = before === 0 ? (after === 0 ? 0 : Number.POSITIVE_INFINITY) : ((after - before) / before) * 100;
   return [
-    graded(`drift.${resource}.shrink`, observed, shrink, limits.shrinkWarnPercent, limits.shrinkFailPercent, 'fewer records', `${resource}: ${observed}`),
-    graded(`drift.${resource}.growth`, observed, growth, limits.growthWarnPercent, limits.growthFailPercent, 'more records', `${resource}: ${observed}`),
+    graded(
+      `drift.${resource}.shrink`,
+      observed,
+      shrink,
+      limits.shrinkWarnPercent,
+      limits.shrinkFailPercent,
+      'fewer records',
+      `${resource}: ${observed}`,
+    ),
+    graded(
+      `drift.${resource}.growth`,
+      observed,
+      growth,
+      limits.growthWarnPercent,
+      limits.growthFailPercent,
+      'more records',
+      `${resource}: ${observed}`,
+    ),
   ];
 }
 
-function keyChecks(resource: string, counts: ResourceChange, keys: NonNullable<ResourceChange['keys']>, limits: ResourceThresholds): RuleResult[] {
+function keyChecks(
+  resource: string,
+  counts: ResourceChange,
+  keys: NonNullable<ResourceChange['keys']>,
+  limits: ResourceThresholds,
+): RuleResult[] {
   const lostShare = counts.before === 0 ? 0 : (keys.lost / counts.before) * 100;
   const newShare = counts.after === 0 ? 0 : (keys.added / counts.after) * 100;
   const lostObserved = `${keys.lost} of ${counts.before} keys lost (${lostShare.toFixed(1)}%)`;
@@ -180,7 +215,15 @@ function keyChecks(resource: string, counts: ResourceChange, keys: NonNullable<R
   const more = keys.lost > sample.length ? ` and ${keys.lost - sample.length} more` : '';
   const lostMessage = keys.lost === 0 ? `${resource}: no key lost` : `${resource}: ${lostObserved}, e.g. ${sample.join(', ')}${more}`;
   return [
-    graded(`drift.${resource}.lost-keys`, lostObserved, lostShare, limits.lostKeysWarnPercent, limits.lostKeysFailPercent, 'of keys lost', lostMessage),
+    graded(
+      `drift.${resource}.lost-keys`,
+      lostObserved,
+      lostShare,
+      limits.lostKeysWarnPercent,
+      limits.lostKeysFailPercent,
+      'of keys lost',
+      lostMessage,
+    ),
     graded(
       `drift.${resource}.new-keys`,
       `${keys.added} of ${counts.after} keys new (${newShare.toFixed(1)}%)`,
@@ -195,7 +238,8 @@ function keyChecks(resource: string, counts: ResourceChange, keys: NonNullable<R
 
 function watchChecks(before: DatasetWatch, after: DatasetWatch, thresholds: DatasetDriftThresholds): RuleResult[] {
   if (before.dataset === 'articles' && after.dataset === 'articles') {
-    const moved = before.newestPublishedAt !== null && (after.newestPublishedAt === null || after.newestPublishedAt < before.newestPublishedAt);
+    const moved =
+      before.newestPublishedAt !== null && (after.newestPublishedAt === null || after.newestPublishedAt < before.newestPublishedAt);
     const observed = `${before.newestPublishedAt ?? 'none'} -> ${after.newestPublishedAt ?? 'none'}`;
     return [
       fixed(
@@ -203,7 +247,9 @@ function watchChecks(before: DatasetWatch, after: DatasetWatch, thresholds: Data
         observed,
         'the newest article never gets older',
         moved ? 'fail' : 'pass',
-        moved ? `the newest article got older (${observed}): the newest articles are missing from the sources` : 'the newest article is as new or newer',
+        moved
+          ? `the newest article got older (${observed}): the newest articles are missing from the sources`
+          : 'the newest article is as new or newer',
       ),
     ];
   }
@@ -211,7 +257,15 @@ function watchChecks(before: DatasetWatch, after: DatasetWatch, thresholds: Data
     const drop = before.eventsNext30Days === 0 ? 0 : ((before.eventsNext30Days - after.eventsNext30Days) / before.eventsNext30Days) * 100;
     const observed = `${before.eventsNext30Days} -> ${after.eventsNext30Days} events in the 30 days after generation`;
     return [
-      graded('drift.calendar.upcoming', observed, drop, thresholds.upcomingEventsWarnPercent ?? null, thresholds.upcomingEventsFailPercent ?? null, 'fewer upcoming events', observed),
+      graded(
+        'drift.calendar.upcoming',
+        observed,
+        drop,
+        thresholds.upcomingEventsWarnPercent ?? null,
+        thresholds.upcomingEventsFailPercent ?? null,
+        'fewer upcoming events',
+        observed,
+      ),
     ];
   }
   if (before.dataset === 'smart-money' && after.dataset === 'smart-money') {
@@ -242,9 +296,19 @@ function watchChecks(before: DatasetWatch, after: DatasetWatch, thresholds: Data
   return [];
 }
 
-function graded(rule: string, observed: string, value: number, warnAt: number | null, failAt: number | null, what: string, message: string): RuleResult {
+function graded(
+  rule: string,
+  observed: string,
+  value: number,
+  warnAt: number | null,
+  failAt: number | null,
+  what: string,
+  message: string,
+): RuleResult {
   const status: RuleStatus = failAt !== null && value > failAt ? 'fail' : warnAt !== null && value > warnAt ? 'warn' : 'pass';
-  const parts = [warnAt === null ? null : `warn above ${warnAt}%`, failAt === null ? null : `fail above ${failAt}%`].filter((part) => part !== null);
+  const parts = [warnAt === null ? null : `warn above ${warnAt}%`, failAt === null ? null : `fail above ${failAt}%`].filter(
+    (part) => part !== null,
+  );
   return fixed(rule, observed, parts.length === 0 ? 'off' : `${parts.join(', ')} ${what}`, status, message);
 }
 

@@ -76,15 +76,42 @@ function checksFor(dataset: DatasetName, facts: FreshnessFacts, limits: Freshnes
       const l = limits.articles;
       const d = DEFAULT_LIMITS.articles;
       return [
-        ageCheck(dataset, 'freshness.snapshot-age', 'snapshot generatedAt', 'generatedAt', facts.generatedAt, instantMs, l.maxGenerationAgeDays, d.maxGenerationAgeDays),
-        ageCheck(dataset, 'freshness.latest-article-age', 'latest article publishedAt', 'latestPublishedAt', facts.latestPublishedAt, instantMs, l.maxLatestArticleAgeDays, d.maxLatestArticleAgeDays),
+        ageCheck(
+          dataset,
+          'freshness.snapshot-age',
+          'snapshot generatedAt',
+          'generatedAt',
+          facts.generatedAt,
+          instantMs,
+          l.maxGenerationAgeDays,
+          d.maxGenerationAgeDays,
+        ),
+        ageCheck(
+          dataset,
+          'freshness.latest-article-age',
+          'latest article publishedAt',
+          'latestPublishedAt',
+          facts.latestPublishedAt,
+          instantMs,
+          l.maxLatestArticleAgeDays,
+          d.maxLatestArticleAgeDays,
+        ),
       ];
     }
     case 'calendar': {
       const l = limits.calendar;
       const d = DEFAULT_LIMITS.calendar;
       return [
-        ageCheck(dataset, 'freshness.verification-age', 'oldest event verifiedAt', 'oldestVerifiedAt', facts.oldestVerifiedAt, instantMs, l.maxVerificationAgeDays, d.maxVerificationAgeDays),
+        ageCheck(
+          dataset,
+          'freshness.verification-age',
+          'oldest event verifiedAt',
+          'oldestVerifiedAt',
+          facts.oldestVerifiedAt,
+          instantMs,
+          l.maxVerificationAgeDays,
+          d.maxVerificationAgeDays,
+        ),
         coverageCheck(facts, l.minCoverageDays, d.minCoverageDays),
       ];
     }
@@ -92,8 +119,26 @@ function checksFor(dataset: DatasetName, facts: FreshnessFacts, limits: Freshnes
       const l = limits['smart-money'];
       const d = DEFAULT_LIMITS['smart-money'];
       return [
-        ageCheck(dataset, 'freshness.snapshot-age', 'snapshot generatedAt', 'generatedAt', facts.generatedAt, instantMs, l.maxGenerationAgeDays, d.maxGenerationAgeDays),
-        ageCheck(dataset, 'freshness.quarter-age', 'oldest filing quarter end', 'oldestPeriod', facts.oldestPeriod, quarterEndLastMs, l.maxQuarterAgeDays, d.maxQuarterAgeDays),
+        ageCheck(
+          dataset,
+          'freshness.snapshot-age',
+          'snapshot generatedAt',
+          'generatedAt',
+          facts.generatedAt,
+          instantMs,
+          l.maxGenerationAgeDays,
+          d.maxGenerationAgeDays,
+        ),
+        ageCheck(
+          dataset,
+          'freshness.quarter-age',
+          'oldest filing quarter end',
+          'oldestPeriod',
+          facts.oldestPeriod,
+          quarterEndLastMs,
+          l.maxQuarterAgeDays,
+          d.maxQuarterAgeDays,
+        ),
       ];
     }
   }
@@ -113,7 +158,16 @@ function ageCheck(
   const unusable = unusableFact(dataset, rule, limit, factName, value, parse);
   if (unusable) return unusable;
   const sinceMs = parse(value!)!;
-  return { kind: 'timed', rule, limit, subject: `${subject} ${value}`, value: value!, sinceMs, failsAtMs: sinceMs + days * DAY_MS, daysText: `${days}d` };
+  return {
+    kind: 'timed',
+    rule,
+    limit,
+    subject: `${subject} ${value}`,
+    value: value!,
+    sinceMs,
+    failsAtMs: sinceMs + days * DAY_MS,
+    daysText: `${days}d`,
+  };
 }
 
 /** Coverage runs through the end of the coverageThrough day, i.e. 00:00Z of the next day. */
@@ -168,7 +222,14 @@ function unusableFact(
 
 function judge(dataset: DatasetName, check: Check, nowMs: number, warnWithinMs: number): RuleResult {
   if (check.kind === 'fixed') {
-    return { rule: check.rule, observed: check.observed, limit: check.limit, status: check.valid ? 'pass' : 'fail', failsAt: null, message: check.message };
+    return {
+      rule: check.rule,
+      observed: check.observed,
+      limit: check.limit,
+      status: check.valid ? 'pass' : 'fail',
+      failsAt: null,
+      message: check.message,
+    };
   }
   const age = nowMs - check.sinceMs;
   const remaining = check.failsAtMs - nowMs;

@@ -67,11 +67,13 @@ export type FreshnessLimitsOverride = z.infer<typeof FreshnessLimitsOverride>;
 export const PdsnapConfig = z.object({ freshness: FreshnessLimitsOverride.optional(), drift: DriftThresholdsOverride.optional() }).strict();
 export type PdsnapConfig = z.infer<typeof PdsnapConfig>;
 
-export function applyLimitOverrides(override: FreshnessLimitsOverride | undefined, base: FreshnessLimits = DEFAULT_LIMITS): FreshnessLimits {
+export function applyLimitOverrides(
+  override: FreshnessLimitsOverride | undefined,
+  base: FreshnessLimits = DEFAULT_LIMITS,
+): FreshnessLimits {
   return {
     articles: { ...base.articles, ...override?.articles },
     calendar: { ...base.calendar, ...override?.calendar },
     'smart-money': { ...base['smart-money'], ...override?.['smart-money'] },
   };
 }
-

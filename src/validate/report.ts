@@ -76,7 +76,9 @@ export function formatReport(report: ValidationReport): string {
   lines.push('');
   for (const d of report.datasets) {
     const until = d.freshUntil ? `  fresh until ${d.freshUntil}` : '';
-    lines.push(`${d.dataset.padEnd(12)} ${d.snapshotId ?? '(no snapshot)'}${until}${d.allowStale ? '  (published with --allow-stale)' : ''}`);
+    lines.push(
+      `${d.dataset.padEnd(12)} ${d.snapshotId ?? '(no snapshot)'}${until}${d.allowStale ? '  (published with --allow-stale)' : ''}`,
+    );
   }
   lines.push('');
   lines.push(
@@ -87,7 +89,9 @@ export function formatReport(report: ValidationReport): string {
       ),
     ),
   );
-  const problems = report.datasets.flatMap((d) => d.rules.filter((r) => r.status !== 'pass').map((r) => `  ${r.status.toUpperCase()}  ${r.rule}: ${r.message}`));
+  const problems = report.datasets.flatMap((d) =>
+    d.rules.filter((r) => r.status !== 'pass').map((r) => `  ${r.status.toUpperCase()}  ${r.rule}: ${r.message}`),
+  );
   if (problems.length > 0) {
     lines.push('');
     lines.push(...problems);

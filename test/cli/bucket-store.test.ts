@@ -64,11 +64,27 @@ async function killBuildAt(point: string, store: string, now: string): Promise<v
   expect((await child).signal).toBe('SIGKILL');
 }
 
-async function serveFrom(store: string, extra: string[] = [], env: Record<string, string> = {}): Promise<{ server: ServeProcess; root: string; key: string }> {
+async function serveFrom(
+  store: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ server: ServeProcess; root: string; key: string }> {
   const root = await tempDir('bucket-serve');
   const key = await newKey(root, ALL_SCOPES);
   const server = await startServe(
-    ['--store', store, '--keys', path.join(root, 'keys.json'), '--usage-db', path.join(root, 'usage.sqlite'), '--now', NOW, '--reload-interval', '200', ...extra],
+    [
+      '--store',
+      store,
+      '--keys',
+      path.join(root, 'keys.json'),
+      '--usage-db',
+      path.join(root, 'usage.sqlite'),
+      '--now',
+      NOW,
+      '--reload-interval',
+      '200',
+      ...extra,
+    ],
     { ...s3.env, ...env },
   );
   return { server, root, key };
@@ -101,9 +117,12 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
     const ids = Object.fromEntries(report.datasets.map((d: { dataset: string; snapshotId: string }) => [d.dataset, d.snapshotId]));
 
     const listed = await pointers(store);
-    for (const dataset of ['articles', 'calendar', 'smart-money']) expect(listed[dataset]).toEqual({ state: 'ok', snapshotId: ids[dataset] });
+    for (const dataset of ['articles', 'calendar', 'smart-money'])
+      expect(listed[dataset]).toEqual({ state: 'ok', snapshotId: ids[dataset] });
     // The layout a folder store has, with pointer records beside the head.
-    expect((await readFile(s3.objectFile(`main/bundles/smart-money/${ids['smart-money']}/manifest.json`), 'utf8'))).toContain('"servingIndex"');
+    expect(await readFile(s3.objectFile(`main/bundles/smart-money/${ids['smart-money']}/manifest.json`), 'utf8')).toContain(
+      '"servingIndex"',
+    );
     expect(JSON.parse(await readFile(s3.objectFile('main/current/articles.json'), 'utf8')).snapshotId).toBe(ids.articles);
 
     const validate = await cli(['validate', '--store', store, '--now', NOW]);
@@ -135,23 +154,26 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
     ['object-uploaded', 'previous'],
     ['manifest-written', 'previous'],
     ['pointer-recorded', 'new'],
-  ] as const)('a build killed with SIGKILL at %s never leaves current on an incomplete bundle; the next build completes', async (point, expected) => {
-    const store = bucket(`crash-${point}`);
-    const before = await builtId(store, NOW);
-    await killBuildAt(point, store, LATER);
-    const after = (await pointers(store)).articles!;
-    expect(after.state).toBe('ok');
-    if (expected === 'previous') expect(after.snapshotId).toBe(before);
-    else expect(after.snapshotId).not.toBe(before);
-    const validate = await cli(['validate', '--store', store, '--now', LATER, '--datasets', 'articles']);
-    expect(validate.exitCode, validate.stdout).toBe(0);
+  ] as const)(
+    'a build killed with SIGKILL at %s never leaves current on an incomplete bundle; the next build completes',
+    async (point, expected) => {
+      const store = bucket(`crash-${point}`);
+      const before = await builtId(store, NOW);
+      await killBuildAt(point, store, LATER);
+      const after = (await pointers(store)).articles!;
+      expect(after.state).toBe('ok');
+      if (expected === 'previous') expect(after.snapshotId).toBe(before);
+      else expect(after.snapshotId).not.toBe(before);
+      const validate = await cli(['validate', '--store', store, '--now', LATER, '--datasets', 'articles']);
+      expect(validate.exitCode, validate.stdout).toBe(0);
 
-    const again = await build(store, LATER);
-    expect(again.exitCode, again.stdout + again.stderr).toBe(0);
-    const id = JSON.parse(again.stdout).datasets[0].snapshotId;
-    expect((await pointers(store)).articles).toEqual({ state: 'ok', snapshotId: id });
-    expect(id).not.toBe(before);
-  });
+      const again = await build(store, LATER);
+      expect(again.exitCode, again.stdout + again.stderr).toBe(0);
+      const id = JSON.parse(again.stdout).datasets[0].snapshotId;
+      expect((await pointers(store)).articles).toEqual({ state: 'ok', snapshotId: id });
+      expect(id).not.toBe(before);
+    },
+  );
 
   it('two builds racing end with the snapshot generated last current, and the loser says so', async () => {
     const store = bucket('race');
@@ -179,7 +201,11 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
       const second = await builtId(store, LATER);
       const third = await builtId(store, LATEST);
       for (const server of servers) {
-        await until('the newest snapshot', () => readiness(server.base), (r) => r.datasets.articles?.snapshotId === third);
+        await until(
+          'the newest snapshot',
+          () => readiness(server.base),
+          (r) => r.datasets.articles?.snapshotId === third,
+        );
       }
       for (const cache of caches) {
         const kept = await readdir(path.join(cache, 'bundles', 'articles'));
@@ -203,14 +229,22 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
     try {
       expect((await readiness(server.base)).datasets.articles?.snapshotId).toBe(first);
       const second = await builtId(store, LATER);
-      const state = await until('the refusal', () => readiness(server.base), (r) => r.datasets.articles?.refused?.snapshotId === second);
+      const state = await until(
+        'the refusal',
+        () => readiness(server.base),
+        (r) => r.datasets.articles?.refused?.snapshotId === second,
+      );
       expect(state.datasets.articles).toMatchObject({ ready: true, snapshotId: first });
       expect(state.datasets.articles?.refused?.reason).toMatch(/load failed: .*socket hang up/);
       expect((await get(server.base, '/v1/articles?limit=1', bearer(key))).status).toBe(200);
       expect(await readdir(path.join(cache, 'bundles', 'articles'))).toEqual([first]);
       expect(await readdir(path.join(cache, 'downloading'))).toEqual([]);
       // The log line is written to a pipe, which may reach us a moment after /readyz says it.
-      await until('the log line', async () => server.stderr() + server.stdout(), (text) => text.includes('still serving the previous verified one'));
+      await until(
+        'the log line',
+        async () => server.stderr() + server.stdout(),
+        (text) => text.includes('still serving the previous verified one'),
+      );
     } finally {
       await server.stop();
     }
@@ -233,7 +267,11 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
       const second = await builtId(store, LATER);
       expect(second).toBe(prefix);
 
-      const state = await until('the refusal', () => readiness(server.base), (r) => r.datasets.articles?.refused?.snapshotId === second);
+      const state = await until(
+        'the refusal',
+        () => readiness(server.base),
+        (r) => r.datasets.articles?.refused?.snapshotId === second,
+      );
       expect(state.datasets.articles).toMatchObject({ ready: true, snapshotId: first });
       const object = `s3://${s3.bucket}/damage/bundles/articles/${second}/articles/00000.ndjson`;
       expect(state.datasets.articles?.refused?.reason).toContain(`articles/00000.ndjson does not match its sha256 (${object})`);
@@ -295,12 +333,18 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
     const gc = await cli(['gc', '--keep', '1', '--store', store, '--json']);
     expect(gc.exitCode, gc.stderr).toBe(0);
     expect(JSON.parse(gc.stdout).deleted).toEqual([ids[1]]);
-    const listed = JSON.parse((await cli(['list', '--store', store, '--json'])).stdout).snapshots.map((s: { snapshotId: string }) => s.snapshotId);
+    const listed = JSON.parse((await cli(['list', '--store', store, '--json'])).stdout).snapshots.map(
+      (s: { snapshotId: string }) => s.snapshotId,
+    );
     expect(listed.sort()).toEqual([ids[0], ids[2]].sort());
   });
 
   it('promote, diff and history refuse a bucket store instead of reading s3:// as a folder path', async () => {
-    for (const args of [['promote', 'articles', 'articles-20261122T120000Z-000000000000'], ['diff', 'articles', 'current', 'current'], ['history', 'articles']]) {
+    for (const args of [
+      ['promote', 'articles', 'articles-20261122T120000Z-000000000000'],
+      ['diff', 'articles', 'current', 'current'],
+      ['history', 'articles'],
+    ]) {
       const result = await cli([...args, '--store', bucket('main')]);
       expect(result.exitCode, args.join(' ')).toBe(3);
       expect(result.stderr).toContain('--store: this command works on a folder store only');

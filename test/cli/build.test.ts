@@ -22,7 +22,9 @@ async function filesUnder(dir: string): Promise<Map<string, Buffer>> {
 
 /** The machine's clock is injected (PDSNAP_CLOCK) as the build's --now: no test depends on the wall clock. */
 async function buildJson(sources: string, store: string, now: string, extra: string[] = []) {
-  const result = await runCli(['build', '--sources', sources, '--store', store, '--now', now, '--json', ...extra], { env: { PDSNAP_CLOCK: now } });
+  const result = await runCli(['build', '--sources', sources, '--store', store, '--now', now, '--json', ...extra], {
+    env: { PDSNAP_CLOCK: now },
+  });
   return { result, report: result.stdout ? JSON.parse(String(result.stdout)) : null };
 }
 
@@ -170,7 +172,8 @@ describe('pdsnap sample + build', () => {
   it('lists, rolls back and garbage-collects through the CLI', async () => {
     const store = await tempDir('store');
     const ids: string[] = [];
-    for (const at of [NOW, LATER, LATEST]) ids.push((await buildJson(sources, store, at, ['--datasets', 'articles'])).report.datasets[0].snapshotId);
+    for (const at of [NOW, LATER, LATEST])
+      ids.push((await buildJson(sources, store, at, ['--datasets', 'articles'])).report.datasets[0].snapshotId);
     const [firstId, secondId, thirdId] = ids as [string, string, string];
     expect(new Set(ids).size).toBe(3);
     const bundleIds = async () => (await readdir(path.join(store, 'bundles/articles'))).sort();
@@ -183,7 +186,9 @@ describe('pdsnap sample + build', () => {
     const rollback = await runCli(['rollback', 'articles', secondId, '--store', store]);
     expect(rollback.exitCode, String(rollback.stderr)).toBe(0);
     const list = JSON.parse(String((await runCli(['list', '--store', store, '--json'])).stdout));
-    expect(list.snapshots.filter((s: { current: boolean }) => s.current).map((s: { snapshotId: string }) => s.snapshotId)).toEqual([secondId]);
+    expect(list.snapshots.filter((s: { current: boolean }) => s.current).map((s: { snapshotId: string }) => s.snapshotId)).toEqual([
+      secondId,
+    ]);
     // The newest is kept by --keep 1; the current one and the one generated before it are protected.
     const protectedAll = await gcKeepOne();
     expect(protectedAll).toMatchObject({ dryRun: false, deleted: [] });

@@ -15,7 +15,9 @@ beforeAll(async () => {
 });
 
 async function build(store: string, env: Record<string, string> = {}) {
-  const result = await runCli(['build', '--datasets', 'smart-money', '--sources', sources, '--store', store, '--now', NOW, '--json'], { env });
+  const result = await runCli(['build', '--datasets', 'smart-money', '--sources', sources, '--store', store, '--now', NOW, '--json'], {
+    env,
+  });
   expect(result.exitCode, String(result.stderr)).toBe(0);
   const dataset = JSON.parse(String(result.stdout)).datasets[0];
   const manifest = JSON.parse(await readFile(path.join(store, 'bundles/smart-money', dataset.snapshotId, 'manifest.json'), 'utf8'));
@@ -28,7 +30,9 @@ describe('bundles of NDJSON parts', () => {
     const { dataset, manifest } = await build(small, { PDSNAP_PART_BYTES: '4096' });
     const tradeParts = manifest.files.filter((f: { path: string }) => f.path.startsWith('trades/'));
     expect(tradeParts.length).toBeGreaterThan(3);
-    expect(tradeParts.map((f: { path: string }) => f.path)).toEqual(tradeParts.map((_: unknown, i: number) => `trades/${String(i).padStart(5, '0')}.ndjson`));
+    expect(tradeParts.map((f: { path: string }) => f.path)).toEqual(
+      tradeParts.map((_: unknown, i: number) => `trades/${String(i).padStart(5, '0')}.ndjson`),
+    );
     for (const part of tradeParts.slice(0, -1)) expect(part.bytes).toBeLessThanOrEqual(4096 + 2048);
 
     // The same records as with the default part size, and the same bundle again when rebuilt.
@@ -53,7 +57,9 @@ describe('bundles of NDJSON parts', () => {
     const validate = await runCli(['validate', '--store', store, '--now', NOW, '--json']);
     expect(validate.exitCode).toBe(2);
     const smartMoney = JSON.parse(String(validate.stdout)).datasets.find((d: { dataset: string }) => d.dataset === 'smart-money');
-    expect(smartMoney.rules[0].message).toContain(`bundle format ${format} is not read by this pdsnap (it reads format 3): rebuild it with pdsnap build`);
+    expect(smartMoney.rules[0].message).toContain(
+      `bundle format ${format} is not read by this pdsnap (it reads format 3): rebuild it with pdsnap build`,
+    );
     const inspect = await runCli(['inspect', dataset.snapshotId, '--store', store]);
     expect(inspect.exitCode).toBe(2);
   });
@@ -115,7 +121,9 @@ describe('the serving index in a Smart Money bundle', () => {
     const validate = await runCli(['validate', '--datasets', 'smart-money', '--store', store, '--now', NOW, '--json']);
     expect(validate.exitCode).toBe(2);
     expect(JSON.parse(String(validate.stdout)).datasets[0].rules[0].message).toMatch(
-      new RegExp(`serving-index.sqlite table trades holds ${dataset.records.trades - 1} rows; the manifest lists ${dataset.records.trades} trades records`),
+      new RegExp(
+        `serving-index.sqlite table trades holds ${dataset.records.trades - 1} rows; the manifest lists ${dataset.records.trades} trades records`,
+      ),
     );
   });
 });

@@ -26,7 +26,8 @@ async function partialTree(dir: string): Promise<string> {
   const filers = (await readdir(path.join(sources, 'filings/edgar'))).sort();
   for (const [i, filer] of filers.entries()) if (i % 3 !== 0) await rm(path.join(sources, 'filings/edgar', filer), { recursive: true });
   for (const locale of ['en-US', 'ja-JP', 'ko-KR', 'zh-CN']) {
-    for (const file of await readdir(path.join(sources, 'articles', locale))) if (file.endsWith('.md')) await rm(path.join(sources, 'articles', locale, file));
+    for (const file of await readdir(path.join(sources, 'articles', locale)))
+      if (file.endsWith('.md')) await rm(path.join(sources, 'articles', locale, file));
   }
   return sources;
 }
@@ -38,7 +39,15 @@ async function build(store: string, sources: string, now: string, ...extra: stri
 
 function report(stdout: unknown) {
   return JSON.parse(String(stdout)) as {
-    datasets: Array<{ dataset: string; outcome: string; madeCurrent: boolean; candidate: boolean; snapshotId: string | null; reason: string | null; drift: Array<{ rule: string; status: string; message: string }> }>;
+    datasets: Array<{
+      dataset: string;
+      outcome: string;
+      madeCurrent: boolean;
+      candidate: boolean;
+      snapshotId: string | null;
+      reason: string | null;
+      drift: Array<{ rule: string; status: string; message: string }>;
+    }>;
   };
 }
 
@@ -56,7 +65,9 @@ describe('drift: a partial source tree', () => {
     expect(first.exitCode).toBe(0);
     // The first build of each dataset passes drift with a note.
     for (const d of report(first.stdout).datasets) {
-      expect(d.drift).toEqual([expect.objectContaining({ rule: 'drift.baseline', status: 'pass', message: expect.stringContaining('first snapshot') })]);
+      expect(d.drift).toEqual([
+        expect.objectContaining({ rule: 'drift.baseline', status: 'pass', message: expect.stringContaining('first snapshot') }),
+      ]);
     }
     before = { articles: await pointer(store, 'articles'), 'smart-money': await pointer(store, 'smart-money') };
   });
@@ -73,7 +84,9 @@ describe('drift: a partial source tree', () => {
     expect(failing).toEqual(expect.arrayContaining(['drift.investors.shrink', 'drift.investors.lost-keys', 'drift.trades.shrink']));
     const shrink = smartMoney.drift.find((r) => r.rule === 'drift.investors.shrink')!;
     expect(shrink.message).toBe('investors: 25 -> 8 records (-68.0%)');
-    expect(smartMoney.drift.find((r) => r.rule === 'drift.smart-money.investors-gone')!.message).toMatch(/investors no longer published: [A-Z].*\(.*, last filing 2026-09-30 filed 2026-1\d-\d\d\)/);
+    expect(smartMoney.drift.find((r) => r.rule === 'drift.smart-money.investors-gone')!.message).toMatch(
+      /investors no longer published: [A-Z].*\(.*, last filing 2026-09-30 filed 2026-1\d-\d\d\)/,
+    );
     expect(articles.outcome).toBe('failed');
     const lostArticles = articles.drift.find((r) => r.rule === 'drift.articles.lost-keys')!;
     expect(lostArticles).toMatchObject({ status: 'fail' });
@@ -89,7 +102,16 @@ describe('drift: a partial source tree', () => {
   });
 
   it('publishes with --accept-drift, and inspect shows who accepted what', async () => {
-    const result = await build(store, partial, HOUR_LATER, '--datasets', 'smart-money', '--accept-drift', 'partner moved the filings folder; accepted by ops', '--json');
+    const result = await build(
+      store,
+      partial,
+      HOUR_LATER,
+      '--datasets',
+      'smart-money',
+      '--accept-drift',
+      'partner moved the filings folder; accepted by ops',
+      '--json',
+    );
     expect(result.exitCode).toBe(0);
     const published = report(result.stdout).datasets[0]!;
     expect(published).toMatchObject({ outcome: 'published', madeCurrent: true });
@@ -97,7 +119,11 @@ describe('drift: a partial source tree', () => {
     const inspect = await runCli(['inspect', published.snapshotId!, '--store', store, '--json']);
     expect(inspect.exitCode).toBe(0);
     const shown = JSON.parse(String(inspect.stdout));
-    expect(shown.manifest.acceptedDrift).toMatchObject({ reason: 'partner moved the filings folder; accepted by ops', by: 'build', baseline: before['smart-money'] });
+    expect(shown.manifest.acceptedDrift).toMatchObject({
+      reason: 'partner moved the filings folder; accepted by ops',
+      by: 'build',
+      baseline: before['smart-money'],
+    });
     expect(shown.manifest.acceptedDrift.checks.map((c: { rule: string }) => c.rule)).toContain('drift.investors.shrink');
     const text = await runCli(['inspect', published.snapshotId!, '--store', store]);
     expect(String(text.stdout)).toContain('drift        accepted by build at 2026-11-22T13:00:00.000Z');
@@ -105,7 +131,10 @@ describe('drift: a partial source tree', () => {
     // validate and gate then judge drift against the snapshot before, and see the acceptance.
     const gate = await runCli(['gate', '--store', store, '--now', HOUR_LATER, '--datasets', 'smart-money', '--json']);
     const rules = JSON.parse(String(gate.stdout)).datasets[0].rules as Array<{ rule: string; status: string; message: string }>;
-    expect(rules.find((r) => r.rule === 'drift.investors.shrink')).toMatchObject({ status: 'pass', message: expect.stringContaining('accepted by build') });
+    expect(rules.find((r) => r.rule === 'drift.investors.shrink')).toMatchObject({
+      status: 'pass',
+      message: expect.stringContaining('accepted by build'),
+    });
   });
 });
 
@@ -131,7 +160,9 @@ describe('drift: candidates, diff and promote', () => {
         expect.objectContaining({ snapshotId: current, candidate: false, current: true }),
       ]),
     );
-    expect(String((await runCli(['list', '--store', store])).stdout)).toMatch(new RegExp(`^c\\s+smart-money\\s+${candidate.snapshotId}`, 'm'));
+    expect(String((await runCli(['list', '--store', store])).stdout)).toMatch(
+      new RegExp(`^c\\s+smart-money\\s+${candidate.snapshotId}`, 'm'),
+    );
 
     const diff = await runCli(['diff', 'smart-money', 'current', candidate.snapshotId!, '--store', store, '--limit', '2', '--json']);
     expect(diff.exitCode).toBe(0);
@@ -144,9 +175,24 @@ describe('drift: candidates, diff and promote', () => {
     expect(String(refused.stdout)).toContain('NOT promoted, current unchanged');
     expect(await pointer(store, 'smart-money')).toBe(current);
 
-    const promoted = await runCli(['promote', 'smart-money', candidate.snapshotId!, '--store', store, '--now', HOUR_LATER, '--accept-drift', 'half the filers, on purpose', '--json']);
+    const promoted = await runCli([
+      'promote',
+      'smart-money',
+      candidate.snapshotId!,
+      '--store',
+      store,
+      '--now',
+      HOUR_LATER,
+      '--accept-drift',
+      'half the filers, on purpose',
+      '--json',
+    ]);
     expect(promoted.exitCode).toBe(0);
-    expect(JSON.parse(String(promoted.stdout))).toMatchObject({ promoted: true, previousSnapshotId: current, acceptedDrift: { by: 'promote', reason: 'half the filers, on purpose' } });
+    expect(JSON.parse(String(promoted.stdout))).toMatchObject({
+      promoted: true,
+      previousSnapshotId: current,
+      acceptedDrift: { by: 'promote', reason: 'half the filers, on purpose' },
+    });
     expect(await pointer(store, 'smart-money')).toBe(candidate.snapshotId);
     const inspect = JSON.parse(String((await runCli(['inspect', candidate.snapshotId!, '--store', store, '--json'])).stdout));
     expect(inspect.acceptedDrift).toMatchObject({ by: 'promote', baseline: current });
@@ -154,7 +200,12 @@ describe('drift: candidates, diff and promote', () => {
     const history = await runCli(['history', 'smart-money', '--store', store, '--now', HOUR_LATER, '--json']);
     const rows = JSON.parse(String(history.stdout)).snapshots;
     expect(rows.map((r: { snapshotId: string }) => r.snapshotId)).toEqual([current, candidate.snapshotId]);
-    expect(rows[1]).toMatchObject({ current: true, records: { investors: 8, consensus: 60 }, driftAgainst: current, acceptedDrift: { reason: 'half the filers, on purpose' } });
+    expect(rows[1]).toMatchObject({
+      current: true,
+      records: { investors: 8, consensus: 60 },
+      driftAgainst: current,
+      acceptedDrift: { reason: 'half the filers, on purpose' },
+    });
   });
 });
 
@@ -238,10 +289,14 @@ describe('--format markdown', () => {
     let row: string[] | null = null;
     for (const token of md.parse(markdown, {})) {
       if (token.type === 'table_open') table = [];
-      else if (token.type === 'table_close') result.push(table!), (table = null);
-      else if (token.type === 'tr_open') row = [];
-      else if (token.type === 'tr_close') table!.push(row!), (row = null);
-      else if (token.type === 'inline' && row !== null) row.push(token.content);
+      else if (token.type === 'table_close') {
+        result.push(table!);
+        table = null;
+      } else if (token.type === 'tr_open') row = [];
+      else if (token.type === 'tr_close') {
+        table!.push(row!);
+        row = null;
+      } else if (token.type === 'inline' && row !== null) row.push(token.content);
     }
     return result;
   }
@@ -259,9 +314,9 @@ describe('--format markdown', () => {
     const byDataset = Object.fromEntries(summary!.slice(1).map((r) => [r[0], r]));
     expect(byDataset['smart-money']!.slice(1, 3)).toEqual(['✗', 'failed']);
     expect(byDataset['smart-money']![6]).toContain('✗ drift.investors.shrink 25 -> 8 records (-68.0%)');
-    expect(byDataset['calendar']!.slice(1, 3)).toEqual(['✓', 'published']);
-    expect(byDataset['calendar']![5]).toBe('96d 21h');
-    expect(byDataset['calendar']![7]).toBe('0');
+    expect(byDataset.calendar!.slice(1, 3)).toEqual(['✓', 'published']);
+    expect(byDataset.calendar![5]).toBe('96d 21h');
+    expect(byDataset.calendar![7]).toBe('0');
     const checks = tables(String(failed.stdout)).find((t) => t.some((r) => r[0] === 'drift.investors.lost-keys'))!;
     expect(checks.find((r) => r[0] === 'drift.investors.lost-keys')!.slice(1, 3)).toEqual(['✗ fail', '17 of 25 keys lost (68.0%)']);
 

@@ -1,7 +1,17 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { baseline, buildCase, MARKER, MiB, newNotes, newRejections, published, storeContains, type HostileBuild } from '../helpers/hostile.js';
+import {
+  baseline,
+  buildCase,
+  MARKER,
+  MiB,
+  newNotes,
+  newRejections,
+  published,
+  storeContains,
+  type HostileBuild,
+} from '../helpers/hostile.js';
 
 /**
  * One hostile article source at a time, planted into the committed sample and built with the real
@@ -82,7 +92,10 @@ describe('encodings', () => {
     const build = await buildCase('markdown-invalid-utf8');
     await expectOthersPublished(build, 1);
     expect(await newNotes(build, 'articles')).toEqual([
-      { source: 'articles/en-US/2026-11-20-bad-bytes.md', message: expect.stringMatching(/^invalid UTF-8 at byte offset \d+, read as U\+FFFD$/) },
+      {
+        source: 'articles/en-US/2026-11-20-bad-bytes.md',
+        message: expect.stringMatching(/^invalid UTF-8 at byte offset \d+, read as U\+FFFD$/),
+      },
     ]);
   });
 
@@ -132,7 +145,11 @@ describe('text that must not be published', () => {
     const build = await buildCase('json-400-digit-number');
     await expectOthersPublished(build);
     expect(await newRejections(build, 'articles')).toEqual([
-      { source: 'articles/json/huge-number.json', location: 'line 1', reason: 'invalid JSON: number 99999999999999999999… (400 characters) is out of range' },
+      {
+        source: 'articles/json/huge-number.json',
+        location: 'line 1',
+        reason: 'invalid JSON: number 99999999999999999999… (400 characters) is out of range',
+      },
     ]);
   });
 });
@@ -155,15 +172,23 @@ describe('files that are not plain files', () => {
     const build = await buildCase('markdown-symlink-file');
     await expectOthersPublished(build, 1);
     const target = path.join(build.outside, 'linked-article.md');
-    expect(await newNotes(build, 'articles')).toContainEqual({ source: 'articles/en-US/2026-11-20-linked-article.md', message: `symlink followed to ${target}` });
+    expect(await newNotes(build, 'articles')).toContainEqual({
+      source: 'articles/en-US/2026-11-20-linked-article.md',
+      message: `symlink followed to ${target}`,
+    });
     const { manifest } = await published(build.store, 'articles', 'articles');
-    expect(manifest.sources).toContainEqual(expect.objectContaining({ path: 'articles/en-US/2026-11-20-linked-article.md', resolvedPath: target }));
+    expect(manifest.sources).toContainEqual(
+      expect.objectContaining({ path: 'articles/en-US/2026-11-20-linked-article.md', resolvedPath: target }),
+    );
   });
 
   it('follows a symlinked locale folder (articles/en-US) and reports it', async () => {
     const build = await buildCase('articles-symlink-locale-folder');
     await expectOthersPublished(build);
-    expect(await newNotes(build, 'articles')).toContainEqual({ source: 'articles/en-US', message: `symlink followed to ${path.join(build.outside, 'en-US')}` });
+    expect(await newNotes(build, 'articles')).toContainEqual({
+      source: 'articles/en-US',
+      message: `symlink followed to ${path.join(build.outside, 'en-US')}`,
+    });
     const { manifest } = await published(build.store, 'articles', 'articles');
     const linked = manifest.sources.filter((source) => source.path.startsWith('articles/en-US/'));
     expect(linked.length).toBeGreaterThan(0);
@@ -200,7 +225,11 @@ describe('files that are not plain files', () => {
     await expectOthersPublished(build);
     expect(build.peakRssBytes).toBeLessThan(200 * MiB);
     expect(await newRejections(build, 'articles')).toEqual([
-      { source: 'articles/en-US/2026-11-20-huge.md', location: 'file', reason: expect.stringMatching(/^\d+ bytes: larger than the 64 MiB a source file may be$/) },
+      {
+        source: 'articles/en-US/2026-11-20-huge.md',
+        location: 'file',
+        reason: expect.stringMatching(/^\d+ bytes: larger than the 64 MiB a source file may be$/),
+      },
     ]);
   });
 });

@@ -45,7 +45,11 @@ describe('YAML alias bombs', () => {
     const build = await buildCase('calendar-yaml-alias-bomb');
     await expectOthersPublished(build);
     expect(await newRejections(build, 'calendar')).toEqual([
-      { source: 'calendar/bomb.yaml', location: 'file', reason: 'not valid YAML: more than 100 alias expansions (a "billion laughs" document is refused, not expanded)' },
+      {
+        source: 'calendar/bomb.yaml',
+        location: 'file',
+        reason: 'not valid YAML: more than 100 alias expansions (a "billion laughs" document is refused, not expanded)',
+      },
     ]);
   });
 
@@ -56,7 +60,8 @@ describe('YAML alias bombs', () => {
       {
         source: 'calendar/extra.csv.meta.yaml',
         location: 'file',
-        reason: 'not valid YAML: more than 100 alias expansions (a "billion laughs" document is refused, not expanded); calendar/extra.csv was not ingested',
+        reason:
+          'not valid YAML: more than 100 alias expansions (a "billion laughs" document is refused, not expanded); calendar/extra.csv was not ingested',
       },
     ]);
   });
@@ -75,7 +80,11 @@ describe('curated CSV with a stray quote', () => {
     const build = await buildCase('csv-quote-inside-field');
     await expectOthersPublished(build, 1);
     expect(await newRejections(build, 'calendar')).toEqual([
-      { source: 'calendar/activity.csv', location: 'row 3', reason: expect.stringMatching(/^not valid CSV: Invalid Opening Quote: a quote is found on field 0/) },
+      {
+        source: 'calendar/activity.csv',
+        location: 'row 3',
+        reason: expect.stringMatching(/^not valid CSV: Invalid Opening Quote: a quote is found on field 0/),
+      },
     ]);
   });
 });
@@ -85,7 +94,11 @@ describe('dates', () => {
     const build = await buildCase('calendar-year-0000');
     await expectOthersPublished(build);
     expect(await newRejections(build, 'calendar')).toEqual([
-      { source: 'calendar/typo.csv', location: 'row 2', reason: expect.stringMatching(/^year 0 is outside 1900-2199 in "0000-\d\d-\d\d"$/) },
+      {
+        source: 'calendar/typo.csv',
+        location: 'row 2',
+        reason: expect.stringMatching(/^year 0 is outside 1900-2199 in "0000-\d\d-\d\d"$/),
+      },
     ]);
   });
 });

@@ -2,7 +2,17 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { baseline, buildCase, MARKER, MiB, newNotes, newRejections, published, storeContains, type HostileBuild } from '../helpers/hostile.js';
+import {
+  baseline,
+  buildCase,
+  MARKER,
+  MiB,
+  newNotes,
+  newRejections,
+  published,
+  storeContains,
+  type HostileBuild,
+} from '../helpers/hostile.js';
 
 /**
  * One hostile filing source at a time, planted into the committed sample and built with the real
@@ -37,7 +47,9 @@ describe('EDGAR XML', () => {
   it('rejects a primary_doc.xml declaring an external entity at the declaration line', async () => {
     const build = await buildCase('primary-doc-external-entity');
     await expectOthersPublished(build);
-    expect(await newRejections(build, 'smart-money')).toEqual([{ source: PLANTED_FOLDER, location: 'line 2', reason: 'entity declarations are not allowed' }]);
+    expect(await newRejections(build, 'smart-money')).toEqual([
+      { source: PLANTED_FOLDER, location: 'line 2', reason: 'entity declarations are not allowed' },
+    ]);
   });
 
   it('rejects a primary_doc.xml nested 50,000 deep with the depth limit', async () => {
@@ -45,14 +57,20 @@ describe('EDGAR XML', () => {
     await expectOthersPublished(build);
     const xml = await readFile(path.join(build.sources, PLANTED_FOLDER), 'utf8');
     const line = xml.slice(0, xml.indexOf('<x>')).split('\n').length;
-    expect(await newRejections(build, 'smart-money')).toEqual([{ source: PLANTED_FOLDER, location: `line ${line}`, reason: 'elements nested deeper than 100 levels' }]);
+    expect(await newRejections(build, 'smart-money')).toEqual([
+      { source: PLANTED_FOLDER, location: `line ${line}`, reason: 'elements nested deeper than 100 levels' },
+    ]);
   });
 
   it('rejects a cover page dated in year 0026', async () => {
     const build = await buildCase('filing-year-0026');
     await expectOthersPublished(build);
     expect(await newRejections(build, 'smart-money')).toEqual([
-      { source: PLANTED_FOLDER, location: 'headerData/filerInfo/periodOfReport', reason: 'periodOfReport "09-30-0026": year 26 is outside 1900-2199' },
+      {
+        source: PLANTED_FOLDER,
+        location: 'headerData/filerInfo/periodOfReport',
+        reason: 'periodOfReport "09-30-0026": year 26 is outside 1900-2199',
+      },
     ]);
   });
 });
@@ -73,7 +91,11 @@ describe('EDGAR full submissions', () => {
     const close = lines.indexOf('</XML>') + 1;
     expect(close).toBe(open + 1);
     expect(await newRejections(build, 'smart-money')).toEqual([
-      { source: file, location: `line ${close}`, reason: `a misplaced </XML>: the <XML> of line ${open} is closed on line ${close} before any XML` },
+      {
+        source: file,
+        location: `line ${close}`,
+        reason: `a misplaced </XML>: the <XML> of line ${open} is closed on line ${close} before any XML`,
+      },
     ]);
   });
 
@@ -106,7 +128,9 @@ describe('Form 13F data set ZIPs', () => {
       {
         source: ZIP,
         location: 'line 1',
-        reason: expect.stringMatching(/^data set not read: filings\/datasets\/2026q3_form13f\.zip!2026q3_form13f\/INFOTABLE\.tsv: line 1 is longer than 1 MiB \(at least \d+ bytes read\)$/),
+        reason: expect.stringMatching(
+          /^data set not read: filings\/datasets\/2026q3_form13f\.zip!2026q3_form13f\/INFOTABLE\.tsv: line 1 is longer than 1 MiB \(at least \d+ bytes read\)$/,
+        ),
       },
     ]);
   });
@@ -147,7 +171,10 @@ describe('Form 13F data set ZIPs', () => {
     const build = await buildCase('datasets-symlink-folder');
     await expectOthersPublished(build);
     const notes = await newNotes(build, 'smart-money');
-    expect(notes).toContainEqual({ source: 'filings/datasets/2026q3', message: `symlink followed to ${path.join(build.outside, '2026q3')}` });
+    expect(notes).toContainEqual({
+      source: 'filings/datasets/2026q3',
+      message: `symlink followed to ${path.join(build.outside, '2026q3')}`,
+    });
     expect(datasetRead(notes, 'filings/datasets/2026q3')).toBe(true);
     const { manifest } = await published(build.store, 'smart-money', 'investors');
     const resolved = path.join(build.outside, '2026q3/INFOTABLE.tsv');

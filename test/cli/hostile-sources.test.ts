@@ -32,9 +32,23 @@ describe('pdsnap build with a config whose limit is beyond any date', () => {
     const dir = await tempDir('hostile-config');
     const config = path.join(dir, 'pdsnap.config.yaml');
     await writeFile(config, 'freshness:\n  articles:\n    maxGenerationAgeDays: 9007199254740991\n');
-    const result = await runCli(['build', '--datasets', 'articles', '--sources', path.join(REPO_ROOT, 'data/sources'), '--store', path.join(dir, 'store'), '--now', NOW, '--config', config]);
+    const result = await runCli([
+      'build',
+      '--datasets',
+      'articles',
+      '--sources',
+      path.join(REPO_ROOT, 'data/sources'),
+      '--store',
+      path.join(dir, 'store'),
+      '--now',
+      NOW,
+      '--config',
+      config,
+    ]);
     expect(result.exitCode).toBe(3);
-    expect(String(result.stderr)).toContain('is invalid at freshness.articles.maxGenerationAgeDays: must be a whole number of days from 1 to 3650');
+    expect(String(result.stderr)).toContain(
+      'is invalid at freshness.articles.maxGenerationAgeDays: must be a whole number of days from 1 to 3650',
+    );
     expect(String(result.stderr)).not.toContain('Invalid time value');
   });
 });
@@ -50,7 +64,12 @@ describe('pdsnap build on a Markdown article whose front matter is JavaScript', 
   it('runs none of it, rejects each such file at line 1 and publishes every other article', async () => {
     const sources = await copySample();
     const witness = path.join(sources, 'owned.txt');
-    const fences = { 'fence-js.md': '---js', 'fence-javascript.md': '---javascript', 'fence-upper.md': '---JS', 'fence-spaced.md': '--- javascript' };
+    const fences = {
+      'fence-js.md': '---js',
+      'fence-javascript.md': '---javascript',
+      'fence-upper.md': '---JS',
+      'fence-spaced.md': '--- javascript',
+    };
     for (const [name, fence] of Object.entries(fences)) {
       const code = `require('fs').writeFileSync(${JSON.stringify(witness)}, 'ran'); ({ title: 'x', date: '2026-11-21', source: 'x' })`;
       await writeFile(path.join(sources, 'articles', name), `${fence}\n${code}\n---\n\nBody.\n`);

@@ -38,7 +38,19 @@ async function openBundle(store: string, dataset: string, snapshotId: string) {
 
 async function build(sources: string, extra: string[] = []) {
   const store = await tempDir('real-world-store');
-  const result = await runCli(['build', '--sources', sources, '--store', store, '--now', NOW, '--json', '--datasets', 'articles,smart-money', ...extra]);
+  const result = await runCli([
+    'build',
+    '--sources',
+    sources,
+    '--store',
+    store,
+    '--now',
+    NOW,
+    '--json',
+    '--datasets',
+    'articles,smart-money',
+    ...extra,
+  ]);
   const report = JSON.parse(String(result.stdout)) as { datasets: DatasetReport[] };
   const dataset = (name: string) => report.datasets.find((d) => d.dataset === name)!;
   return { result, store, dataset };
@@ -68,7 +80,9 @@ describe('pdsnap build on real-world sources', () => {
     const messages = smartMoney.notes.map((note) => note.message);
     expect(messages.filter((m) => m.includes('removed, never published'))).toHaveLength(6);
     expect(messages.filter((m) => m.includes('published from the information table (--strict rejects it)'))).toHaveLength(2);
-    expect(messages).toContain('cover page totals: 2 filing(s) disagree with their information table and were published from the table (noted above)');
+    expect(messages).toContain(
+      'cover page totals: 2 filing(s) disagree with their information table and were published from the table (noted above)',
+    );
   });
 
   it('passes validate, whose content rule would catch an identifier glued to a name', async () => {
@@ -77,7 +91,10 @@ describe('pdsnap build on real-world sources', () => {
     const report = JSON.parse(String(validate.stdout)) as { datasets: { dataset: string; rules: { rule: string; status: string }[] }[] };
     for (const dataset of ['articles', 'smart-money']) {
       const rules = report.datasets.find((d) => d.dataset === dataset)!.rules;
-      expect(rules.find((r) => r.rule === 'content.identifiers'), dataset).toMatchObject({ status: 'pass' });
+      expect(
+        rules.find((r) => r.rule === 'content.identifiers'),
+        dataset,
+      ).toMatchObject({ status: 'pass' });
     }
   });
 
@@ -107,7 +124,9 @@ describe('pdsnap build on real-world sources', () => {
       'sterling-slips-after-retail-sales',
       'port-volumes-recover',
     ]);
-    expect(articles.notes.map((n) => n.message)).toContainEqual(expect.stringMatching(/^item 1: slug "north-west-weather-flood-warnings-extended" is already taken by/));
+    expect(articles.notes.map((n) => n.message)).toContainEqual(
+      expect.stringMatching(/^item 1: slug "north-west-weather-flood-warnings-extended" is already taken by/),
+    );
     expect(articles.rejected.map((r) => r.reason).sort()).toEqual([
       'duplicate feed item "https://northern-dispatch.example/?p=6135" of source northern-dispatch: kept the item from articles/feeds/northern-dispatch.xml (item 2)',
       'locale contradiction: front matter says en-US but the folder articles/ko-KR/ says ko-KR',

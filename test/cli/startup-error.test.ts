@@ -26,8 +26,14 @@ describe('a failure of serve start-up', () => {
     await chmod(exposed, 0o644);
     const cases: Array<[unknown, string]> = [
       [await caught(() => readFile(missing)), `ENOENT: no such file or directory, open '${missing}'`],
-      [await caught(() => parseKeyFile('{', 'keys.json')), `keys.json: not valid JSON (${((await caught(() => JSON.parse('{'))) as Error).message})`],
-      [await caught(() => loadOrCreateCursorSecret(exposed)), `${exposed} is readable by group or others (mode 644): run chmod 600 ${exposed}`],
+      [
+        await caught(() => parseKeyFile('{', 'keys.json')),
+        `keys.json: not valid JSON (${((await caught(() => JSON.parse('{'))) as Error).message})`,
+      ],
+      [
+        await caught(() => loadOrCreateCursorSecret(exposed)),
+        `${exposed} is readable by group or others (mode 644): run chmod 600 ${exposed}`,
+      ],
     ];
     for (const [error, message] of cases) {
       const result = startupError(error, 'cannot start the server');

@@ -38,7 +38,9 @@ describe('a store damaged from outside pdsnap', () => {
     const { result, report } = await build(store);
     expect(result.exitCode).toBe(3);
     expect(report.outcome).toBe('error');
-    expect(report.reason).toContain(`${path.join(store, 'publish.lock')} is not a pdsnap lock (it is a file, not a folder): remove it if no pdsnap process is running`);
+    expect(report.reason).toContain(
+      `${path.join(store, 'publish.lock')} is not a pdsnap lock (it is a file, not a folder): remove it if no pdsnap process is running`,
+    );
   });
 
   it('a garbage current pointer: list marks it, validate fails naming it, build repairs it with a note, rollback repairs it too', async () => {
@@ -58,7 +60,9 @@ describe('a store damaged from outside pdsnap', () => {
     const repaired = await build(store, at(11));
     expect(repaired.result.exitCode, String(repaired.result.stderr)).toBe(0);
     expect(repaired.report.madeCurrent).toBe(true);
-    expect(repaired.report.notes.map((n: { message: string }) => n.message)).toContainEqual(expect.stringMatching(/^repaired current pointer: current\/articles\.json was /));
+    expect(repaired.report.notes.map((n: { message: string }) => n.message)).toContainEqual(
+      expect.stringMatching(/^repaired current pointer: current\/articles\.json was /),
+    );
     expect(JSON.parse(await readFile(pointerFile(store), 'utf8')).snapshotId).toBe(repaired.report.snapshotId);
 
     await writeFile(pointerFile(store), '');
@@ -81,7 +85,7 @@ describe('a store damaged from outside pdsnap', () => {
     expect((await readdir(path.join(store, 'bundles/articles'))).sort()).toEqual([ids[0], ids[2], ids[3]].sort());
   });
 
-  it('gc and build remove what dead processes on this host left behind, report it, and keep a live process\'s', async () => {
+  it("gc and build remove what dead processes on this host left behind, report it, and keep a live process's", async () => {
     const store = await tempDir('store');
     await build(store, at(10));
     const dead = await deadPid();
@@ -98,7 +102,9 @@ describe('a store damaged from outside pdsnap', () => {
 
     await mkdir(path.join(store, `tmp/calendar~${host}~${dead}~111111`), { recursive: true });
     const next = await build(store, at(11));
-    expect(next.report.notes.map((n: { message: string }) => n.message)).toContain(`removed tmp/calendar~${host}~${dead}~111111, left by a process that died`);
+    expect(next.report.notes.map((n: { message: string }) => n.message)).toContain(
+      `removed tmp/calendar~${host}~${dead}~111111, left by a process that died`,
+    );
   });
 
   it('gc --dry-run takes no lock: it answers while another process holds it', async () => {
@@ -113,17 +119,24 @@ describe('a store damaged from outside pdsnap', () => {
 });
 
 describe('a disk that fills during publish', () => {
-  it.each(['part-write', 'manifest-write'])('at %s: the build fails naming the file, the store is as it was, no temp file stays', async (point) => {
-    const store = await tempDir('store');
-    const first = await build(store, at(10));
-    const { result, report } = await build(store, at(11), { PDSNAP_FAIL_AT: point });
-    expect(result.exitCode).toBe(3);
-    expect(report.published).toBe(false);
-    expect(report.reason).toMatch(new RegExp(`${store.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/tmp/articles~[^:]+/${point === 'part-write' ? 'articles/00000\\.ndjson' : 'manifest\\.json'}: ENOSPC`));
-    expect(JSON.parse(await readFile(pointerFile(store), 'utf8')).snapshotId).toBe(first.report.snapshotId);
-    expect(await readdir(path.join(store, 'tmp'))).toEqual([]);
-    expect(await readdir(path.join(store, 'bundles/articles'))).toEqual([first.report.snapshotId]);
-  });
+  it.each(['part-write', 'manifest-write'])(
+    'at %s: the build fails naming the file, the store is as it was, no temp file stays',
+    async (point) => {
+      const store = await tempDir('store');
+      const first = await build(store, at(10));
+      const { result, report } = await build(store, at(11), { PDSNAP_FAIL_AT: point });
+      expect(result.exitCode).toBe(3);
+      expect(report.published).toBe(false);
+      expect(report.reason).toMatch(
+        new RegExp(
+          `${store.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/tmp/articles~[^:]+/${point === 'part-write' ? 'articles/00000\\.ndjson' : 'manifest\\.json'}: ENOSPC`,
+        ),
+      );
+      expect(JSON.parse(await readFile(pointerFile(store), 'utf8')).snapshotId).toBe(first.report.snapshotId);
+      expect(await readdir(path.join(store, 'tmp'))).toEqual([]);
+      expect(await readdir(path.join(store, 'bundles/articles'))).toEqual([first.report.snapshotId]);
+    },
+  );
 
   it('at pointer-write: the report says the bundle is in place and current is unchanged, and no temp pointer stays', async () => {
     const store = await tempDir('store');

@@ -32,7 +32,17 @@ function pdsnap(args: string[], env: Record<string, string> = {}) {
 describe('a --now ahead of the clock', () => {
   it('is refused by build with exit 3, naming how far ahead and the way out', async () => {
     const store = path.join(work, 'future-refused');
-    const result = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', '2027-01-05T00:00:00Z']);
+    const result = await pdsnap([
+      'build',
+      '--datasets',
+      'articles',
+      '--sources',
+      sources,
+      '--store',
+      store,
+      '--now',
+      '2027-01-05T00:00:00Z',
+    ]);
     expect(result.exitCode).toBe(3);
     expect(String(result.stderr)).toMatch(/--now 2027-01-05T00:00:00\.000Z is 43d ahead of the clock \(2026-11-23T00:00:00\.000Z\)/);
     expect(String(result.stderr)).toMatch(/--allow-future-now/);
@@ -40,10 +50,16 @@ describe('a --now ahead of the clock', () => {
 
   it('is accepted within the documented skew of 5 minutes, and refused one second beyond', async () => {
     const clock = { PDSNAP_CLOCK: '2026-11-22T11:55:00Z' };
-    const ok = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', path.join(work, 'skew'), '--now', NOW], clock);
+    const ok = await pdsnap(
+      ['build', '--datasets', 'articles', '--sources', sources, '--store', path.join(work, 'skew'), '--now', NOW],
+      clock,
+    );
     expect(ok.exitCode, String(ok.stderr)).toBe(0);
     const late = { PDSNAP_CLOCK: '2026-11-22T11:54:59Z' };
-    const refused = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', path.join(work, 'skew2'), '--now', NOW], late);
+    const refused = await pdsnap(
+      ['build', '--datasets', 'articles', '--sources', sources, '--store', path.join(work, 'skew2'), '--now', NOW],
+      late,
+    );
     expect(refused.exitCode).toBe(3);
     expect(String(refused.stderr)).toMatch(/5m 1s ahead of the clock/);
   });
@@ -65,7 +81,9 @@ describe('a --now ahead of the clock', () => {
     for (const command of ['validate', 'gate']) {
       const result = await pdsnap([command, '--datasets', 'articles', '--store', store, '--now', '2026-11-21T00:00:00Z', '--json']);
       expect(result.exitCode, command).toBe(2);
-      const rule = JSON.parse(String(result.stdout)).datasets[0].rules.find((r: { rule: string }) => r.rule === 'snapshot.generated-by-now');
+      const rule = JSON.parse(String(result.stdout)).datasets[0].rules.find(
+        (r: { rule: string }) => r.rule === 'snapshot.generated-by-now',
+      );
       expect(rule).toMatchObject({ status: 'fail', observed: 'generated 1d 12h after now' });
     }
     const atBuild = await pdsnap(['validate', '--datasets', 'articles', '--store', store, '--now', NOW]);
@@ -119,7 +137,9 @@ describe('the readable build report', () => {
   it('counts routine value-unit notes on one line and keeps the exceptions listed; --verbose and --json list each', async () => {
     const args = ['build', '--datasets', 'smart-money', '--sources', sources, '--store', path.join(work, 'notes'), '--now', NOW];
     const text = String((await pdsnap(args)).stdout);
-    expect(text).toMatch(/^ {2}\d+ filing\(s\) with values read as dollars by their filing date \(routine; --verbose or --json lists each\)$/m);
+    expect(text).toMatch(
+      /^ {2}\d+ filing\(s\) with values read as dollars by their filing date \(routine; --verbose or --json lists each\)$/m,
+    );
     expect(text).not.toMatch(/value unit: dollars \(filing/);
     expect(text).toMatch(/was superseded by 13F-HR\/A/);
     const verbose = String((await pdsnap([...args, '--verbose'])).stdout);
@@ -135,7 +155,19 @@ describe('the readable build report', () => {
     expect(result.exitCode, String(result.stderr)).toBe(0);
     expect(String(result.stdout).trimEnd().split('\n').at(-1)).toBe('OK with 1 rejected record(s): 1 dataset(s) built');
     expect((await pdsnap([...args, '--fail-on', 'rejected'])).exitCode).toBe(1);
-    const clean = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', path.join(work, 'clean'), '--now', NOW, '--fail-on', 'rejected']);
+    const clean = await pdsnap([
+      'build',
+      '--datasets',
+      'articles',
+      '--sources',
+      sources,
+      '--store',
+      path.join(work, 'clean'),
+      '--now',
+      NOW,
+      '--fail-on',
+      'rejected',
+    ]);
     expect(clean.exitCode).toBe(0);
     expect(String(clean.stdout).trimEnd().split('\n').at(-1)).toBe('OK: 1 dataset(s) built');
     const bad = await pdsnap([...args, '--fail-on', 'warnings']);
@@ -154,7 +186,19 @@ describe('the readable build report', () => {
 
   it('writes the JSON report to --output FILE as well, whole', async () => {
     const file = path.join(work, 'build-report.json');
-    const result = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', path.join(work, 'output'), '--now', NOW, '--output', file]);
+    const result = await pdsnap([
+      'build',
+      '--datasets',
+      'articles',
+      '--sources',
+      sources,
+      '--store',
+      path.join(work, 'output'),
+      '--now',
+      NOW,
+      '--output',
+      file,
+    ]);
     expect(result.exitCode, String(result.stderr)).toBe(0);
     const report = JSON.parse(await readFile(file, 'utf8'));
     expect(report.datasets.map((d: { dataset: string; outcome: string }) => [d.dataset, d.outcome])).toEqual([['articles', 'published']]);
@@ -197,12 +241,16 @@ describe('a missing path is a usage error naming it (exit 3)', () => {
 describe('pipes and JSON', () => {
   it('finishes quietly when stdout is closed early (pdsnap build | head -1): no EPIPE, the build still published', async () => {
     const store = path.join(work, 'epipe');
-    const child = execa('node', [CLI, 'build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', NOW, '--verbose'], {
-      cwd: work,
-      env: CLOCK,
-      reject: false,
-      stdout: 'pipe',
-    });
+    const child = execa(
+      'node',
+      [CLI, 'build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', NOW, '--verbose'],
+      {
+        cwd: work,
+        env: CLOCK,
+        reject: false,
+        stdout: 'pipe',
+      },
+    );
     // The reader goes away before the CLI has written anything.
     child.stdout!.destroy();
     const result = await child;
@@ -286,7 +334,10 @@ describe('paths from the environment and the config file: flag > environment > c
   }
 
   it('builds from the paths of a config file named by PDSNAP_CONFIG, relative to its folder', async () => {
-    const build = await runCli(['build', '--datasets', 'articles', '--now', NOW], { cwd: REPO_ROOT, env: { ...CLOCK, PDSNAP_CONFIG: config } });
+    const build = await runCli(['build', '--datasets', 'articles', '--now', NOW], {
+      cwd: REPO_ROOT,
+      env: { ...CLOCK, PDSNAP_CONFIG: config },
+    });
     expect(build.exitCode, String(build.stderr)).toBe(0);
     expect(String(build.stdout)).toContain(`sources ${sources}`);
     expect(String(build.stdout)).toContain(`store   ${path.join(folder, 'store-from-config')}`);
@@ -299,7 +350,9 @@ describe('paths from the environment and the config file: flag > environment > c
     const flagStore = path.join(work, 'flag-store');
     await mkdir(flagStore, { recursive: true });
     expect(await storeUsed(['--config', config, '--store', flagStore], { PDSNAP_STORE: envStore })).toBe(flagStore);
-    const sourcesFromEnv = await pdsnap(['build', '--datasets', 'articles', '--now', NOW, '--store', path.join(work, 'env-build')], { PDSNAP_SOURCES: '/nonexistent/env-sources' });
+    const sourcesFromEnv = await pdsnap(['build', '--datasets', 'articles', '--now', NOW, '--store', path.join(work, 'env-build')], {
+      PDSNAP_SOURCES: '/nonexistent/env-sources',
+    });
     expect(sourcesFromEnv.exitCode).toBe(3);
     expect(String(sourcesFromEnv.stderr)).toMatch(/--sources \/nonexistent\/env-sources does not exist/);
   });
@@ -346,7 +399,23 @@ describe('colour, --quiet and --verbose', () => {
 
   it('every command accepts --quiet and --verbose; --quiet drops informational stderr', async () => {
     // Each command's help, in-process (what `pdsnap <command> --help` prints); one real process shows it is that text.
-    expect(Object.keys(COMMANDS)).toEqual(['build', 'validate', 'gate', 'list', 'inspect', 'promote', 'rollback', 'diff', 'history', 'gc', 'sync', 'sample', 'serve', 'keys', 'usage']);
+    expect(Object.keys(COMMANDS)).toEqual([
+      'build',
+      'validate',
+      'gate',
+      'list',
+      'inspect',
+      'promote',
+      'rollback',
+      'diff',
+      'history',
+      'gc',
+      'sync',
+      'sample',
+      'serve',
+      'keys',
+      'usage',
+    ]);
     for (const [name, load] of Object.entries(COMMANDS)) {
       const help = (await load()).helpInformation();
       expect(help, name).toMatch(/--quiet/);

@@ -126,7 +126,9 @@ describe('pdsnap validate', () => {
     );
     const result = await pdsnap('validate', '--store', store, '--now', NOW, '--datasets', 'articles');
     expect(result.exitCode).toBe(0);
-    const overridden = String(result.stdout).split('\n').filter((l) => l.includes('freshness.'));
+    const overridden = String(result.stdout)
+      .split('\n')
+      .filter((l) => l.includes('freshness.'));
     expect(overridden).toHaveLength(2);
     for (const line of overridden) expect(line).toContain('at most 10d old (config; service default 7d)');
   });

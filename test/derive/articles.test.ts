@@ -6,7 +6,13 @@ import type { Sourced } from '../../src/model/dataset-build.js';
 /** The build time every test derives at. */
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 
-function article(slug: string, locale: Article['locale'], publishedAt: string, source: string, location = 'front matter'): Sourced<Article> {
+function article(
+  slug: string,
+  locale: Article['locale'],
+  publishedAt: string,
+  source: string,
+  location = 'front matter',
+): Sourced<Article> {
   return {
     source,
     location,
@@ -50,21 +56,27 @@ describe('deriveArticles', () => {
   });
 
   it('allows the same slug in different locales', () => {
-    const { records, rejections } = deriveArticles([
-      article('boj-decision', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/en.md'),
-      article('boj-decision', 'ja-JP', '2026-11-21T08:00:00.000Z', 'articles/ja.md'),
-    ], NOW);
+    const { records, rejections } = deriveArticles(
+      [
+        article('boj-decision', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/en.md'),
+        article('boj-decision', 'ja-JP', '2026-11-21T08:00:00.000Z', 'articles/ja.md'),
+      ],
+      NOW,
+    );
     expect(records).toHaveLength(2);
     expect(rejections).toEqual([]);
   });
 
   it('orders records by publishedAt descending, then locale, then slug', () => {
-    const { records } = deriveArticles([
-      article('b', 'en-US', '2026-11-20T00:00:00.000Z', 's1'),
-      article('z', 'ja-JP', '2026-11-21T00:00:00.000Z', 's2'),
-      article('y', 'en-US', '2026-11-21T00:00:00.000Z', 's3'),
-      article('a', 'en-US', '2026-11-21T00:00:00.000Z', 's4'),
-    ], NOW);
+    const { records } = deriveArticles(
+      [
+        article('b', 'en-US', '2026-11-20T00:00:00.000Z', 's1'),
+        article('z', 'ja-JP', '2026-11-21T00:00:00.000Z', 's2'),
+        article('y', 'en-US', '2026-11-21T00:00:00.000Z', 's3'),
+        article('a', 'en-US', '2026-11-21T00:00:00.000Z', 's4'),
+      ],
+      NOW,
+    );
     expect(records.map((r) => `${r.publishedAt.slice(0, 10)} ${r.locale} ${r.slug}`)).toEqual([
       '2026-11-21 en-US a',
       '2026-11-21 en-US y',
@@ -74,10 +86,10 @@ describe('deriveArticles', () => {
   });
 
   it('reports the latest publishedAt as the freshness fact, and none for no articles', () => {
-    const { facts } = deriveArticles([
-      article('old', 'en-US', '2026-10-01T00:00:00.000Z', 's1'),
-      article('new', 'ko-KR', '2026-11-21T23:59:59.999Z', 's2'),
-    ], NOW);
+    const { facts } = deriveArticles(
+      [article('old', 'en-US', '2026-10-01T00:00:00.000Z', 's1'), article('new', 'ko-KR', '2026-11-21T23:59:59.999Z', 's2')],
+      NOW,
+    );
     expect(facts).toEqual({ latestPublishedAt: '2026-11-21T23:59:59.999Z' });
     expect(deriveArticles([], NOW).facts).toEqual({});
   });
@@ -115,7 +127,9 @@ describe('deriveArticles', () => {
     const future = article('outlook', 'en-US', '2026-12-01T08:00:00.000Z', 'articles/b.md');
     const { records, rejections } = deriveArticles([due, future], NOW);
     expect(records).toEqual([due.record]);
-    expect(rejections).toEqual([expect.objectContaining({ source: 'articles/b.md', reason: expect.stringMatching(/is after the build time/) })]);
+    expect(rejections).toEqual([
+      expect.objectContaining({ source: 'articles/b.md', reason: expect.stringMatching(/is after the build time/) }),
+    ]);
   });
 
   describe('feed items', () => {
@@ -124,7 +138,7 @@ describe('deriveArticles', () => {
       feedItem: { sourceId: 'wire', id },
     });
 
-    it('leaves an editor\'s article its slug and gives a namesake feed item the title slug plus a hash of its guid', () => {
+    it("leaves an editor's article its slug and gives a namesake feed item the title slug plus a hash of its guid", () => {
       const written = article('north-west', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/en-US/north-west.md');
       const fromFeed = item('north-west', '2026-11-20T08:00:00.000Z', 'item 1', 'https://host/?p=1');
       const { records, notes, rejections } = deriveArticles([fromFeed, written], NOW);
@@ -133,7 +147,9 @@ describe('deriveArticles', () => {
       expect(notes).toEqual([
         {
           source: 'articles/feeds/wire.xml',
-          message: expect.stringMatching(/^item 1: slug "north-west" is already taken by articles\/en-US\/north-west.md \(front matter\); published as "north-west-[0-9a-f]{8}"/),
+          message: expect.stringMatching(
+            /^item 1: slug "north-west" is already taken by articles\/en-US\/north-west.md \(front matter\); published as "north-west-[0-9a-f]{8}"/,
+          ),
         },
       ]);
     });

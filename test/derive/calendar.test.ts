@@ -54,12 +54,15 @@ describe('calendarEventId', () => {
 
 describe('deriveCalendar', () => {
   it('sorts by scheduledAt, then country, then event name', () => {
-    const { records } = deriveCalendar([
-      at('a.yaml', 'events[0]', event({ scheduledAt: '2026-12-11T00:00:00.000Z', country: 'JP', countryName: 'Japan' })),
-      at('a.yaml', 'events[1]', event({ eventName: 'Retail Sales (MoM)' })),
-      at('a.yaml', 'events[2]', event({ country: 'CA', countryName: 'Canada' })),
-      at('a.yaml', 'events[3]', event()),
-    ], NOW);
+    const { records } = deriveCalendar(
+      [
+        at('a.yaml', 'events[0]', event({ scheduledAt: '2026-12-11T00:00:00.000Z', country: 'JP', countryName: 'Japan' })),
+        at('a.yaml', 'events[1]', event({ eventName: 'Retail Sales (MoM)' })),
+        at('a.yaml', 'events[2]', event({ country: 'CA', countryName: 'Canada' })),
+        at('a.yaml', 'events[3]', event()),
+      ],
+      NOW,
+    );
     expect(records.map((r) => `${r.scheduledAt} ${r.country} ${r.eventName}`)).toEqual([
       '2026-12-10T13:30:00.000Z CA Consumer Price Index (YoY)',
       '2026-12-10T13:30:00.000Z US Consumer Price Index (YoY)',
@@ -81,10 +84,13 @@ describe('deriveCalendar', () => {
   });
 
   it('breaks a verifiedAt tie between duplicates by source path order', () => {
-    const { records, rejections } = deriveCalendar([
-      at('calendar/z.yaml', 'events[0]', event({ forecastValue: 'from z' })),
-      at('calendar/m.yaml', 'events[0]', event({ forecastValue: 'from m' })),
-    ], NOW);
+    const { records, rejections } = deriveCalendar(
+      [
+        at('calendar/z.yaml', 'events[0]', event({ forecastValue: 'from z' })),
+        at('calendar/m.yaml', 'events[0]', event({ forecastValue: 'from m' })),
+      ],
+      NOW,
+    );
     expect(records.map((r) => r.forecastValue)).toEqual(['from m']);
     expect(rejections.map((r) => r.source)).toEqual(['calendar/z.yaml']);
   });
@@ -94,17 +100,28 @@ describe('deriveCalendar', () => {
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ attribution: { source: 'Desk B' }, scheduledAt: '2026-12-09T14:45:00.000Z' });
     expect(rejections).toEqual([
-      expect.objectContaining({ source: 'calendar/a-desk.yaml', location: 'events[0]', reason: expect.stringMatching(/^duplicate of evt-/) }),
+      expect.objectContaining({
+        source: 'calendar/a-desk.yaml',
+        location: 'events[0]',
+        reason: expect.stringMatching(/^duplicate of evt-/),
+      }),
     ]);
   });
 
   it('reports the oldest verifiedAt and coverageThrough as the UTC day of the last event', () => {
-    const { facts } = deriveCalendar([
-      at('a.yaml', 'events[0]', event({ verifiedAt: '2026-11-18T10:00:00.000Z' })),
-      // 23:30 in New York on 2027-03-04 is already the 5th in UTC.
-      at('a.yaml', 'events[1]', event({ eventName: 'Late', scheduledAt: '2027-03-05T04:30:00.000Z' })),
-      at('a.yaml', 'events[2]', event({ eventName: 'Early', scheduledAt: '2026-11-01T00:00:00.000Z', verifiedAt: '2026-11-21T00:00:00.000Z' })),
-    ], NOW);
+    const { facts } = deriveCalendar(
+      [
+        at('a.yaml', 'events[0]', event({ verifiedAt: '2026-11-18T10:00:00.000Z' })),
+        // 23:30 in New York on 2027-03-04 is already the 5th in UTC.
+        at('a.yaml', 'events[1]', event({ eventName: 'Late', scheduledAt: '2027-03-05T04:30:00.000Z' })),
+        at(
+          'a.yaml',
+          'events[2]',
+          event({ eventName: 'Early', scheduledAt: '2026-11-01T00:00:00.000Z', verifiedAt: '2026-11-21T00:00:00.000Z' }),
+        ),
+      ],
+      NOW,
+    );
     expect(facts).toEqual({ oldestVerifiedAt: '2026-11-18T10:00:00.000Z', coverageThrough: '2027-03-05' });
     expect(deriveCalendar([], NOW).facts).toEqual({});
   });
@@ -151,6 +168,8 @@ describe('deriveCalendar', () => {
     const future = at('calendar/b.yaml', 'events[0]', event({ forecastValue: 'future', verifiedAt: '2026-12-01T00:00:00.000Z' }));
     const { records, rejections } = deriveCalendar([past, future], NOW);
     expect(records.map((r) => r.forecastValue)).toEqual(['past']);
-    expect(rejections).toEqual([expect.objectContaining({ source: 'calendar/b.yaml', reason: expect.stringMatching(/is after the build time/) })]);
+    expect(rejections).toEqual([
+      expect.objectContaining({ source: 'calendar/b.yaml', reason: expect.stringMatching(/is after the build time/) }),
+    ]);
   });
 });

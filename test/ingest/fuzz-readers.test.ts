@@ -30,9 +30,45 @@ import { SILENT_PROGRESS } from '../../src/model/progress.js';
  */
 
 const TOKENS = [
-  '<', '>', '&', '"', "'", '\n', '\r', '\r\n', '\u0000', ':', '---', '---js', '[', ']', '{', '}', ',', '\t', '*a', '&a ', '!!js/function ',
-  '<!ENTITY x "y">', '<!DOCTYPE x [', '<!DOCTYPE rss>', ']]>', '<![CDATA[', '<XML>', '</XML>', '<DOCUMENT>', '</DOCUMENT>', '\uFEFF',
-  '0026', '0000', '9'.repeat(400), '\\u0000', '%x;', '&xxe;', '<x><x><x><x>', '\u00e9',
+  '<',
+  '>',
+  '&',
+  '"',
+  "'",
+  '\n',
+  '\r',
+  '\r\n',
+  '\u0000',
+  ':',
+  '---',
+  '---js',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '\t',
+  '*a',
+  '&a ',
+  '!!js/function ',
+  '<!ENTITY x "y">',
+  '<!DOCTYPE x [',
+  '<!DOCTYPE rss>',
+  ']]>',
+  '<![CDATA[',
+  '<XML>',
+  '</XML>',
+  '<DOCUMENT>',
+  '</DOCUMENT>',
+  '\uFEFF',
+  '0026',
+  '0000',
+  '9'.repeat(400),
+  '\\u0000',
+  '%x;',
+  '&xxe;',
+  '<x><x><x><x>',
+  '\u00e9',
 ].map((token) => Buffer.from(token));
 
 type Mutation =
@@ -74,7 +110,10 @@ const RUNS = 50;
  * A private copy of one dataset's folder of the sample (or of some of its parts); each run
  * overwrites one file and puts it back.
  */
-async function sampleFolder(folder: string, parts: string[] = ['']): Promise<{ root: string; files: string[]; originals: Map<string, Buffer> }> {
+async function sampleFolder(
+  folder: string,
+  parts: string[] = [''],
+): Promise<{ root: string; files: string[]; originals: Map<string, Buffer> }> {
   const root = await mkdtemp(path.join(tmpdir(), 'pdsnap-fuzz-'));
   for (const part of parts) await cp(path.join(SAMPLE_SOURCES, folder, part), path.join(root, folder, part), { recursive: true });
   const files = (await listFiles(path.join(root, folder))).filter((file) => !/\.(png|jpe?g)$/i.test(file));
@@ -82,7 +121,12 @@ async function sampleFolder(folder: string, parts: string[] = ['']): Promise<{ r
   return { root, files, originals };
 }
 
-async function withMutatedFile<T>(sample: Awaited<ReturnType<typeof sampleFolder>>, file: string, mutations: Mutation[], run: () => Promise<T>): Promise<T> {
+async function withMutatedFile<T>(
+  sample: Awaited<ReturnType<typeof sampleFolder>>,
+  file: string,
+  mutations: Mutation[],
+  run: () => Promise<T>,
+): Promise<T> {
   await writeFile(file, mutate(sample.originals.get(file)!, mutations));
   try {
     return await run();

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { forEachTsvLine, type TsvLine } from '../../src/ingest/filings/tsv-rows.js';
 import { parseFullSubmission } from '../../src/ingest/filings/full-submission.js';
-import { JsonTextError, parseJsonText } from '../../src/ingest/json-text.js';
+import { type JsonTextError, parseJsonText } from '../../src/ingest/json-text.js';
 import { LineCounter } from '../../src/ingest/line-index.js';
 import { listSourceFiles, loadSource, UnreadableSource } from '../../src/ingest/source-files.js';
 import { MAX_FOLDER_DEPTH } from '../../src/ingest/source-limits.js';
@@ -23,17 +23,25 @@ describe('readXml', () => {
   };
 
   it('refuses an entity declaration in the DTD, outside it, and a parameter-entity reference, naming the line', () => {
-    expect(fail('<?xml version="1.0"?>\n<!DOCTYPE r [\n<!ENTITY a "b">\n]>\n<r>&a;</r>')).toEqual({ line: 3, reason: 'entity declarations are not allowed' });
+    expect(fail('<?xml version="1.0"?>\n<!DOCTYPE r [\n<!ENTITY a "b">\n]>\n<r>&a;</r>')).toEqual({
+      line: 3,
+      reason: 'entity declarations are not allowed',
+    });
     expect(fail('<r>\n<!ENTITY a "b">\n</r>')).toEqual({ line: 2, reason: 'entity declarations are not allowed' });
     expect(fail('<!DOCTYPE r [ %ext; ]>\n<r/>')).toEqual({ line: 1, reason: 'parameter entity references are not allowed' });
   });
 
   it('refuses a DOCTYPE after the root element, where the parser would otherwise read it', () => {
-    expect(fail('<r>\n<!DOCTYPE r [<!ELEMENT r ANY>]>\n</r>')).toEqual({ line: 2, reason: 'a DOCTYPE may only come once, before the root element' });
+    expect(fail('<r>\n<!DOCTYPE r [<!ELEMENT r ANY>]>\n</r>')).toEqual({
+      line: 2,
+      reason: 'a DOCTYPE may only come once, before the root element',
+    });
   });
 
   it('ignores a bare DOCTYPE, and declarations inside comments, CDATA or quoted ids, keeping line numbers true', () => {
-    const read = readXml('\n\n<?xml version="1.0"?>\n<!DOCTYPE r SYSTEM "x.dtd" [\n<!-- <!ENTITY no "x"> -->\n<!ELEMENT r ANY>\n]>\n<r><![CDATA[<!ENTITY fine "x">]]><a>1</a></r>');
+    const read = readXml(
+      '\n\n<?xml version="1.0"?>\n<!DOCTYPE r SYSTEM "x.dtd" [\n<!-- <!ENTITY no "x"> -->\n<!ELEMENT r ANY>\n]>\n<r><![CDATA[<!ENTITY fine "x">]]><a>1</a></r>',
+    );
     expect(read.ok && read.root.r).toEqual({ '#text': '<!ENTITY fine "x">', a: '1' });
     const broken = readXml('\n\n<?xml version="1.0"?>\n<!DOCTYPE r>\n<r>\n<a></b>\n</r>');
     expect(broken.ok || broken.line).toBe(6);
@@ -75,7 +83,8 @@ describe('line handling', () => {
   });
 
   it('splits a full submission with bare CR line ends', () => {
-    const text = 'ACCESSION NUMBER:\t0001234567-26-000001\rFILED AS OF DATE:\t20261101\r</SEC-HEADER>\r<DOCUMENT>\r<TYPE>13F-HR\r<TEXT>\r<XML>\r<a/>\r</XML>\r</TEXT>\r</DOCUMENT>\r';
+    const text =
+      'ACCESSION NUMBER:\t0001234567-26-000001\rFILED AS OF DATE:\t20261101\r</SEC-HEADER>\r<DOCUMENT>\r<TYPE>13F-HR\r<TEXT>\r<XML>\r<a/>\r</XML>\r</TEXT>\r</DOCUMENT>\r';
     const submission = parseFullSubmission(text);
     expect(submission.header.get('ACCESSION NUMBER')).toBe('0001234567-26-000001');
     expect(submission.documents).toEqual([{ type: '13F-HR', fileName: '', xml: '\r<a/>\r', line: 4, xmlLine: 7 }]);
@@ -148,7 +157,9 @@ describe('listSourceFiles and loadSource', () => {
     const root = await mkdtemp(path.join(tmpdir(), 'pdsnap-load-'));
     await writeFile(path.join(root, 'big.md'), 'x'.repeat(100));
     execFileSync('mkfifo', [path.join(root, 'pipe.md')]);
-    await expect(loadSource(root, path.join(root, 'big.md'), 10)).rejects.toThrow('big.md: 100 bytes: larger than the 10 bytes a source file may be');
+    await expect(loadSource(root, path.join(root, 'big.md'), 10)).rejects.toThrow(
+      'big.md: 100 bytes: larger than the 10 bytes a source file may be',
+    );
     await expect(loadSource(root, path.join(root, 'pipe.md'))).rejects.toBeInstanceOf(UnreadableSource);
   });
 
@@ -159,7 +170,14 @@ describe('listSourceFiles and loadSource', () => {
     await writeFile(path.join(deepest, 'x.md'), 'x');
     const listing = await listSourceFiles(root, root);
     expect(listing.files).toEqual([]);
-    expect(listing.notes).toEqual([{ source: Array(MAX_FOLDER_DEPTH + 1).fill('d').join('/'), message: `folder not read: deeper than ${MAX_FOLDER_DEPTH} levels` }]);
+    expect(listing.notes).toEqual([
+      {
+        source: Array(MAX_FOLDER_DEPTH + 1)
+          .fill('d')
+          .join('/'),
+        message: `folder not read: deeper than ${MAX_FOLDER_DEPTH} levels`,
+      },
+    ]);
   });
 });
 
@@ -174,10 +192,14 @@ describe('forEachTsvLine on an over-long header', () => {
     });
     const seen: TsvLine[] = [];
     await expect(
-      forEachTsvLine(endless, (line) => {
-        seen.push(line);
-        if ('header' in line && line.problem) throw new Error(line.problem);
-      }, 4096),
+      forEachTsvLine(
+        endless,
+        (line) => {
+          seen.push(line);
+          if ('header' in line && line.problem) throw new Error(line.problem);
+        },
+        4096,
+      ),
     ).rejects.toThrow(/^line 1 is longer than 4096 bytes/);
     expect(pulled).toBeLessThan(20);
   });

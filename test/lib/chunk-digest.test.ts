@@ -35,7 +35,10 @@ describe('digestFileInChunksSync', () => {
   it('gives no chunk for an empty file and exactly n for a file of n whole chunks', async () => {
     expect(digestFileInChunksSync(await fileWith('empty.bin', Buffer.alloc(0)), CHUNK).chunks.sha256).toEqual([]);
     const two = content().subarray(0, 2000);
-    expect(digestFileInChunksSync(await fileWith('two.bin', two), CHUNK).chunks.sha256).toEqual([sha256(two.subarray(0, 1000)), sha256(two.subarray(1000))]);
+    expect(digestFileInChunksSync(await fileWith('two.bin', two), CHUNK).chunks.sha256).toEqual([
+      sha256(two.subarray(0, 1000)),
+      sha256(two.subarray(1000)),
+    ]);
   });
 });
 
@@ -60,11 +63,15 @@ describe('findChunkMismatch', () => {
     const { chunks } = digestFileInChunksSync(file, CHUNK);
     await truncate(file, 2400);
     expect(await findChunkMismatch(file, 2500, chunks)).toBe('has 2400 bytes; manifest says 2500');
-    expect(await findChunkMismatch(file, 2400, { bytes: CHUNK, sha256: chunks.sha256.slice(0, 2) })).toBe('lists 2 chunk digests for 3 chunks');
+    expect(await findChunkMismatch(file, 2400, { bytes: CHUNK, sha256: chunks.sha256.slice(0, 2) })).toBe(
+      'lists 2 chunk digests for 3 chunks',
+    );
   });
 
   it('throws a read error instead of calling it a mismatch', async () => {
     const missing = path.join(await tempDir('chunk-digest'), 'missing.bin');
-    await expect(findChunkMismatch(missing, 1, { bytes: CHUNK, sha256: [sha256(Buffer.alloc(1))] })).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(findChunkMismatch(missing, 1, { bytes: CHUNK, sha256: [sha256(Buffer.alloc(1))] })).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
   });
 });

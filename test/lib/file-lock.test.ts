@@ -58,15 +58,19 @@ describe('withFileLock', () => {
     await plantHolder({ host: hostname(), pid: process.pid, startedAt: '2026-11-22T00:00:00.000Z' });
     const failure = await withFileLock(lock, { waitMs: 300 }, async () => 'ran').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(LockError);
-    expect((failure as LockError).message).toContain(`${lock} is held by pid ${process.pid} on ${hostname()}, since 2026-11-22T00:00:00.000Z`);
+    expect((failure as LockError).message).toContain(
+      `${lock} is held by pid ${process.pid} on ${hostname()}, since 2026-11-22T00:00:00.000Z`,
+    );
     expect((await stat(lock)).isDirectory()).toBe(true);
   });
 
-  it('refuses at once a regular file in the lock\'s place, naming the path and what to do', async () => {
+  it("refuses at once a regular file in the lock's place, naming the path and what to do", async () => {
     await writeFile(lock, 'not a lock');
     const failure = await withFileLock(lock, { waitMs: 60_000 }, async () => 'ran').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(LockError);
-    expect((failure as LockError).message).toBe(`${lock} is not a pdsnap lock (it is a file, not a folder): remove it if no pdsnap process is running`);
+    expect((failure as LockError).message).toBe(
+      `${lock} is not a pdsnap lock (it is a file, not a folder): remove it if no pdsnap process is running`,
+    );
   });
 
   it('refuses at once an unknown lock touched in the future, which could never go stale', async () => {

@@ -6,7 +6,12 @@ const Keys = z.object({ keys: z.array(z.object({ id: z.string(), tier: z.enum(['
 
 describe('formatZodIssues', () => {
   it('names every failing field, array indexes in brackets', () => {
-    const result = Keys.safeParse({ keys: [{ id: 'a', tier: 'free' }, { id: 7, tier: 'gold' }] });
+    const result = Keys.safeParse({
+      keys: [
+        { id: 'a', tier: 'free' },
+        { id: 7, tier: 'gold' },
+      ],
+    });
     expect(result.success).toBe(false);
     expect(formatZodIssues(result.error!)).toBe(
       'keys[1].id: Invalid input: expected string, received number; keys[1].tier: Invalid option: expected one of "free"|"member"',
@@ -14,8 +19,12 @@ describe('formatZodIssues', () => {
   });
 
   it('names the value itself by root, and a field of something larger by field', () => {
-    expect(formatZodIssues(Keys.safeParse(null).error!, undefined, '(top level)')).toBe('(top level): Invalid input: expected object, received null');
-    expect(formatZodIssues(z.string().safeParse(1).error!, 'attribution')).toBe('attribution: Invalid input: expected string, received number');
+    expect(formatZodIssues(Keys.safeParse(null).error!, undefined, '(top level)')).toBe(
+      '(top level): Invalid input: expected object, received null',
+    );
+    expect(formatZodIssues(z.string().safeParse(1).error!, 'attribution')).toBe(
+      'attribution: Invalid input: expected string, received number',
+    );
   });
 
   it('writes a path the way the messages do', () => {

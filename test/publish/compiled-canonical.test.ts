@@ -9,7 +9,23 @@ import { compileCanonical, resourceSerializer } from '../../src/publish/compiled
 /** Any UTF-16 code units: lone surrogates, controls, quotes, backslashes, astral pairs, U+2028. */
 const anyText = fc.oneof(
   fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 12 }).map((units) => String.fromCharCode(...units)),
-  fc.constantFrom('', '"', '\\', '\u0000', '\u001f', '\u007f', '\u2028\u2029', '\ud800', '\udfff', 'a\ud83d', '\ud83d\ude00', 'Société Générale', '三菱UFJ', '\t\n\r\b\f', '</script>'),
+  fc.constantFrom(
+    '',
+    '"',
+    '\\',
+    '\u0000',
+    '\u001f',
+    '\u007f',
+    '\u2028\u2029',
+    '\ud800',
+    '\udfff',
+    'a\ud83d',
+    '\ud83d\ude00',
+    'Société Générale',
+    '三菱UFJ',
+    '\t\n\r\b\f',
+    '</script>',
+  ),
   fc.string(),
 );
 const anyNumber = fc.oneof(
@@ -18,7 +34,14 @@ const anyNumber = fc.oneof(
   fc.integer(),
 );
 
-const position = fc.record({ issuerName: anyText, titleOfClass: anyText, kind: anyText, shares: anyNumber, reportedValue: anyNumber, weight: anyNumber });
+const position = fc.record({
+  issuerName: anyText,
+  titleOfClass: anyText,
+  kind: anyText,
+  shares: anyNumber,
+  reportedValue: anyNumber,
+  weight: anyNumber,
+});
 const investorFields = {
   slug: anyText,
   name: anyText,
@@ -177,13 +200,25 @@ describe('compiled canonical serializers', () => {
     }
     expect(trades({ ...trade, zz: 1 })).toBe(stableStringify({ ...trade, zz: 1 }));
     const consensus = resourceSerializer('smart-money', 'consensus');
-    // eslint-disable-next-line no-sparse-arrays
-    const sparse = { rank: 1, issuerName: 'X', titleOfClass: '', holderCount: 1, totalReportedValue: 1, totalShares: 1, topHolders: ['a', , 'b'] };
+    const sparse = {
+      rank: 1,
+      issuerName: 'X',
+      titleOfClass: '',
+      holderCount: 1,
+      totalReportedValue: 1,
+      totalShares: 1,
+      // biome-ignore lint/suspicious/noSparseArray: a hole in an array is the case under test
+      topHolders: ['a', , 'b'],
+    };
     expect(consensus(sparse)).toBe(canonicalJsonOrError(sparse));
   });
 
   it('refuse what canonicalJson refuses, with its message', () => {
-    for (const bad of [{ ...trade, sharesBefore: Number.NaN }, { ...trade, sharesAfter: Infinity }, { ...trade, titleOfClass: undefined }]) {
+    for (const bad of [
+      { ...trade, sharesBefore: Number.NaN },
+      { ...trade, sharesAfter: Infinity },
+      { ...trade, titleOfClass: undefined },
+    ]) {
       expect(() => trades(bad)).toThrow(TypeError);
       expect(() => trades(bad)).toThrow(canonicalJsonOrError(bad));
     }

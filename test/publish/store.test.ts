@@ -145,7 +145,11 @@ describe('BundleStore', () => {
 
   it('sorts manifest sources by code unit, not by the machine locale', async () => {
     const staged = await store.stageArrays('articles', { articles: [article('one')] });
-    const sources = ['articles/b.md', 'articles/aab.md', 'articles/Z.md', 'articles/ä.md'].map((p) => ({ path: p, bytes: 1, sha256: 'b'.repeat(64) }));
+    const sources = ['articles/b.md', 'articles/aab.md', 'articles/Z.md', 'articles/ä.md'].map((p) => ({
+      path: p,
+      bytes: 1,
+      sha256: 'b'.repeat(64),
+    }));
     const { snapshotId } = await store.commit(staged, { ...fields(), sources }, NOW);
     const manifest = (await store.openBundle(snapshotId)).manifest;
     expect(manifest.sources.map((s) => s.path)).toEqual(['articles/Z.md', 'articles/aab.md', 'articles/b.md', 'articles/ä.md']);

@@ -19,7 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const ask = (target: string, headers: Record<string, string> = {}) => binaryGet(server.base, target, { authorization: `Bearer ${key}`, ...headers });
+const ask = (target: string, headers: Record<string, string> = {}) =>
+  binaryGet(server.base, target, { authorization: `Bearer ${key}`, ...headers });
 
 describe('compression', () => {
   it('compresses a large body with brotli or gzip as the client asks, to the same bytes once decoded', async () => {

@@ -23,7 +23,12 @@ afterAll(async () => {
 });
 
 const preflight = (base: string, target: string, origin: string, method = 'GET') =>
-  rawGet(base, target, [`Origin: ${origin}`, `Access-Control-Request-Method: ${method}`, 'Access-Control-Request-Headers: authorization'], 'OPTIONS');
+  rawGet(
+    base,
+    target,
+    [`Origin: ${origin}`, `Access-Control-Request-Method: ${method}`, 'Access-Control-Request-Headers: authorization'],
+    'OPTIONS',
+  );
 
 describe('CORS', () => {
   it('is off by default: no CORS header, and a preflight is refused like any OPTIONS (401 under a prefix without a key)', async () => {

@@ -7,7 +7,11 @@ import { CursorCodec, queryFingerprint } from '../../src/serve/cursor.js';
 import { defaultCursorSecretFile, loadOrCreateCursorSecret } from '../../src/serve/cursor-secret.js';
 
 const codec = new CursorCodec('s'.repeat(40));
-const binding = { snapshotId: 'articles-20261122T110000Z-0123456789ab', operationId: 'listArticles', queryHash: queryFingerprint({ locale: 'en-US' }) };
+const binding = {
+  snapshotId: 'articles-20261122T110000Z-0123456789ab',
+  operationId: 'listArticles',
+  queryHash: queryFingerprint({ locale: 'en-US' }),
+};
 
 describe('CursorCodec', () => {
   it('round-trips an offset in a URL-safe token', () => {

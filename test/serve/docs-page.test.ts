@@ -28,7 +28,16 @@ beforeAll(async () => {
     executablePath: '/usr/bin/chromium',
     headless: true,
     viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 afterAll(async () => {
@@ -55,7 +64,10 @@ describe('/docs', () => {
         await page.goto(`${server.base}/docs?profile=${profile.toLowerCase()}`);
         await page.waitForSelector(`main[data-state="ready"][data-profile="profile-${profile.toLowerCase()}"]`, { timeout: 45_000 });
         // Both profiles are listed on the page, the shown one marked current.
-        expect(await page.locator('nav a').allTextContents()).toEqual([expect.stringContaining('Profile A (/v1)'), expect.stringContaining('Profile B (/api/v1)')]);
+        expect(await page.locator('nav a').allTextContents()).toEqual([
+          expect.stringContaining('Profile A (/v1)'),
+          expect.stringContaining('Profile B (/api/v1)'),
+        ]);
         expect(await page.locator('nav a[aria-current="page"]').getAttribute('id')).toBe(`profile-${profile.toLowerCase()}`);
         for (const op of ALL_OPERATIONS.filter((o) => o.profile === profile)) {
           const section = page.locator(`[data-section-id$="operation/${op.operationId}"]`).first();
@@ -93,7 +105,14 @@ describe('/docs', () => {
   });
 
   it('opens nothing but its three paths', async () => {
-    for (const target of ['/docs/', '/docs/../v1/articles', '/docs/%2e%2e/v1/articles', '/docs/package.json', '/docs/redoc.standalone.js.map', '/docs/docs.js/../../v1/articles']) {
+    for (const target of [
+      '/docs/',
+      '/docs/../v1/articles',
+      '/docs/%2e%2e/v1/articles',
+      '/docs/package.json',
+      '/docs/redoc.standalone.js.map',
+      '/docs/docs.js/../../v1/articles',
+    ]) {
       const answer = await rawGet(server.base, target);
       expect([401, 404], target).toContain(answer.status);
       expect(JSON.parse(answer.body).error.code, target).toMatch(/not_found|invalid_api_key/);

@@ -38,7 +38,9 @@ describe('rate limits', () => {
     expect(limited.headers.get('x-ratelimit-reset')).toBe(String(Date.parse('2026-11-22T12:01:00.000Z') / 1000));
     const limitedB = await get(server.base, '/api/v1/articles', { 'x-api-key': key });
     expect(limitedB.status).toBe(429);
-    expect(limitedB.body).toEqual({ error: { code: 'rate_limited', message: 'Rate limit of 60 requests per minute reached; retry in 30 s' } });
+    expect(limitedB.body).toEqual({
+      error: { code: 'rate_limited', message: 'Rate limit of 60 requests per minute reached; retry in 30 s' },
+    });
 
     clock.set('2026-11-22T12:00:59.999Z');
     expect((await get(server.base, '/v1/articles?limit=1', bearer(key))).status).toBe(429);
@@ -109,7 +111,9 @@ describe('unexpected failures', () => {
     expect(a.headers.get('x-ratelimit-limit')).toBe('300');
     const b = await get(server.base, '/api/v1/test-only/failure', bearer(key));
     expect(b.status).toBe(500);
-    expect(b.body).toEqual({ error: { code: 'internal_error', message: 'An unexpected error occurred; quote the X-Request-Id when reporting it' } });
+    expect(b.body).toEqual({
+      error: { code: 'internal_error', message: 'An unexpected error occurred; quote the X-Request-Id when reporting it' },
+    });
     expect(JSON.stringify([a.body, b.body])).not.toMatch(/hunter2|srv|at /);
   });
 });

@@ -19,14 +19,37 @@ let root: string;
 const servers: ServeProcess[] = [];
 
 async function serveTwo(): Promise<[ServeProcess, ServeProcess]> {
-  const args = ['--store', path.join(root, 'snapshots'), '--state', redis.url, '--now', NOW.toISOString(), '--log-level', 'silent', '--reload-interval', '0'];
+  const args = [
+    '--store',
+    path.join(root, 'snapshots'),
+    '--state',
+    redis.url,
+    '--now',
+    NOW.toISOString(),
+    '--log-level',
+    'silent',
+    '--reload-interval',
+    '0',
+  ];
   const pair = await Promise.all([startServe(args), startServe(args)]);
   servers.push(...pair);
   return pair;
 }
 
 async function createKey(tier: 'member' | 'premium'): Promise<{ id: string; key: string }> {
-  const result = await runCli(['keys', '--state', redis.url, 'create', '--name', `${tier} key`, '--scopes', 'articles:read,calendar:read', '--tier', tier, '--json']);
+  const result = await runCli([
+    'keys',
+    '--state',
+    redis.url,
+    'create',
+    '--name',
+    `${tier} key`,
+    '--scopes',
+    'articles:read,calendar:read',
+    '--tier',
+    tier,
+    '--json',
+  ]);
   expect(result.exitCode, String(result.stderr)).toBe(0);
   return JSON.parse(String(result.stdout));
 }
@@ -68,7 +91,9 @@ describe('two serve processes, one Redis', () => {
     const [one, two] = await serveTwo();
 
     const answers = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => get(i % 2 === 0 ? one.base : two.base, i % 4 < 2 ? '/v1/articles?limit=1' : '/api/v1/articles?limit=1', bearer(key))),
+      Array.from({ length: 100 }, (_, i) =>
+        get(i % 2 === 0 ? one.base : two.base, i % 4 < 2 ? '/v1/articles?limit=1' : '/api/v1/articles?limit=1', bearer(key)),
+      ),
     );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(60);
@@ -85,7 +110,10 @@ describe('two serve processes, one Redis', () => {
     expect(revoke.exitCode).toBe(0);
     for (const server of [one, two]) {
       await eventually(async () => (await get(server.base, '/v1/articles?limit=1', bearer(calendarKey.key))).status === 401);
-      expect((await get(server.base, '/api/v1/articles', bearer(calendarKey.key))).body.error).toMatchObject({ code: 'invalid_key', message: 'API key has been revoked' });
+      expect((await get(server.base, '/api/v1/articles', bearer(calendarKey.key))).body.error).toMatchObject({
+        code: 'invalid_key',
+        message: 'API key has been revoked',
+      });
     }
   });
 
@@ -102,13 +130,20 @@ describe('two serve processes, one Redis', () => {
     for (const server of [one, two]) {
       const a = await get(server.base, '/v1/articles?limit=1', bearer(key));
       expect(a.status).toBe(503);
-      expect(a.body.error).toMatchObject({ code: 'internal_error', requestId: a.headers.get('x-request-id'), docsUrl: expect.stringContaining('#internal_error') });
+      expect(a.body.error).toMatchObject({
+        code: 'internal_error',
+        requestId: a.headers.get('x-request-id'),
+        docsUrl: expect.stringContaining('#internal_error'),
+      });
       expect(a.body).not.toHaveProperty('data');
       expect(a.headers.get('retry-after')).toBe('1');
       const b = await get(server.base, '/api/v1/articles', bearer(key));
       expect(b.status).toBe(503);
       expect(b.body).toEqual({
-        error: { code: 'internal_error', message: 'The service cannot check API keys and limits right now; nothing was counted. Retry shortly' },
+        error: {
+          code: 'internal_error',
+          message: 'The service cannot check API keys and limits right now; nothing was counted. Retry shortly',
+        },
       });
     }
 

@@ -49,8 +49,16 @@ async function redocly(file: string): Promise<{ errors: number; warnings: number
 /** Spectral's findings per file (one run for all files: each start costs seconds). */
 async function spectral(...lintFiles: string[]): Promise<Map<string, Array<{ code: string; severity: number; message: string }>>> {
   // .spectral.yaml at the repository root: extends spectral:oas (severity 0 = error, 1 = warning).
-  const run = await execa(path.join(BIN, 'spectral'), ['lint', '--format=json', '--quiet', '--fail-severity=hint', ...lintFiles], { reject: false, env: LINT_ENV });
-  const results = JSON.parse(run.stdout === '' ? '[]' : run.stdout) as Array<{ source: string; code: string; severity: number; message: string }>;
+  const run = await execa(path.join(BIN, 'spectral'), ['lint', '--format=json', '--quiet', '--fail-severity=hint', ...lintFiles], {
+    reject: false,
+    env: LINT_ENV,
+  });
+  const results = JSON.parse(run.stdout === '' ? '[]' : run.stdout) as Array<{
+    source: string;
+    code: string;
+    severity: number;
+    message: string;
+  }>;
   return new Map(lintFiles.map((file) => [file, results.filter((r) => path.resolve(r.source) === file)]));
 }
 
@@ -107,7 +115,8 @@ describe('the OpenAPI descriptions of both profiles', () => {
   });
 
   it('describe the seven Profile A and three Profile B operations with their scopes, without OAuth scopes on key schemes', () => {
-    const summary = (doc: any) => Object.entries(doc.paths).map(([p, item]: [string, any]) => [p, item.get.operationId, item.get['x-required-scope']]);
+    const summary = (doc: any) =>
+      Object.entries(doc.paths).map(([p, item]: [string, any]) => [p, item.get.operationId, item.get['x-required-scope']]);
     expect(summary(docs.A)).toEqual([
       ['/v1/articles', 'listArticles', 'articles:read'],
       ['/v1/articles/{slug}', 'getArticle', 'articles:read'],
@@ -152,7 +161,8 @@ describe('the OpenAPI descriptions of both profiles', () => {
           expect(Object.keys(content.examples).length).toBeGreaterThan(0);
         }
       }
-      const codes = (status: string) => Object.keys(doc.paths[Object.keys(doc.paths)[0]!].get.responses[status].content['application/json'].examples);
+      const codes = (status: string) =>
+        Object.keys(doc.paths[Object.keys(doc.paths)[0]!].get.responses[status].content['application/json'].examples);
       expect(codes('400')).toEqual(profile === 'A' ? ['invalid_request', 'invalid_cursor'] : ['invalid_params', 'invalid_region']);
       expect(codes('401')).toEqual(profile === 'A' ? ['invalid_api_key'] : ['unauthorized', 'invalid_key']);
     }
@@ -165,7 +175,9 @@ describe('the OpenAPI descriptions of both profiles', () => {
       ajv.addSchema({ $id: 'doc', components: doc.components });
       for (const item of Object.values(doc.paths) as any[]) {
         const ok = item.get.responses['200'].content['application/json'];
-        const schema = ok.schema.$ref ? { $ref: `doc${ok.schema.$ref}` } : JSON.parse(JSON.stringify(ok.schema).replaceAll('"#/components', '"doc#/components'));
+        const schema = ok.schema.$ref
+          ? { $ref: `doc${ok.schema.$ref}` }
+          : JSON.parse(JSON.stringify(ok.schema).replaceAll('"#/components', '"doc#/components'));
         expect(ajv.validate(schema, ok.example), `${item.get.operationId}: ${ajv.errorsText()}`).toBe(true);
         for (const example of Object.values(item.get.responses['404'].content['application/json'].examples) as any[]) {
           expect(ajv.validate({ $ref: 'doc#/components/schemas/ErrorEnvelope' }, example.value)).toBe(true);
@@ -196,12 +208,24 @@ describe('the OpenAPI descriptions of both profiles', () => {
     const limit = doc.paths['/v1/smart-money/consensus'].get.parameters.find((p: any) => p.name === 'limit');
     const declared = PARAMETERS.listSmartMoneyConsensus.properties as Record<string, Record<string, unknown>>;
     const { description, examples, ...served } = declared.limit!;
-    expect(limit).toEqual({ name: 'limit', in: 'query', required: false, description, example: (examples as unknown[])[0], schema: served });
+    expect(limit).toEqual({
+      name: 'limit',
+      in: 'query',
+      required: false,
+      description,
+      example: (examples as unknown[])[0],
+      schema: served,
+    });
     const slug = doc.paths['/v1/articles/{slug}'].get.parameters[0];
     expect(slug).toMatchObject({ in: 'path', required: true, schema: { maxLength: 200, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' } });
     // Profile B's records are its projections: no locale, no rights.
     expect(docs.B.components.schemas.ProfileBArticleListItem.properties.locale).toBeUndefined();
-    expect(Object.keys(docs.B.components.schemas).sort()).toEqual(['ErrorEnvelope', 'ProfileBArticleDetail', 'ProfileBArticleListItem', 'ProfileBCalendarEvent']);
+    expect(Object.keys(docs.B.components.schemas).sort()).toEqual([
+      'ErrorEnvelope',
+      'ProfileBArticleDetail',
+      'ProfileBArticleListItem',
+      'ProfileBCalendarEvent',
+    ]);
   });
 
   it('answers 304 to its own ETag, compressed or not, and may be cached publicly', async () => {
@@ -211,6 +235,8 @@ describe('the OpenAPI descriptions of both profiles', () => {
     expect(compressed.headers.get('cache-control')).toBe('public, max-age=300');
     const tag = compressed.headers.get('etag') as string;
     expect(tag).toMatch(/^W\/".+-br"$/);
-    expect((await fetch(`${server.base}/api/v1/openapi.json`, { headers: { 'if-none-match': tag, 'accept-encoding': 'br' } })).status).toBe(304);
+    expect((await fetch(`${server.base}/api/v1/openapi.json`, { headers: { 'if-none-match': tag, 'accept-encoding': 'br' } })).status).toBe(
+      304,
+    );
   });
 });

@@ -17,7 +17,14 @@ beforeAll(async () => {
 });
 
 const serveArgs = (extra: string[] = []) => [
-  '--store', path.join(root, 'snapshots'), '--keys', path.join(root, 'keys.json'), '--usage-db', path.join(root, 'usage.sqlite'), ...FIXED, ...extra,
+  '--store',
+  path.join(root, 'snapshots'),
+  '--keys',
+  path.join(root, 'keys.json'),
+  '--usage-db',
+  path.join(root, 'usage.sqlite'),
+  ...FIXED,
+  ...extra,
 ];
 
 describe('shutting down', () => {

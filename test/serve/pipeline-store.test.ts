@@ -96,7 +96,8 @@ describe('serving pipeline-built bundles', () => {
         expect(await walk(`/v1/smart-money/trades?limit=3&action=${action}&investorSlug=${slug}`)).toEqual(both);
       }
     }
-    for (const slug of slugs) expect(await walk(`/v1/smart-money/trades?limit=5&investorSlug=${slug}`)).toEqual(trades.filter((t) => t.investorSlug === slug));
+    for (const slug of slugs)
+      expect(await walk(`/v1/smart-money/trades?limit=5&investorSlug=${slug}`)).toEqual(trades.filter((t) => t.investorSlug === slug));
 
     // Investors: largest reported value total first, then slug; list items without positions.
     const investors = (await records('investors'))
@@ -104,7 +105,9 @@ describe('serving pipeline-built bundles', () => {
       .map(({ positions: _positions, ...summary }) => summary);
     expect(await walk('/v1/smart-money/investors?limit=4')).toEqual(investors);
     for (const category of new Set(investors.map((i) => i.category as string))) {
-      expect(await walk(`/v1/smart-money/investors?limit=2&category=${category}`)).toEqual(investors.filter((i) => i.category === category));
+      expect(await walk(`/v1/smart-money/investors?limit=2&category=${category}`)).toEqual(
+        investors.filter((i) => i.category === category),
+      );
     }
     const consensus = (await records('consensus')).sort((a, b) => a.rank - b.rank);
     expect(await walk('/v1/smart-money/consensus?limit=3')).toEqual(consensus);

@@ -36,9 +36,18 @@ describe('Profile A operations', () => {
     expect(typeof body.page.nextCursor).toBe('string');
     expect(body.snapshot).toEqual({ id: ids.articles, generatedAt: '2026-11-22T11:00:00.000Z' });
     expect(body.requestId).toBe(headers.get('x-request-id'));
-    expect(Object.keys(body.data[0]).sort()).toEqual(
-      ['attribution', 'author', 'category', 'description', 'image', 'locale', 'publishedAt', 'rights', 'slug', 'title'],
-    );
+    expect(Object.keys(body.data[0]).sort()).toEqual([
+      'attribution',
+      'author',
+      'category',
+      'description',
+      'image',
+      'locale',
+      'publishedAt',
+      'rights',
+      'slug',
+      'title',
+    ]);
     const times = body.data.map((a: { publishedAt: string }) => a.publishedAt);
     expect([...times].sort().reverse()).toEqual(times);
   });
@@ -88,7 +97,9 @@ describe('Profile A operations', () => {
     for (const event of body.data) expect(event.scheduledAt >= '2026-11-01' && event.scheduledAt < '2026-12-01').toBe(true);
     const filtered = await A('/v1/economic-calendar?from=2026-11-01&to=2026-11-30&importance=high&country=JP&limit=100');
     expect(filtered.body.data.length).toBeGreaterThan(0);
-    expect(filtered.body.data.every((e: { importance: string; country: string }) => e.importance === 'high' && e.country === 'JP')).toBe(true);
+    expect(filtered.body.data.every((e: { importance: string; country: string }) => e.importance === 'high' && e.country === 'JP')).toBe(
+      true,
+    );
   });
 
   it('accepts a 93-day calendar range counting both ends and refuses 94 days', async () => {
@@ -108,7 +119,11 @@ describe('Profile A operations', () => {
 
   it('lists investors without positions and gets one with its positions', async () => {
     const list = await A('/v1/smart-money/investors');
-    expect(list.body.data.map((i: { slug: string }) => i.slug)).toEqual(['berkshire-hathaway', 'bridgewater-associates', 'pershing-square']);
+    expect(list.body.data.map((i: { slug: string }) => i.slug)).toEqual([
+      'berkshire-hathaway',
+      'bridgewater-associates',
+      'pershing-square',
+    ]);
     expect(list.body.data[0].positions).toBeUndefined();
     const macro = await A('/v1/smart-money/investors?category=macro');
     expect(macro.body.data.map((i: { slug: string }) => i.slug)).toEqual(['bridgewater-associates']);
@@ -132,7 +147,9 @@ describe('Profile A operations', () => {
   it('lists trades filtered by action and investor', async () => {
     const { body } = await A('/v1/smart-money/trades?action=sold&investorSlug=berkshire-hathaway');
     expect(body.data).toHaveLength(2);
-    expect(body.data.every((t: { action: string; investorSlug: string }) => t.action === 'sold' && t.investorSlug === 'berkshire-hathaway')).toBe(true);
+    expect(
+      body.data.every((t: { action: string; investorSlug: string }) => t.action === 'sold' && t.investorSlug === 'berkshire-hathaway'),
+    ).toBe(true);
     const all = await A('/v1/smart-money/trades?limit=100');
     expect(all.body.data).toHaveLength(24);
   });
@@ -197,12 +214,10 @@ describe('Profile A cursors', () => {
     const first = await A('/v1/articles?limit=5');
     const cursor: string = first.body.page.nextCursor;
     const [payload, signature] = cursor.split('.') as [string, string];
-    const forgedPayload = Buffer.from(JSON.stringify([1, ids.articles, 'listArticles', JSON.parse(Buffer.from(payload, 'base64url').toString())[3], 40])).toString('base64url');
-    const cases = [
-      `${forgedPayload}.${signature}`,
-      `${payload}.${signature.slice(0, -2)}AA`,
-      'not-a-cursor',
-    ];
+    const forgedPayload = Buffer.from(
+      JSON.stringify([1, ids.articles, 'listArticles', JSON.parse(Buffer.from(payload, 'base64url').toString())[3], 40]),
+    ).toString('base64url');
+    const cases = [`${forgedPayload}.${signature}`, `${payload}.${signature.slice(0, -2)}AA`, 'not-a-cursor'];
     for (const bad of cases) {
       const { status, body } = await A(`/v1/articles?limit=5&cursor=${encodeURIComponent(bad)}`);
       expect(status).toBe(400);
@@ -275,6 +290,8 @@ describe('Profile A keys and headers', () => {
     const other = await A('/v1/articles?limit=4', key, { 'if-none-match': etag });
     expect(other.status).toBe(200);
     const detail = await A('/v1/articles/ko-kr-oil-prices-fall-4');
-    expect((await A('/v1/articles/ko-kr-oil-prices-fall-4', key, { 'if-none-match': detail.headers.get('etag') as string })).status).toBe(304);
+    expect((await A('/v1/articles/ko-kr-oil-prices-fall-4', key, { 'if-none-match': detail.headers.get('etag') as string })).status).toBe(
+      304,
+    );
   });
 });

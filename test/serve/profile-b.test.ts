@@ -78,11 +78,23 @@ describe('Profile B articles', () => {
     const { status, body } = await B('/api/v1/articles/ko-kr-oil-prices-fall-4?region=kr');
     expect(status).toBe(200);
     expect(Object.keys(body)).toEqual(['data']);
-    expect(Object.keys(body.data).sort()).toEqual(['author', 'category', 'content', 'date', 'description', 'image', 'region', 'slug', 'title']);
+    expect(Object.keys(body.data).sort()).toEqual([
+      'author',
+      'category',
+      'content',
+      'date',
+      'description',
+      'image',
+      'region',
+      'slug',
+      'title',
+    ]);
     expect(body.data.content).toContain('<p>');
     const wrongRegion = await B('/api/v1/articles/ko-kr-oil-prices-fall-4');
     expect(wrongRegion.status).toBe(404);
-    expect(wrongRegion.body).toEqual({ error: { code: 'not_found', message: 'No article with slug ko-kr-oil-prices-fall-4 in region us' } });
+    expect(wrongRegion.body).toEqual({
+      error: { code: 'not_found', message: 'No article with slug ko-kr-oil-prices-fall-4 in region us' },
+    });
   });
 });
 
@@ -95,9 +107,16 @@ describe('Profile B economic calendar', () => {
     );
     expect(body.pagination).toEqual({ total: expected.length, limit: 100, offset: 0 });
     expect(body.data.map((e: { scheduledAt: string }) => e.scheduledAt)).toEqual(expected.map((e) => e.scheduledAt));
-    expect(Object.keys(body.data[0]).sort()).toEqual(
-      ['actualValue', 'category', 'country', 'eventName', 'forecastValue', 'importance', 'previousValue', 'scheduledAt'],
-    );
+    expect(Object.keys(body.data[0]).sort()).toEqual([
+      'actualValue',
+      'category',
+      'country',
+      'eventName',
+      'forecastValue',
+      'importance',
+      'previousValue',
+      'scheduledAt',
+    ]);
     expect(body.data[0]).toMatchObject({ country: 'United States', scheduledAt: '2026-11-22T12:30:00.000Z' });
     expect([1, 2, 3]).toContain(body.data[0].importance);
   });
@@ -194,7 +213,10 @@ describe('Profile B errors and headers', () => {
     expect(again.status).toBe(304);
     // The window moves with the UTC day, so tomorrow the same URL is another representation.
     clock.advance(86_400_000);
-    const tomorrow = await B('/api/v1/economic-calendar?region=jp', { ...bearer(key), 'if-none-match': first.headers.get('etag') as string });
+    const tomorrow = await B('/api/v1/economic-calendar?region=jp', {
+      ...bearer(key),
+      'if-none-match': first.headers.get('etag') as string,
+    });
     expect(tomorrow.status).toBe(200);
     clock.advance(-86_400_000);
   });

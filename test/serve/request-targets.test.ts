@@ -36,7 +36,11 @@ const VARIANTS: Array<{ name: string; expect: Expectation; spell: (target: strin
   // The router decodes percent-escapes of unreserved characters: the same route, the same checks.
   { name: 'a percent-encoded letter in the prefix', expect: 'served-after-auth', spell: (t, p) => t.replace(p, p.replace('v', '%76')) },
   { name: 'a percent-encoded digit in the prefix', expect: 'served-after-auth', spell: (t, p) => t.replace(p, p.replace('1', '%31')) },
-  { name: 'a percent-encoded letter after the prefix', expect: 'served-after-auth', spell: (t, p) => `${t.slice(0, p.length + 1)}%${t.charCodeAt(p.length + 1).toString(16)}${t.slice(p.length + 2)}` },
+  {
+    name: 'a percent-encoded letter after the prefix',
+    expect: 'served-after-auth',
+    spell: (t, p) => `${t.slice(0, p.length + 1)}%${t.charCodeAt(p.length + 1).toString(16)}${t.slice(p.length + 2)}`,
+  },
   // Absolute form names the same path: the same route, the same checks.
   { name: 'absolute form', expect: 'served-after-auth', spell: (t) => `http://api.example.test${t}` },
   // Anything else is another path that no route has: an error in an envelope, with or without a key.

@@ -23,7 +23,24 @@ describe('response serializer', () => {
       ['listArticles', listEnvelope(records)],
       ['getArticle', { data: records[0], snapshot: { id: 's', generatedAt: NOW.toISOString() }, requestId: 'req_x' }],
       ['getSmartMoneyInvestor', { data: investors()[0], snapshot: { id: 's', generatedAt: NOW.toISOString() }, requestId: 'req_y' }],
-      ['b.listArticles', { data: [{ slug: 'a', title: 'T "quoted"', description: 'd', category: 'c', author: 'x', image: 'i.jpg', region: 'us', date: '2026-11-22' }], pagination: { total: 1, limit: 20, offset: 0 } }],
+      [
+        'b.listArticles',
+        {
+          data: [
+            {
+              slug: 'a',
+              title: 'T "quoted"',
+              description: 'd',
+              category: 'c',
+              author: 'x',
+              image: 'i.jpg',
+              region: 'us',
+              date: '2026-11-22',
+            },
+          ],
+          pagination: { total: 1, limit: 20, offset: 0 },
+        },
+      ],
       ['listArticles', listEnvelope([])],
     ];
     for (const [operationId, envelope] of cases) {
@@ -39,7 +56,13 @@ describe('response serializer', () => {
     let reads = 0;
     const record = { ...articles(NOW)[0]! };
     const title = record.title;
-    Object.defineProperty(record, 'title', { enumerable: true, get: () => ((reads += 1), title) });
+    Object.defineProperty(record, 'title', {
+      enumerable: true,
+      get: () => {
+        reads += 1;
+        return title;
+      },
+    });
     const first = JSON.parse(String(serialize(listEnvelope([record]))));
     const second = JSON.parse(String(serialize({ ...listEnvelope([record]), requestId: 'req_second' })));
     expect(reads).toBe(1);

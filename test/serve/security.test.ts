@@ -83,13 +83,21 @@ describe('answers that never reach a route', () => {
     expect(b.headers['x-request-id']).toMatch(/^req_/);
     expect(JSON.parse(b.body)).toEqual({ error: { code: 'invalid_params', message: 'the request line and headers exceed 16 KiB' } });
     const a = await rawGet(server.base, '/v1/articles', [big]);
-    expect(JSON.parse(a.body).error).toMatchObject({ code: 'invalid_request', requestId: a.headers['x-request-id'], docsUrl: `${DOCS}/errors#invalid_request` });
+    expect(JSON.parse(a.body).error).toMatchObject({
+      code: 'invalid_request',
+      requestId: a.headers['x-request-id'],
+      docsUrl: `${DOCS}/errors#invalid_request`,
+    });
   });
 
   it('answers malformed HTTP with 400 in an envelope with a request id', async () => {
     const answer = await sendRaw(server.base, 'GET /v1/articles HTTP/1.1\r\nHost: x\r\nBroken header line\r\n\r\n');
     expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.body).error).toMatchObject({ code: 'invalid_request', message: 'the request is not valid HTTP', requestId: answer.headers['x-request-id'] });
+    expect(JSON.parse(answer.body).error).toMatchObject({
+      code: 'invalid_request',
+      message: 'the request is not valid HTTP',
+      requestId: answer.headers['x-request-id'],
+    });
   });
 
   it('answers an HTTP/1.1 request without Host with 400 in its profile envelope', async () => {
@@ -101,7 +109,7 @@ describe('answers that never reach a route', () => {
 });
 
 describe('caching', () => {
-  it('marks keyed answers private (one key\'s answer is never another\'s) and errors never stored', async () => {
+  it("marks keyed answers private (one key's answer is never another's) and errors never stored", async () => {
     const ok = await rawGet(server.base, '/v1/articles', [`Authorization: Bearer ${key}`]);
     expect(ok.status).toBe(200);
     expect(ok.headers['cache-control']).toMatch(/^private, max-age=\d+$/);
@@ -116,7 +124,9 @@ describe('the cursor secret on disk', () => {
     const file = path.join(dir, 'cursor-secret');
     await writeFile(file, `${'f'.repeat(64)}\n`, { mode: 0o644 });
     await chmod(file, 0o644);
-    await expect(loadOrCreateCursorSecret(file)).rejects.toThrow(`${file} is readable by group or others (mode 644): run chmod 600 ${file}`);
+    await expect(loadOrCreateCursorSecret(file)).rejects.toThrow(
+      `${file} is readable by group or others (mode 644): run chmod 600 ${file}`,
+    );
   });
 
   it('makes serve exit 3 with that message', async () => {
@@ -125,8 +135,19 @@ describe('the cursor secret on disk', () => {
     await writeFile(file, `${'f'.repeat(64)}\n`, { mode: 0o640 });
     await chmod(file, 0o640);
     const result = await runCli([
-      'serve', '--store', path.join(root, 'snapshots'), '--keys', path.join(root, 'keys.json'), '--usage-db', path.join(dir, 'u.sqlite'),
-      '--cursor-secret-file', file, '--port', '0', '--log-level', 'silent',
+      'serve',
+      '--store',
+      path.join(root, 'snapshots'),
+      '--keys',
+      path.join(root, 'keys.json'),
+      '--usage-db',
+      path.join(dir, 'u.sqlite'),
+      '--cursor-secret-file',
+      file,
+      '--port',
+      '0',
+      '--log-level',
+      'silent',
     ]);
     expect(result.exitCode).toBe(3);
     expect(String(result.stderr)).toContain(`${file} is readable by group or others (mode 640)`);

@@ -13,13 +13,20 @@ describe('pdsnap serve', () => {
     const { root } = await makeStore(now);
     const key = await newKey(root, ALL_SCOPES);
     const args = [
-      '--store', path.join(root, 'snapshots'),
-      '--port', '0',
-      '--keys', path.join(root, 'keys.json'),
-      '--usage-db', path.join(root, 'usage.sqlite'),
-      '--now', '2026-11-22T12:00:00Z',
-      '--log-level', 'silent',
-      '--drain-delay', '0s',
+      '--store',
+      path.join(root, 'snapshots'),
+      '--port',
+      '0',
+      '--keys',
+      path.join(root, 'keys.json'),
+      '--usage-db',
+      path.join(root, 'usage.sqlite'),
+      '--now',
+      '2026-11-22T12:00:00Z',
+      '--log-level',
+      'silent',
+      '--drain-delay',
+      '0s',
     ];
     const child = execa('node', [CLI, 'serve', ...args], { reject: false });
     const base = await new Promise<string>((resolve, reject) => {

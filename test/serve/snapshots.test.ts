@@ -31,17 +31,25 @@ describe('snapshot swaps', () => {
     const cursor = page.body.page.nextCursor as string;
 
     const later = new Date(NOW.getTime() + 3_600_000);
-    const newId = await publishDataset(store, 'articles', { articles: articles(later) }, {
-      generatedAt: later,
-      freshUntil: new Date(NOW.getTime() + 7 * DAY),
-    });
+    const newId = await publishDataset(
+      store,
+      'articles',
+      { articles: articles(later) },
+      {
+        generatedAt: later,
+        freshUntil: new Date(NOW.getTime() + 7 * DAY),
+      },
+    );
     // Not yet reloaded: the old snapshot still answers, and its cursor still works.
     expect((await call(`/v1/articles?limit=5&cursor=${cursor}`)).status).toBe(200);
     await server.app.snapshots.reload();
 
     const replay = await call(`/v1/articles?limit=5&cursor=${cursor}`);
     expect(replay.status).toBe(400);
-    expect(replay.body.error).toMatchObject({ code: 'invalid_cursor', message: 'cursor belongs to another snapshot; start again without a cursor' });
+    expect(replay.body.error).toMatchObject({
+      code: 'invalid_cursor',
+      message: 'cursor belongs to another snapshot; start again without a cursor',
+    });
     const fresh = await call('/v1/articles?limit=5');
     expect(fresh.body.snapshot.id).toBe(newId);
     expect(newId).not.toBe(ids.articles);
@@ -65,7 +73,9 @@ describe('snapshot swaps', () => {
     const published = [ids.articles];
     for (let i = 1; i <= 3; i += 1) {
       const at = new Date(NOW.getTime() + i * 60_000);
-      published.push(await publishDataset(store, 'articles', articleResources(at), { generatedAt: at, freshUntil: new Date(NOW.getTime() + 7 * DAY) }));
+      published.push(
+        await publishDataset(store, 'articles', articleResources(at), { generatedAt: at, freshUntil: new Date(NOW.getTime() + 7 * DAY) }),
+      );
       await server.app.snapshots.reload();
       await new Promise((resolve) => setTimeout(resolve, 30));
     }
@@ -85,7 +95,10 @@ describe('polling', () => {
     const key = await newKey(root, ALL_SCOPES, 'premium');
     server = await startServer(root, clock, undefined, 50);
     const at = new Date(NOW.getTime() + 60_000);
-    const newId = await publishDataset(store, 'articles', articleResources(at), { generatedAt: at, freshUntil: new Date(NOW.getTime() + 7 * DAY) });
+    const newId = await publishDataset(store, 'articles', articleResources(at), {
+      generatedAt: at,
+      freshUntil: new Date(NOW.getTime() + 7 * DAY),
+    });
     expect(newId).not.toBe(ids.articles);
     let served = '';
     for (let attempt = 0; attempt < 100 && served !== newId; attempt += 1) {
@@ -105,7 +118,10 @@ describe('unavailable datasets', () => {
     clock.advance(DAY + 1_000);
     const stale = await call('/v1/articles');
     expect(stale.status).toBe(503);
-    expect(stale.body.error).toMatchObject({ code: 'snapshot_unavailable', docsUrl: 'https://docs.example.test/api/errors#snapshot_unavailable' });
+    expect(stale.body.error).toMatchObject({
+      code: 'snapshot_unavailable',
+      docsUrl: 'https://docs.example.test/api/errors#snapshot_unavailable',
+    });
     expect(stale.body.error.message).toContain('fresh until 2026-11-23T12:00:00.000Z');
     expect(stale.headers.get('x-ratelimit-limit')).toBe('300');
     const staleB = await call('/api/v1/articles');
@@ -118,7 +134,12 @@ describe('unavailable datasets', () => {
 
   it('answers 503 for a dataset that was never published while the others answer 200', async () => {
     const { call } = await setUp(['articles']);
-    for (const url of ['/v1/economic-calendar?from=2026-12-01&to=2026-12-31', '/api/v1/economic-calendar', '/v1/smart-money/investors', '/v1/smart-money/investors/pershing-square']) {
+    for (const url of [
+      '/v1/economic-calendar?from=2026-12-01&to=2026-12-31',
+      '/api/v1/economic-calendar',
+      '/v1/smart-money/investors',
+      '/v1/smart-money/investors/pershing-square',
+    ]) {
       const answer = await call(url);
       expect(answer.status).toBe(503);
       expect(answer.body.error.code).toBe('snapshot_unavailable');
@@ -189,7 +210,7 @@ describe('smart money resources', () => {
     const { call } = await setUp(['smart-money']);
     const resources = smartMoneyResources();
     const trades = await call('/v1/smart-money/trades?limit=100');
-    expect(trades.body.data).toEqual(resources['trades']);
+    expect(trades.body.data).toEqual(resources.trades);
   });
 
   it('verifies a serving index listed without chunk digests (a bundle built before them) by its whole-file digest', async () => {
@@ -197,7 +218,12 @@ describe('smart money resources', () => {
     const resources = smartMoneyResources();
     const withoutChunks = async (minutes: number, trades: unknown[]) => {
       const at = new Date(NOW.getTime() + minutes * 60_000);
-      const id = await publishDataset(store, 'smart-money', { ...resources, trades }, { generatedAt: at, freshUntil: new Date(NOW.getTime() + 7 * DAY) });
+      const id = await publishDataset(
+        store,
+        'smart-money',
+        { ...resources, trades },
+        { generatedAt: at, freshUntil: new Date(NOW.getTime() + 7 * DAY) },
+      );
       const manifestFile = path.join(store.bundleDir(id), 'manifest.json');
       const { servingIndex, ...manifest } = JSON.parse(await readFile(manifestFile, 'utf8'));
       expect(servingIndex.chunks.sha256).toHaveLength(1);
@@ -226,7 +252,12 @@ describe('smart money resources', () => {
     const { store, ids, call, server } = await setUp(['articles', 'calendar', 'smart-money']);
     const at = new Date(NOW.getTime() + 60_000);
     const resources = smartMoneyResources();
-    const badId = await publishDataset(store, 'smart-money', { ...resources, trades: resources.trades.slice(1) }, { generatedAt: at, freshUntil: new Date(NOW.getTime() + 7 * DAY) });
+    const badId = await publishDataset(
+      store,
+      'smart-money',
+      { ...resources, trades: resources.trades.slice(1) },
+      { generatedAt: at, freshUntil: new Date(NOW.getTime() + 7 * DAY) },
+    );
     const index = path.join(store.bundleDir(badId), 'serving-index.sqlite');
     const bytes = await readFile(index);
     bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 0x01, bytes.length - 1);
@@ -241,7 +272,10 @@ describe('smart money resources', () => {
     expect(readyz.body.datasets['smart-money']).toEqual({
       ready: true,
       snapshotId: ids['smart-money'],
-      refused: { snapshotId: badId, reason: `bundle ${badId} failed verification: serving-index.sqlite does not match its sha256 in bytes 0 to ${bytes.length - 1}` },
+      refused: {
+        snapshotId: badId,
+        reason: `bundle ${badId} failed verification: serving-index.sqlite does not match its sha256 in bytes 0 to ${bytes.length - 1}`,
+      },
     });
   });
 });

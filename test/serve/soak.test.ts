@@ -15,7 +15,18 @@ describe('pdsnap serve under forced garbage collection', () => {
     const { root } = await makeStore(new Date('2026-11-22T12:00:00.000Z'));
     const key = await newKey(root, ALL_SCOPES, 'premium');
     const server = await startServe(
-      ['--store', path.join(root, 'snapshots'), '--keys', path.join(root, 'keys.json'), '--usage-db', path.join(root, 'usage.sqlite'), '--now', '2026-11-22T12:00:00Z', '--log-level', 'silent'],
+      [
+        '--store',
+        path.join(root, 'snapshots'),
+        '--keys',
+        path.join(root, 'keys.json'),
+        '--usage-db',
+        path.join(root, 'usage.sqlite'),
+        '--now',
+        '2026-11-22T12:00:00Z',
+        '--log-level',
+        'silent',
+      ],
       {},
       ['--gc-interval=20000'],
     );

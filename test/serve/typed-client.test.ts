@@ -21,7 +21,18 @@ let work: string;
 beforeAll(async () => {
   const { root } = await makeStore(NOW, ['articles']);
   key = await newKey(root, ALL_SCOPES, 'premium');
-  serve = await startServe(['--store', path.join(root, 'snapshots'), '--keys', path.join(root, 'keys.json'), '--usage-db', path.join(root, 'usage.sqlite'), '--now', NOW.toISOString(), '--log-level', 'silent']);
+  serve = await startServe([
+    '--store',
+    path.join(root, 'snapshots'),
+    '--keys',
+    path.join(root, 'keys.json'),
+    '--usage-db',
+    path.join(root, 'usage.sqlite'),
+    '--now',
+    NOW.toISOString(),
+    '--log-level',
+    'silent',
+  ]);
   // Inside the repository, so that the example's imports resolve to this repository's node_modules.
   await mkdir(path.join(REPO_ROOT, '.tmp'), { recursive: true });
   work = await mkdtemp(path.join(REPO_ROOT, '.tmp', 'typed-client-'));
@@ -45,7 +56,9 @@ describe('the typed client of docs/client.md', () => {
       ['profile-a.ts', '/v1/openapi.json'],
       ['profile-b.ts', '/api/v1/openapi.json'],
     ]) {
-      const generated = await execa(path.join(BIN, 'openapi-typescript'), [`${serve.base}${url}`, '-o', path.join(work, file!)], { reject: false });
+      const generated = await execa(path.join(BIN, 'openapi-typescript'), [`${serve.base}${url}`, '-o', path.join(work, file!)], {
+        reject: false,
+      });
       expect(generated.exitCode, generated.stderr).toBe(0);
     }
     expect(await readFile(path.join(work, 'profile-a.ts'), 'utf8')).toContain('"/v1/smart-money/consensus"');
@@ -72,10 +85,16 @@ describe('the typed client of docs/client.md', () => {
     expect(compiled.exitCode, compiled.stdout).toBe(0);
 
     // The compiler does check the example against the generated types: a wrong path fails.
-    await writeFile(path.join(work, 'client.ts'), (await exampleOf('docs/client.md')).replace("a.GET('/v1/articles',", "a.GET('/v1/article',"));
+    await writeFile(
+      path.join(work, 'client.ts'),
+      (await exampleOf('docs/client.md')).replace("a.GET('/v1/articles',", "a.GET('/v1/article',"),
+    );
     expect((await execa(path.join(BIN, 'tsc'), ['-p', work, '--noEmit'], { reject: false })).exitCode).not.toBe(0);
 
-    const run = await execa('node', [path.join(work, 'out', 'client.js')], { reject: false, env: { PDSNAP_URL: serve.base, PDSNAP_KEY: key } });
+    const run = await execa('node', [path.join(work, 'out', 'client.js')], {
+      reject: false,
+      env: { PDSNAP_URL: serve.base, PDSNAP_KEY: key },
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     const all = articles(NOW);
     const newest = [...all].sort((x, y) => y.publishedAt.localeCompare(x.publishedAt) || x.slug.localeCompare(y.slug))[0]!;

@@ -6,7 +6,6 @@ import { loadConfig } from '../../src/cli/config.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { DEFAULT_DRIFT_THRESHOLDS } from '../../src/validate/drift.js';
 import { DEFAULT_LIMITS } from '../../src/validate/limits.js';
-import { applyDriftOverrides } from '../../src/validate/drift.js';
 
 describe('loadConfig', () => {
   let dir: string;
@@ -44,8 +43,16 @@ describe('loadConfig', () => {
       'freshness:\n  articles:\n    maxGenerationAgeDays: 9007199254740991\n',
       /invalid at freshness\.articles\.maxGenerationAgeDays: must be a whole number of days from 1 to 3650$/,
     ],
-    ['a fractional limit', 'freshness:\n  calendar:\n    minCoverageDays: 1.5\n', /freshness\.calendar\.minCoverageDays: must be a whole number of days from 0 to 3650/],
-    ['a YAML alias bomb', `a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`, /does not parse: more than 100 alias expansions/],
+    [
+      'a fractional limit',
+      'freshness:\n  calendar:\n    minCoverageDays: 1.5\n',
+      /freshness\.calendar\.minCoverageDays: must be a whole number of days from 0 to 3650/,
+    ],
+    [
+      'a YAML alias bomb',
+      `a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`,
+      /does not parse: more than 100 alias expansions/,
+    ],
   ])('refuses a config with %s as a UsageError naming the file', async (_what, text, reason) => {
     await writeFile(path.join(dir, 'bad.yaml'), text);
     const failure = loadConfig('bad.yaml', dir);

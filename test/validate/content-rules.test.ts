@@ -112,7 +112,9 @@ describe('consensus page size', () => {
   });
 
   it('finds the largest of every 10-row window, wherever a cursor starts a page', () => {
-    const rows = Array.from({ length: 25 }, (_, i) => consensusRow(i + 1, i >= 12 && i < 22 ? ['a-much-longer-investor-slug-for-this-holder'] : ['short']));
+    const rows = Array.from({ length: 25 }, (_, i) =>
+      consensusRow(i + 1, i >= 12 && i < 22 ? ['a-much-longer-investor-slug-for-this-holder'] : ['short']),
+    );
     const largest = largestConsensusPage(rows, SNAPSHOT);
     expect(largest.firstRow).toBe(12);
     expect(largest.bytes).toBe(encodedPage(rows.slice(12, 22)));

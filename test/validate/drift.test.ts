@@ -25,7 +25,15 @@ function compare(before: Side, after: Side): DriftComparison {
     resources[name] = {
       before: before.records[name]!,
       after: count,
-      ...(a && b ? { keys: { lost: a.filter((k) => !b.includes(k)).length, added: b.filter((k) => !a.includes(k)).length, lostSample: a.filter((k) => !b.includes(k)) } } : {}),
+      ...(a && b
+        ? {
+            keys: {
+              lost: a.filter((k) => !b.includes(k)).length,
+              added: b.filter((k) => !a.includes(k)).length,
+              lostSample: a.filter((k) => !b.includes(k)),
+            },
+          }
+        : {}),
     };
   }
   return { baseline: 'before', resources, watch: { before: before.watch, after: after.watch } };
@@ -35,7 +43,8 @@ const keys = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => 
 
 function smartMoney(investors: number, trades: number, newestPeriod = '2026-09-30'): Side {
   const filings = new Map<string, InvestorFiling>();
-  for (let i = 0; i < investors; i += 1) filings.set(`fund-${i}`, { name: `Fund ${i} LP`, period: newestPeriod, filedAt: '2026-11-14T00:00:00.000Z' });
+  for (let i = 0; i < investors; i += 1)
+    filings.set(`fund-${i}`, { name: `Fund ${i} LP`, period: newestPeriod, filedAt: '2026-11-14T00:00:00.000Z' });
   return {
     records: { investors, consensus: 300, trades },
     keys: { investors: [...filings.keys()], consensus: keys('issuer', 300) },
@@ -50,7 +59,9 @@ function articles(slugs: string[], newestPublishedAt: string): Side {
 describe('evaluateDrift', () => {
   it('passes the first snapshot of a dataset with a note that there is nothing to compare with', () => {
     const results = evaluateDrift(null, DEFAULT_DRIFT_THRESHOLDS['smart-money']);
-    expect(results).toEqual([expect.objectContaining({ rule: 'drift.baseline', status: 'pass', message: expect.stringContaining('first snapshot') })]);
+    expect(results).toEqual([
+      expect.objectContaining({ rule: 'drift.baseline', status: 'pass', message: expect.stringContaining('first snapshot') }),
+    ]);
   });
 
   it('fails a partial download: 25 -> 7 investors and 824 -> 193 trades, naming investors that disappear', () => {
@@ -67,12 +78,18 @@ describe('evaluateDrift', () => {
   });
 
   it('passes a quarter-end rebuild: same investors, a new quarter, trades recomputed at a similar volume', () => {
-    const results = evaluateDrift(compare(smartMoney(25, 824, '2026-06-30'), smartMoney(25, 700, '2026-09-30')), DEFAULT_DRIFT_THRESHOLDS['smart-money']);
+    const results = evaluateDrift(
+      compare(smartMoney(25, 824, '2026-06-30'), smartMoney(25, 700, '2026-09-30')),
+      DEFAULT_DRIFT_THRESHOLDS['smart-money'],
+    );
     expect(results.filter((r) => r.status !== 'pass')).toEqual([]);
   });
 
   it('fails when the newest 13F quarter moves backwards', () => {
-    const results = evaluateDrift(compare(smartMoney(25, 824, '2026-09-30'), smartMoney(25, 824, '2026-06-30')), DEFAULT_DRIFT_THRESHOLDS['smart-money']);
+    const results = evaluateDrift(
+      compare(smartMoney(25, 824, '2026-09-30'), smartMoney(25, 824, '2026-06-30')),
+      DEFAULT_DRIFT_THRESHOLDS['smart-money'],
+    );
     expect(statusOf(results, 'drift.smart-money.newest-quarter')).toBe('fail');
   });
 
@@ -87,12 +104,21 @@ describe('evaluateDrift', () => {
     const t = DEFAULT_DRIFT_THRESHOLDS.articles;
     const today = Array.from({ length: 19 }, (_, i) => `story-${i}`);
     const tomorrow = [...today.slice(1), 'story-new'];
-    expect(evaluateDrift(compare(articles(today, '2026-11-21T10:00:00.000Z'), articles(tomorrow, '2026-11-22T09:00:00.000Z')), t).filter((r) => r.status !== 'pass')).toEqual([]);
-    const partial = evaluateDrift(compare(articles(today, '2026-11-21T10:00:00.000Z'), articles(today.slice(10), '2026-11-20T10:00:00.000Z')), t);
+    expect(
+      evaluateDrift(compare(articles(today, '2026-11-21T10:00:00.000Z'), articles(tomorrow, '2026-11-22T09:00:00.000Z')), t).filter(
+        (r) => r.status !== 'pass',
+      ),
+    ).toEqual([]);
+    const partial = evaluateDrift(
+      compare(articles(today, '2026-11-21T10:00:00.000Z'), articles(today.slice(10), '2026-11-20T10:00:00.000Z')),
+      t,
+    );
     expect(statusOf(partial, 'drift.articles.shrink')).toBe('fail');
     expect(statusOf(partial, 'drift.articles.lost-keys')).toBe('fail');
     expect(statusOf(partial, 'drift.articles.newest')).toBe('fail');
-    expect(partial.find((r) => r.rule === 'drift.articles.lost-keys')!.message).toContain('e.g. story-0, story-1, story-2, story-3, story-4');
+    expect(partial.find((r) => r.rule === 'drift.articles.lost-keys')!.message).toContain(
+      'e.g. story-0, story-1, story-2, story-3, story-4',
+    );
   });
 
   it('fails the calendar when the events of the next 30 days fall by more than 40%', () => {
@@ -108,17 +134,26 @@ describe('evaluateDrift', () => {
   });
 
   it('turns a check off with a null threshold', () => {
-    const t = { resources: { trades: { ...DEFAULT_DRIFT_THRESHOLDS['smart-money'].resources.trades!, shrinkWarnPercent: null, shrinkFailPercent: null } } };
+    const t = {
+      resources: {
+        trades: { ...DEFAULT_DRIFT_THRESHOLDS['smart-money'].resources.trades!, shrinkWarnPercent: null, shrinkFailPercent: null },
+      },
+    };
     const shrink = evaluateDrift(compare(smartMoney(25, 824), smartMoney(25, 10)), t).find((r) => r.rule === 'drift.trades.shrink')!;
     expect(shrink).toMatchObject({ status: 'pass', limit: 'off' });
   });
 
   it('takes per-resource overrides from the config and keeps every other default', () => {
-    const merged = applyDriftOverrides({ 'smart-money': { resources: { trades: { shrinkFailPercent: 80 } } }, calendar: { upcomingEventsFailPercent: null } });
+    const merged = applyDriftOverrides({
+      'smart-money': { resources: { trades: { shrinkFailPercent: 80 } } },
+      calendar: { upcomingEventsFailPercent: null },
+    });
     expect(merged['smart-money'].resources.trades).toMatchObject({ shrinkFailPercent: 80, shrinkWarnPercent: 30, growthFailPercent: 300 });
     expect(merged['smart-money'].resources.investors).toEqual(DEFAULT_DRIFT_THRESHOLDS['smart-money'].resources.investors);
     expect(merged.calendar.upcomingEventsFailPercent).toBeNull();
     expect(merged.calendar.upcomingEventsWarnPercent).toBe(20);
-    expect(statusOf(evaluateDrift(compare(smartMoney(25, 824), smartMoney(25, 300)), merged['smart-money']), 'drift.trades.shrink')).toBe('warn');
+    expect(statusOf(evaluateDrift(compare(smartMoney(25, 824), smartMoney(25, 300)), merged['smart-money']), 'drift.trades.shrink')).toBe(
+      'warn',
+    );
   });
 });

@@ -8,7 +8,14 @@ const DAY = 86_400_000;
 const at = (iso: string) => new Date(iso);
 const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms);
 
-function ruleOf(dataset: DatasetName, facts: FreshnessFacts, now: Date, rule: string, warnWithinMs = 0, limits: FreshnessLimits = DEFAULT_LIMITS) {
+function ruleOf(
+  dataset: DatasetName,
+  facts: FreshnessFacts,
+  now: Date,
+  rule: string,
+  warnWithinMs = 0,
+  limits: FreshnessLimits = DEFAULT_LIMITS,
+) {
   const result = evaluateFreshness(dataset, facts, now, { limits, warnWithinMs }).find((r) => r.rule === rule);
   if (!result) throw new Error(`no rule ${rule}`);
   return result;
@@ -25,11 +32,32 @@ const fresh: Record<DatasetName, FreshnessFacts> = {
 describe('age rules at their boundary: exactly the limit passes, one millisecond more fails', () => {
   const cases: Array<{ dataset: DatasetName; rule: string; fact: keyof FreshnessFacts; value: string; zero: string; days: number }> = [
     { dataset: 'articles', rule: 'freshness.snapshot-age', fact: 'generatedAt', value: GEN, zero: GEN, days: 7 },
-    { dataset: 'articles', rule: 'freshness.latest-article-age', fact: 'latestPublishedAt', value: '2026-11-20T08:30:00.000Z', zero: '2026-11-20T08:30:00.000Z', days: 7 },
-    { dataset: 'calendar', rule: 'freshness.verification-age', fact: 'oldestVerifiedAt', value: '2026-09-01T06:00:00.000Z', zero: '2026-09-01T06:00:00.000Z', days: 100 },
+    {
+      dataset: 'articles',
+      rule: 'freshness.latest-article-age',
+      fact: 'latestPublishedAt',
+      value: '2026-11-20T08:30:00.000Z',
+      zero: '2026-11-20T08:30:00.000Z',
+      days: 7,
+    },
+    {
+      dataset: 'calendar',
+      rule: 'freshness.verification-age',
+      fact: 'oldestVerifiedAt',
+      value: '2026-09-01T06:00:00.000Z',
+      zero: '2026-09-01T06:00:00.000Z',
+      days: 100,
+    },
     { dataset: 'smart-money', rule: 'freshness.snapshot-age', fact: 'generatedAt', value: GEN, zero: GEN, days: 14 },
     // A quarter end counts until 23:59:59.999Z of its date.
-    { dataset: 'smart-money', rule: 'freshness.quarter-age', fact: 'oldestPeriod', value: '2026-06-30', zero: '2026-06-30T23:59:59.999Z', days: 180 },
+    {
+      dataset: 'smart-money',
+      rule: 'freshness.quarter-age',
+      fact: 'oldestPeriod',
+      value: '2026-06-30',
+      zero: '2026-06-30T23:59:59.999Z',
+      days: 180,
+    },
   ];
   for (const c of cases) {
     const facts = { ...fresh[c.dataset], [c.fact]: c.value };
@@ -58,10 +86,20 @@ describe('age rules at their boundary: exactly the limit passes, one millisecond
 
 describe('calendar coverage: through the end of coverageThrough, at least 30 days past generation', () => {
   const cases = [
-    { generatedAt: '2026-11-22T00:00:00.000Z', coverageThrough: '2026-12-21', status: 'pass', why: 'ends 2026-12-22T00:00Z, exactly 30 days' },
+    {
+      generatedAt: '2026-11-22T00:00:00.000Z',
+      coverageThrough: '2026-12-21',
+      status: 'pass',
+      why: 'ends 2026-12-22T00:00Z, exactly 30 days',
+    },
     { generatedAt: '2026-11-22T00:00:00.001Z', coverageThrough: '2026-12-21', status: 'fail', why: '30 days less 1 ms' },
     { generatedAt: '2026-11-22T00:00:00.000Z', coverageThrough: '2026-12-20', status: 'fail', why: '29 days' },
-    { generatedAt: '2026-11-22T23:59:59.999Z', coverageThrough: '2026-12-22', status: 'pass', why: 'ends 2026-12-23T00:00Z, 30 days and 1 ms' },
+    {
+      generatedAt: '2026-11-22T23:59:59.999Z',
+      coverageThrough: '2026-12-22',
+      status: 'pass',
+      why: 'ends 2026-12-23T00:00Z, 30 days and 1 ms',
+    },
   ] as const;
   for (const c of cases) {
     it(`generated ${c.generatedAt}, coverage through ${c.coverageThrough}: ${c.status} (${c.why})`, () => {
@@ -93,7 +131,12 @@ describe('time zones', () => {
   });
 
   it('refuses a zone-less timestamp instead of reading it in the machine zone', () => {
-    const result = ruleOf('articles', { generatedAt: GEN, latestPublishedAt: '2026-11-22T09:00:00' }, at(GEN), 'freshness.latest-article-age');
+    const result = ruleOf(
+      'articles',
+      { generatedAt: GEN, latestPublishedAt: '2026-11-22T09:00:00' },
+      at(GEN),
+      'freshness.latest-article-age',
+    );
     expect(result.status).toBe('fail');
     expect(result.message).toContain('2026-11-22T09:00:00');
   });
@@ -144,9 +187,13 @@ describe('freshUntil', () => {
     expect(freshUntil('smart-money', { generatedAt: GEN, oldestPeriod: '2026-06-30' }, DEFAULT_LIMITS).toISOString()).toBe(
       '2026-12-06T00:00:00.000Z',
     );
-    expect(freshUntil('calendar', { generatedAt: GEN, oldestVerifiedAt: '2026-09-01T00:00:00.000Z', coverageThrough: '2027-01-31' }, DEFAULT_LIMITS).toISOString()).toBe(
-      '2026-12-10T00:00:00.000Z',
-    );
+    expect(
+      freshUntil(
+        'calendar',
+        { generatedAt: GEN, oldestVerifiedAt: '2026-09-01T00:00:00.000Z', coverageThrough: '2027-01-31' },
+        DEFAULT_LIMITS,
+      ).toISOString(),
+    ).toBe('2026-12-10T00:00:00.000Z');
   });
   it('is the generatedAt instant for a snapshot that is invalid at build (coverage too short)', () => {
     const facts = { generatedAt: GEN, oldestVerifiedAt: GEN, coverageThrough: '2026-12-01' };
@@ -161,7 +208,10 @@ describe('freshUntil', () => {
 describe('overridden limits are never silent', () => {
   const limits = applyLimitOverrides({ articles: { maxGenerationAgeDays: 10 } });
   it('says "config; service default" on the overridden rule only, and judges by the override', () => {
-    const results = evaluateFreshness('articles', { generatedAt: GEN, latestPublishedAt: GEN }, plus(GEN, 7 * DAY + 1), { limits, warnWithinMs: 0 });
+    const results = evaluateFreshness('articles', { generatedAt: GEN, latestPublishedAt: GEN }, plus(GEN, 7 * DAY + 1), {
+      limits,
+      warnWithinMs: 0,
+    });
     const generation = results.find((r) => r.rule === 'freshness.snapshot-age')!;
     const latest = results.find((r) => r.rule === 'freshness.latest-article-age')!;
     expect(generation.limit).toBe('at most 10d old (config; service default 7d)');

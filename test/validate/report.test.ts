@@ -40,7 +40,11 @@ describe('validateBundle', () => {
       ['content.identifiers', 'pass'],
       ['content.slugs', 'pass'],
     ]);
-    expect(result).toMatchObject({ status: 'pass', freshUntil: '2026-11-28T00:00:00.000Z', snapshotId: 'articles-20261122T000000Z-3f2a9c1b7d4e' });
+    expect(result).toMatchObject({
+      status: 'pass',
+      freshUntil: '2026-11-28T00:00:00.000Z',
+      snapshotId: 'articles-20261122T000000Z-3f2a9c1b7d4e',
+    });
   });
 
   it('fails the dataset when one record breaks its schema, naming the record', () => {
@@ -62,14 +66,23 @@ describe('gate.min-remaining', () => {
   const until = new Date('2026-11-28T00:00:00.000Z');
   it('passes when freshUntil is exactly now + DUR', () => {
     const rule = minRemainingRule('articles', until, new Date('2026-11-26T00:00:00.000Z'), 48 * HOUR);
-    expect(rule).toMatchObject({ status: 'pass', observed: '2d remaining', limit: 'at least 2d remaining', failsAt: '2026-11-26T00:00:00.000Z' });
+    expect(rule).toMatchObject({
+      status: 'pass',
+      observed: '2d remaining',
+      limit: 'at least 2d remaining',
+      failsAt: '2026-11-26T00:00:00.000Z',
+    });
   });
   it('fails one millisecond later', () => {
     const rule = minRemainingRule('articles', until, new Date('2026-11-26T00:00:00.001Z'), 48 * HOUR);
     expect(rule).toMatchObject({ status: 'fail', observed: '1d 23h 59m 59s remaining' });
   });
   it('is added by validateBundle under gate, and fails for a dataset with no snapshot', () => {
-    const gated = validateBundle(articlesBundle(), new Date('2026-11-27T00:00:00.000Z'), { ...options, warnWithinMs: 0, minRemainingMs: 48 * HOUR });
+    const gated = validateBundle(articlesBundle(), new Date('2026-11-27T00:00:00.000Z'), {
+      ...options,
+      warnWithinMs: 0,
+      minRemainingMs: 48 * HOUR,
+    });
     expect(gated.rules.at(-1)).toMatchObject({ rule: 'gate.min-remaining', status: 'fail' });
     const missing = unavailableDataset('calendar', null, 'snapshot', 'no current snapshot in /store', { minRemainingMs: 48 * HOUR });
     expect(missing.rules.map((r) => [r.rule, r.status])).toEqual([

@@ -49,7 +49,10 @@ export function buildCommand(): Command {
     .option('--no-promote', 'publish candidates without moving the current pointers (then pdsnap diff, pdsnap promote)')
     .option('--format <format>', 'text (default) or markdown')
     .option('--allow-future-now', 'accept a --now ahead of the clock, into a --store named on the command line (rebuilding history)')
-    .option('--fail-on <what>', 'failed (default): exit 2 when a dataset is not published; rejected: also exit 1 when source records were rejected')
+    .option(
+      '--fail-on <what>',
+      'failed (default): exit 2 when a dataset is not published; rejected: also exit 1 when source records were rejected',
+    )
     .option('--output <file>', 'also write the JSON report to this file')
     .option('--json', 'print one JSON object to stdout')
     .option('--quiet', 'no progress on stderr')
@@ -100,7 +103,9 @@ function printBuildSummary(report: BuildReport, verbose: boolean): void {
         d.dataset,
         d.candidate ? 'candidate' : d.outcome === 'published' && !d.published ? 'current' : d.outcome,
         d.snapshotId ?? '-',
-        Object.entries(d.records).map(([name, n]) => `${name.replace('.json', '')}=${n}`).join(' ') || '-',
+        Object.entries(d.records)
+          .map(([name, n]) => `${name.replace('.json', '')}=${n}`)
+          .join(' ') || '-',
         String(d.rejected.length),
         d.freshUntil ?? '-',
       ]),
@@ -108,7 +113,8 @@ function printBuildSummary(report: BuildReport, verbose: boolean): void {
   );
   for (const d of report.datasets) {
     // Source text (paths, locations, reasons, filer names) is escaped: it may hold control characters.
-    if (d.reason) printLine(`\n${d.dataset}: ${d.outcome === 'failed' || d.outcome === 'error' ? 'FAILED: ' : ''}${escapeControl(d.reason)}`);
+    if (d.reason)
+      printLine(`\n${d.dataset}: ${d.outcome === 'failed' || d.outcome === 'error' ? 'FAILED: ' : ''}${escapeControl(d.reason)}`);
     const drift = d.drift.filter((r) => r.status !== 'pass' || r.rule === 'drift.baseline');
     if (drift.length > 0) {
       printLine(`\n${d.dataset}: drift against ${d.driftBaseline ?? 'nothing'}:`);
@@ -116,13 +122,19 @@ function printBuildSummary(report: BuildReport, verbose: boolean): void {
     }
     if (d.rejected.length > 0) {
       printLine(`\n${d.dataset}: ${d.rejected.length} source record(s) rejected:`);
-      printSome(d.rejected.map((r) => `  ${escapeControl(`${r.source}  ${r.location}: ${r.reason}`)}`), verbose ? Infinity : SHOWN_REJECTIONS);
+      printSome(
+        d.rejected.map((r) => `  ${escapeControl(`${r.source}  ${r.location}: ${r.reason}`)}`),
+        verbose ? Infinity : SHOWN_REJECTIONS,
+      );
     }
     if (d.notes.length > 0) {
       const { routine, exceptions } = noteLines(d.notes, verbose);
       printLine(`\n${d.dataset}: ${d.notes.length} note(s):`);
       for (const line of routine) printLine(`  ${escapeControl(line)}`);
-      printSome(exceptions.map((line) => `  ${escapeControl(line)}`), verbose ? Infinity : SHOWN_NOTES);
+      printSome(
+        exceptions.map((line) => `  ${escapeControl(line)}`),
+        verbose ? Infinity : SHOWN_NOTES,
+      );
     }
   }
   const failed = report.datasets.filter((d) => d.outcome === 'failed' || d.outcome === 'error').length;

@@ -78,7 +78,15 @@ function printDiff(report: DiffReport): void {
   printLine(
     formatTable(
       ['resource', 'before', 'after', 'added', 'removed', 'changed', 'unchanged'],
-      report.resources.map((r) => [r.resource, String(r.before), String(r.after), String(r.added), String(r.removed), String(r.changed), String(r.unchanged)]),
+      report.resources.map((r) => [
+        r.resource,
+        String(r.before),
+        String(r.after),
+        String(r.added),
+        String(r.removed),
+        String(r.changed),
+        String(r.unchanged),
+      ]),
     ),
   );
   for (const r of report.resources) {

@@ -36,7 +36,8 @@ export function gcCommand(): Command {
       if (options.json) return printJson({ dryRun: options.dryRun, ...result });
       const verb = options.dryRun ? 'would delete' : 'deleted';
       for (const id of result.deleted) printLine(`${verb} ${id}`);
-      for (const id of result.unreadable) printLine(`kept ${id}: its manifest cannot be read (look at it; gc never deletes what it cannot read)`);
+      for (const id of result.unreadable)
+        printLine(`kept ${id}: its manifest cannot be read (look at it; gc never deletes what it cannot read)`);
       for (const { dataset, reason } of result.skipped) printLine(`kept every ${dataset} bundle: ${reason}`);
       for (const left of result.removedLeftovers) printLine(`removed ${left}, left by a process that died`);
       printLine(`${verb} ${result.deleted.length} bundle(s), kept ${result.kept.length}`);

@@ -13,7 +13,12 @@ import { DEFAULT_STORE, NowOption, parseOptions, FolderStoreOption } from '../op
 import { formatTable, printJson, printLine } from '../output.js';
 import { withAcceptance } from '../pipeline/drift.js';
 
-const Options = z.object({ store: FolderStoreOption(DEFAULT_STORE), now: NowOption, config: z.string().optional(), json: z.boolean().default(false) });
+const Options = z.object({
+  store: FolderStoreOption(DEFAULT_STORE),
+  now: NowOption,
+  config: z.string().optional(),
+  json: z.boolean().default(false),
+});
 
 /**
  * Every snapshot of a dataset, oldest first, with its record counts, its freshness now, and its
@@ -45,13 +50,22 @@ export function historyCommand(): Command {
         try {
           manifest = (await store.openBundle(entry.snapshotId)).manifest;
         } catch (error) {
-          rows.push({ snapshotId: entry.snapshotId, current: entry.current, candidate: entry.candidate, unreadable: (error as Error).message });
+          rows.push({
+            snapshotId: entry.snapshotId,
+            current: entry.current,
+            candidate: entry.candidate,
+            unreadable: (error as Error).message,
+          });
           continue;
         }
         const counts = countsOf(manifest);
         const acceptance = await store.acceptedDrift(manifest);
         const drift = withAcceptance(
-          evaluateDrift(before === null ? null : { baseline: before.snapshotId, resources: changes(countsOf(before), counts) }, config.drift[dataset], 'the oldest snapshot in the store'),
+          evaluateDrift(
+            before === null ? null : { baseline: before.snapshotId, resources: changes(countsOf(before), counts) },
+            config.drift[dataset],
+            'the oldest snapshot in the store',
+          ),
           acceptance,
         );
         rows.push({
@@ -79,11 +93,14 @@ export function historyCommand(): Command {
             const mark = r.current ? '*' : r.candidate ? 'c' : '';
             if ('unreadable' in r) return [mark, r.snapshotId, '-', '-', `unreadable: ${r.unreadable}`];
             const figures = r.drift.filter((d) => d.status !== 'pass').map((d) => `${d.rule} ${d.observed}`);
-            const driftText = r.driftAgainst === null ? 'first' : `${r.driftStatus.toUpperCase()}${figures.length > 0 ? `: ${figures.join('; ')}` : ''}`;
+            const driftText =
+              r.driftAgainst === null ? 'first' : `${r.driftStatus.toUpperCase()}${figures.length > 0 ? `: ${figures.join('; ')}` : ''}`;
             return [
               mark,
               r.snapshotId,
-              Object.entries(r.records).map(([name, n]) => `${name}=${n}`).join(' '),
+              Object.entries(r.records)
+                .map(([name, n]) => `${name}=${n}`)
+                .join(' '),
               `${r.freshUntil}${r.fresh ? '' : ' (stale)'}`,
               `${driftText}${r.acceptedDrift ? ` (accepted: "${r.acceptedDrift.reason}")` : ''}`,
             ];

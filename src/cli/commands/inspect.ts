@@ -39,13 +39,24 @@ export function inspectCommand(): Command {
       printLine(`dataset      ${manifest.dataset}`);
       printLine(`generated    ${manifest.generatedAt}`);
       printLine(`fresh until  ${manifest.freshUntil}${manifest.allowStale ? '  (published with --allow-stale)' : ''}`);
-      printLine(`facts        ${Object.entries(manifest.facts).map(([k, v]) => `${k}=${v}`).join('  ')}`);
+      printLine(
+        `facts        ${Object.entries(manifest.facts)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('  ')}`,
+      );
       if (acceptedDrift) {
-        printLine(`drift        accepted by ${acceptedDrift.by} at ${acceptedDrift.acceptedAt} against ${acceptedDrift.baseline}: "${acceptedDrift.reason}"`);
+        printLine(
+          `drift        accepted by ${acceptedDrift.by} at ${acceptedDrift.acceptedAt} against ${acceptedDrift.baseline}: "${acceptedDrift.reason}"`,
+        );
         for (const check of acceptedDrift.checks) printLine(`               ${check.rule}: ${check.observed}`);
       }
       printLine('');
-      printLine(formatTable(['file', 'records', 'bytes', 'sha256'], manifest.files.map((r) => [r.path, String(r.records), String(r.bytes), r.sha256])));
+      printLine(
+        formatTable(
+          ['file', 'records', 'bytes', 'sha256'],
+          manifest.files.map((r) => [r.path, String(r.records), String(r.bytes), r.sha256]),
+        ),
+      );
       printLine('');
       if (manifest.sources.length > 0) {
         printLine(

@@ -15,7 +15,10 @@ const KeysFileOption = DirOption(DEFAULT_KEYS_FILE);
 const StateOption = z.string().optional();
 
 const ScopesOption = z.string({ error: 'is required, e.g. articles:read,calendar:read' }).transform((value, ctx): Scope[] => {
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !Scope.safeParse(n).success);
   if (names.length === 0 || unknown.length > 0) {
     ctx.addIssue({ code: 'custom', message: `unknown scope "${unknown.join(',')}"; expected some of ${SCOPES.join(', ')}` });

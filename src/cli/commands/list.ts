@@ -34,9 +34,16 @@ export function listCommand(): Command {
       printLine(
         formatTable(
           ['', 'dataset', 'snapshot', 'generated', 'fresh until'],
-          snapshots.map((s) => [s.current ? '*' : s.candidate ? 'c' : '', s.dataset, s.snapshotId, s.generatedAt || '(unreadable manifest)', s.freshUntil]),
+          snapshots.map((s) => [
+            s.current ? '*' : s.candidate ? 'c' : '',
+            s.dataset,
+            s.snapshotId,
+            s.generatedAt || '(unreadable manifest)',
+            s.freshUntil,
+          ]),
         ),
       );
-      if (snapshots.some((s) => s.candidate)) printLine('\nc: a candidate (build --no-promote); pdsnap promote <dataset> <snapshotId> makes it current');
+      if (snapshots.some((s) => s.candidate))
+        printLine('\nc: a candidate (build --no-promote); pdsnap promote <dataset> <snapshotId> makes it current');
     });
 }

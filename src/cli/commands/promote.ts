@@ -61,8 +61,11 @@ export function promoteCommand(): Command {
         expectedCurrent = null;
       }
       const freshness = evaluateFreshness(dataset, bundle.manifest.facts, options.now, { limits: config.limits, warnWithinMs: 0 });
-      const baseline = expectedCurrent === snapshotId ? { side: null, note: 'it is already current' } : await currentBaseline(store, dataset);
-      const drift = (await checkDrift(dataset, baseline.side, sideOf(bundle.manifest, bundle.directory), config.drift[dataset], baseline.note)).rules;
+      const baseline =
+        expectedCurrent === snapshotId ? { side: null, note: 'it is already current' } : await currentBaseline(store, dataset);
+      const drift = (
+        await checkDrift(dataset, baseline.side, sideOf(bundle.manifest, bundle.directory), config.drift[dataset], baseline.note)
+      ).rules;
       const staleRules = freshness.filter((r) => r.status === 'fail');
       const driftFailing = drift.filter((r) => r.status === 'fail');
       const refusal =
@@ -74,7 +77,13 @@ export function promoteCommand(): Command {
 
       let acceptance: DriftAcceptance | null = null;
       if (refusal === null && driftFailing.length > 0 && options.acceptDrift !== undefined) {
-        acceptance = { reason: options.acceptDrift, by: 'promote', acceptedAt: options.now.toISOString(), baseline: baseline.side!.label, checks: drift.filter((r) => r.status !== 'pass') };
+        acceptance = {
+          reason: options.acceptDrift,
+          by: 'promote',
+          acceptedAt: options.now.toISOString(),
+          baseline: baseline.side!.label,
+          checks: drift.filter((r) => r.status !== 'pass'),
+        };
       }
       let previous: string | null = expectedCurrent;
       if (refusal === null) {
@@ -86,15 +95,32 @@ export function promoteCommand(): Command {
           throw error;
         }
       }
-      const result = { dataset, snapshotId, promoted: refusal === null, previousSnapshotId: previous, reason: refusal, acceptedDrift: acceptance, freshness, drift };
+      const result = {
+        dataset,
+        snapshotId,
+        promoted: refusal === null,
+        previousSnapshotId: previous,
+        reason: refusal,
+        acceptedDrift: acceptance,
+        freshness,
+        drift,
+      };
       if (options.json) printJson(result);
       else printPromotion(result);
       if (refusal !== null) throw new ExitWith(ExitCode.fail);
     });
 }
 
-function printPromotion(result: { dataset: string; snapshotId: string; promoted: boolean; previousSnapshotId: string | null; reason: string | null; drift: RuleResult[] }): void {
-  for (const r of result.drift) if (r.status !== 'pass' || r.rule === 'drift.baseline') printLine(`  ${r.status.toUpperCase()}  ${r.rule}: ${r.message}`);
+function printPromotion(result: {
+  dataset: string;
+  snapshotId: string;
+  promoted: boolean;
+  previousSnapshotId: string | null;
+  reason: string | null;
+  drift: RuleResult[];
+}): void {
+  for (const r of result.drift)
+    if (r.status !== 'pass' || r.rule === 'drift.baseline') printLine(`  ${r.status.toUpperCase()}  ${r.rule}: ${r.message}`);
   printLine(
     result.promoted
       ? `${result.dataset}: current is now ${result.snapshotId} (was ${result.previousSnapshotId ?? 'none'})`

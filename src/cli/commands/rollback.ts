@@ -9,7 +9,12 @@ import { DEFAULT_STORE, NowOption, parseOptions, StoreOption, STORE_HELP } from 
 import { withPathDefaults } from '../path-options.js';
 import { printJson, printLine } from '../output.js';
 
-const Options = z.object({ store: StoreOption(DEFAULT_STORE), config: z.string().optional(), now: NowOption, json: z.boolean().default(false) });
+const Options = z.object({
+  store: StoreOption(DEFAULT_STORE),
+  config: z.string().optional(),
+  now: NowOption,
+  json: z.boolean().default(false),
+});
 
 export function rollbackCommand(): Command {
   return withVerbosityOptions(new Command('rollback'))
@@ -36,7 +41,12 @@ export function rollbackCommand(): Command {
         await store.close();
       }
       if (options.json) {
-        return printJson({ dataset: dataset.data, snapshotId, previousSnapshotId: result.previousSnapshotId, repairedPointer: result.repairedPointer });
+        return printJson({
+          dataset: dataset.data,
+          snapshotId,
+          previousSnapshotId: result.previousSnapshotId,
+          repairedPointer: result.repairedPointer,
+        });
       }
       const was = result.repairedPointer ? `a broken pointer: ${result.repairedPointer}; repaired` : (result.previousSnapshotId ?? 'none');
       printLine(`${dataset.data}: current is now ${snapshotId} (was ${was})`);

@@ -37,7 +37,10 @@ const Options = z.object({
     .string()
     .optional()
     .transform((list) => (list === undefined ? [] : list.split(',').map((o) => o.trim())))
-    .refine((origins) => origins.every(isOrigin), 'must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only)'),
+    .refine(
+      (origins) => origins.every(isOrigin),
+      'must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only)',
+    ),
   cursorSecretFile: z.string().optional(),
   cache: z.string().optional(),
   state: z.string().optional(),
@@ -53,11 +56,7 @@ const Options = z.object({
     .transform(Number)
     .refine((n) => n <= 65535, 'must be at most 65535')
     .optional(),
-  reloadInterval: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number of milliseconds')
-    .default('2000')
-    .transform(Number),
+  reloadInterval: z.string().regex(/^\d+$/, 'must be a whole number of milliseconds').default('2000').transform(Number),
 });
 
 /** `pdsnap serve`: both API profiles over the store's current bundles, until SIGINT or SIGTERM. */
@@ -68,17 +67,29 @@ export function serveCommand(): Command {
     .option('--config <file>', 'config file with paths (default: pdsnap.config.yaml when present, or PDSNAP_CONFIG)')
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--port <n>', 'port to listen on; 0 picks a free one (default 8080)')
-    .option('--cache <dir>', 'with an s3:// store: where the bundles served are downloaded (current and previous); default: a temp folder removed at exit')
+    .option(
+      '--cache <dir>',
+      'with an s3:// store: where the bundles served are downloaded (current and previous); default: a temp folder removed at exit',
+    )
     .option('--keys <file>', `API keys file (default ${DEFAULT_KEYS_FILE})`)
     .option('--usage-db <file>', `usage database (default ${DEFAULT_USAGE_DB})`)
     .option('--state <file|redis-url>', STATE_OPTION_HELP)
     .option('--docs-url <url>', `documentation base for error docsUrl (default ${DEFAULT_DOCS_URL})`)
-    .option('--public-url <url>', 'where clients reach this server, for the servers of the OpenAPI descriptions (default: the listening address)')
+    .option(
+      '--public-url <url>',
+      'where clients reach this server, for the servers of the OpenAPI descriptions (default: the listening address)',
+    )
     .option('--cors-origin <origins>', 'comma-separated origins whose web pages may call the API (CORS); default none')
-    .option('--cursor-secret-file <file>', 'secret that signs cursors; created (mode 0600) when absent (default: cursor-secret beside the keys file, or kept in Redis with --state redis://)')
+    .option(
+      '--cursor-secret-file <file>',
+      'secret that signs cursors; created (mode 0600) when absent (default: cursor-secret beside the keys file, or kept in Redis with --state redis://)',
+    )
     .option('--now <iso>', 'fixed clock for limits, freshness and futureDays (demos and tests)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (default info)')
-    .option('--drain-delay <dur>', 'after SIGTERM, keep answering this long while /readyz fails, so a load balancer stops sending (default 5s; SIGINT skips it)')
+    .option(
+      '--drain-delay <dur>',
+      'after SIGTERM, keep answering this long while /readyz fails, so a load balancer stops sending (default 5s; SIGINT skips it)',
+    )
     .option('--shutdown-timeout <dur>', 'then wait at most this long for requests in flight before closing their connections (default 10s)')
     .option('--metrics-port <n>', 'serve Prometheus metrics at /metrics on this port (default: no metrics server)')
     .option('--metrics-host <host>', 'address of the metrics server (default 127.0.0.1: not reachable from outside)')
@@ -88,15 +99,21 @@ export function serveCommand(): Command {
       // --quiet: warnings and errors only, unless --log-level says otherwise.
       const logLevel = options.logLevel ?? (isQuiet() ? 'warn' : 'info');
       const fixedNow = options.now === undefined ? undefined : parseOptions(z.object({ now: NowOption }), { now: options.now }).now;
-      const fileOptions = (['keys', 'usageDb'] as const).filter((o) => raw[o] !== undefined).map((o) => (o === 'keys' ? '--keys' : '--usage-db'));
+      const fileOptions = (['keys', 'usageDb'] as const)
+        .filter((o) => raw[o] !== undefined)
+        .map((o) => (o === 'keys' ? '--keys' : '--usage-db'));
       const location = stateLocationOf(options.state, fileOptions);
       let app: FastifyInstance | undefined;
       const opened =
         location.kind === 'redis'
-          ? await openStateForCommand(location, { keysFile: options.keys, usageDbFile: options.usageDb }, {
-              // Outages after start: logged once each way; requests answer 503 meanwhile.
-              onConnectionChange: ({ up, message }) => (up ? app?.log.info(message) : app?.log.error(message)),
-            })
+          ? await openStateForCommand(
+              location,
+              { keysFile: options.keys, usageDbFile: options.usageDb },
+              {
+                // Outages after start: logged once each way; requests answer 503 meanwhile.
+                onConnectionChange: ({ up, message }) => (up ? app?.log.info(message) : app?.log.error(message)),
+              },
+            )
           : null;
       if (!opened) await requireExisting(options.keys, 'file', '--keys: the API keys file', 'create one with pdsnap keys create');
       if (isBucketLocation(options.store)) await requireBucket(options.store);
@@ -135,10 +152,13 @@ export function serveCommand(): Command {
         await app.close();
         throw new UsageError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
       }
-      const metricsServer = options.metricsPort === undefined ? null : await startMetricsServer(app, options.metricsHost, options.metricsPort);
+      const metricsServer =
+        options.metricsPort === undefined ? null : await startMetricsServer(app, options.metricsHost, options.metricsPort);
       await app.loadSnapshots();
       const served = Object.entries(app.snapshots.currentIds()).map(([d, id]) => `${d}=${id}`);
-      process.stderr.write(`pdsnap serve: listening on ${address} (Profile A ${address}/v1, Profile B ${address}/api/v1, reference ${address}/docs)\n`);
+      process.stderr.write(
+        `pdsnap serve: listening on ${address} (Profile A ${address}/v1, Profile B ${address}/api/v1, reference ${address}/docs)\n`,
+      );
       printNotice(`pdsnap serve: snapshots ${served.length > 0 ? served.join(' ') : 'none (every operation answers 503)'}`);
       printNotice(`pdsnap serve: keys and usage in ${opened ? opened.store.description : `${options.keys} and ${options.usageDb}`}`);
       const signal = await untilSignal(['SIGINT', 'SIGTERM']);

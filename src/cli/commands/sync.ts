@@ -17,7 +17,12 @@ interface SyncReport {
   copied: string[];
   /** Already in the target: not copied again. */
   present: string[];
-  pointers: Array<{ dataset: DatasetName; snapshotId: string | null; outcome: 'moved' | 'unchanged' | 'kept-newer' | 'none' | 'broken'; detail: string }>;
+  pointers: Array<{
+    dataset: DatasetName;
+    snapshotId: string | null;
+    outcome: 'moved' | 'unchanged' | 'kept-newer' | 'none' | 'broken';
+    detail: string;
+  }>;
 }
 
 /**
@@ -83,7 +88,12 @@ async function sync(from: SnapshotStore, to: SnapshotStore, datasets: DatasetNam
   for (const dataset of datasets) {
     const source = sourcePointers[dataset];
     if (source.state === 'broken') {
-      report.pointers.push({ dataset, snapshotId: null, outcome: 'broken', detail: `not moved: the source pointer is broken (${source.reason})` });
+      report.pointers.push({
+        dataset,
+        snapshotId: null,
+        outcome: 'broken',
+        detail: `not moved: the source pointer is broken (${source.reason})`,
+      });
       continue;
     }
     if (source.state === 'none' || source.snapshotId === undefined) {
@@ -105,7 +115,12 @@ async function sync(from: SnapshotStore, to: SnapshotStore, datasets: DatasetNam
       });
     } else {
       const moved = await to.rollback(dataset, id, now);
-      report.pointers.push({ dataset, snapshotId: id, outcome: 'moved', detail: `current is now ${id} (was ${moved.previousSnapshotId ?? 'none'})` });
+      report.pointers.push({
+        dataset,
+        snapshotId: id,
+        outcome: 'moved',
+        detail: `current is now ${id} (was ${moved.previousSnapshotId ?? 'none'})`,
+      });
     }
   }
   return report;

@@ -41,7 +41,9 @@ export function usageCommand(): Command {
       const filled = await withPathDefaults(raw, ['keys', 'usageDb']);
       const options = parseOptions(Options, filled);
       const month = options.month ?? utcMonth(options.now);
-      const fileOptions = (['keys', 'usageDb'] as const).filter((o) => raw[o] !== undefined).map((o) => (o === 'keys' ? '--keys' : '--usage-db'));
+      const fileOptions = (['keys', 'usageDb'] as const)
+        .filter((o) => raw[o] !== undefined)
+        .map((o) => (o === 'keys' ? '--keys' : '--usage-db'));
       const location = stateLocationOf(options.state, fileOptions);
       let source: { usageDb: string } | { state: string };
       let keys: KeyRecord[];

@@ -163,7 +163,8 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
     return fail(reason);
   };
 
-  if (options.strict && derived.rejections.length > 0) return discardAndFail(`--strict: ${report.rejected.length} source record(s) rejected`);
+  if (options.strict && derived.rejections.length > 0)
+    return discardAndFail(`--strict: ${report.rejected.length} source record(s) rejected`);
   const primary = PRIMARY_RESOURCE[dataset];
   if (report.records[primary] === 0) {
     const cause = derived.leftOut ? `: ${derived.leftOut}` : '';
@@ -172,7 +173,8 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
   const contentFailures = content
     .results({ id: placeholderSnapshotId(dataset, options.now), generatedAt: options.now.toISOString() })
     .filter((r) => r.status === 'fail');
-  if (contentFailures.length > 0) return discardAndFail(`content rules failed, not published: ${contentFailures.map((r) => r.message).join('; ')}`);
+  if (contentFailures.length > 0)
+    return discardAndFail(`content rules failed, not published: ${contentFailures.map((r) => r.message).join('; ')}`);
 
   const facts: FreshnessFacts = { generatedAt: options.now.toISOString(), ...derived.facts };
   report.freshness = evaluateFreshness(dataset, facts, options.now, { limits: options.limits, warnWithinMs: 0 });
@@ -186,7 +188,12 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
   // Drift: is the candidate whole, compared with what it would replace? Judged before the pointer
   // moves; a failure keeps the current snapshot current.
   const baseline = await currentBaseline(store, dataset);
-  const candidateSide: DriftSide = { label: `${dataset} candidate`, directory: staged.directory, files: staged.files, generatedAt: facts.generatedAt };
+  const candidateSide: DriftSide = {
+    label: `${dataset} candidate`,
+    directory: staged.directory,
+    files: staged.files,
+    generatedAt: facts.generatedAt,
+  };
   let drift;
   try {
     drift = await checkDrift(dataset, baseline.side, candidateSide, options.drift[dataset], baseline.note);
@@ -207,7 +214,13 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
   let acceptedDrift: DriftAcceptance | undefined;
   if (options.acceptDrift !== null) {
     if (driftFailing.length > 0) {
-      acceptedDrift = { reason: options.acceptDrift, by: 'build', acceptedAt: options.now.toISOString(), baseline: drift.baseline!, checks: drift.rules.filter((r) => r.status !== 'pass') };
+      acceptedDrift = {
+        reason: options.acceptDrift,
+        by: 'build',
+        acceptedAt: options.now.toISOString(),
+        baseline: drift.baseline!,
+        checks: drift.rules.filter((r) => r.status !== 'pass'),
+      };
       report.notes.push({ source: store.location, message: `--accept-drift "${options.acceptDrift}": published although ${driftText}` });
     } else {
       report.notes.push({ source: store.location, message: '--accept-drift: no drift check failed, nothing to accept or record' });
@@ -218,14 +231,26 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
   try {
     result = await store.commit(
       staged,
-      { generatedAt: facts.generatedAt, facts, freshUntil: until, allowStale: failing.length > 0, ...(acceptedDrift ? { acceptedDrift } : {}), sources: build.sources },
+      {
+        generatedAt: facts.generatedAt,
+        facts,
+        freshUntil: until,
+        allowStale: failing.length > 0,
+        ...(acceptedDrift ? { acceptedDrift } : {}),
+        sources: build.sources,
+      },
       options.now,
       { promote: options.promote },
     );
   } catch (error) {
     // The disk filled (or failed) after the store changed: say exactly what is in place.
     if (error instanceof PublishFailure) {
-      return { ...fail(error.message), published: error.state.bundlePublished, madeCurrent: error.state.pointerMoved, snapshotId: error.snapshotId };
+      return {
+        ...fail(error.message),
+        published: error.state.bundlePublished,
+        madeCurrent: error.state.pointerMoved,
+        snapshotId: error.snapshotId,
+      };
     }
     throw error;
   }
@@ -237,9 +262,10 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
   report.notes.push(...storeNotes.map((message) => ({ source: store.location, message })));
   const kept = result.keptNewerCurrent;
   const candidate = !options.promote && result.snapshotId !== result.previousSnapshotId;
-  const candidateReason = driftFailing.length > 0
-    ? `candidate ${result.snapshotId} published, not made current (--no-promote); promoting it would fail drift: ${driftText}`
-    : `candidate ${result.snapshotId} published, not made current (--no-promote)`;
+  const candidateReason =
+    driftFailing.length > 0
+      ? `candidate ${result.snapshotId} published, not made current (--no-promote); promoting it would fail drift: ${driftText}`
+      : `candidate ${result.snapshotId} published, not made current (--no-promote)`;
   return {
     ...report,
     outcome: result.published || result.madeCurrent ? 'published' : 'unchanged',
@@ -257,7 +283,10 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
 
 /** An id as long as the real one will be, for measuring a consensus page before the id exists. */
 function placeholderSnapshotId(dataset: DatasetName, now: Date): string {
-  return `${dataset}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z')}-${'0'.repeat(12)}`;
+  return `${dataset}-${now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z')}-${'0'.repeat(12)}`;
 }
 
 /** The resource whose emptiness means the snapshot has nothing to serve. */
@@ -266,4 +295,3 @@ const PRIMARY_RESOURCE: Record<DatasetName, string> = {
   calendar: 'events',
   'smart-money': 'investors',
 };
-

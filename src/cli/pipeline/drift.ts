@@ -54,7 +54,11 @@ export async function checkDrift(
     // A damaged snapshot to compare with is no baseline (as at open): a build must still be able
     // to replace it, and the note says why drift was not judged. A damaged candidate stays fatal.
     if (!(error instanceof BundleIntegrityError) || error.snapshotId !== baseline.label) throw error;
-    return { baseline: null, rules: evaluateDrift(null, thresholds, `the snapshot to compare with cannot be used (${error.message})`), diffs: [] };
+    return {
+      baseline: null,
+      rules: evaluateDrift(null, thresholds, `the snapshot to compare with cannot be used (${error.message})`),
+      diffs: [],
+    };
   }
   const comparison: DriftComparison = {
     baseline: baseline.label,
@@ -79,7 +83,10 @@ export function changesOf(dataset: DatasetName, diffs: readonly ResourceDiff[]):
  * The current snapshot a build or promote compares with. One that cannot be read (missing,
  * corrupt, a broken pointer) is no baseline: drift passes with a note that says why.
  */
-export async function currentBaseline(store: SnapshotStore, dataset: DatasetName): Promise<{ side: DriftSide | null; note: string | undefined }> {
+export async function currentBaseline(
+  store: SnapshotStore,
+  dataset: DatasetName,
+): Promise<{ side: DriftSide | null; note: string | undefined }> {
   let snapshotId: string | null;
   try {
     snapshotId = (await store.currentPointer(dataset))?.snapshotId ?? null;
@@ -103,7 +110,9 @@ export async function baselineFor(store: SnapshotStore, manifest: Manifest): Pro
     const current = all.find((s) => s.current);
     if (current) return openSide(store, current.snapshotId);
   }
-  const before = all.find((s) => !s.candidate && s.snapshotId !== manifest.snapshotId && s.generatedAt !== '' && s.generatedAt < manifest.generatedAt);
+  const before = all.find(
+    (s) => !s.candidate && s.snapshotId !== manifest.snapshotId && s.generatedAt !== '' && s.generatedAt < manifest.generatedAt,
+  );
   if (!before) return { side: null, note: 'no earlier snapshot in the store' };
   return openSide(store, before.snapshotId);
 }
@@ -128,7 +137,11 @@ export function withAcceptance(rules: RuleResult[], acceptance: DriftAcceptance 
   if (acceptance === null) return rules;
   return rules.map((rule) =>
     rule.status !== 'pass' && rule.rule.startsWith('drift.')
-      ? { ...rule, status: 'pass', message: `accepted by ${acceptance.by} at ${acceptance.acceptedAt} ("${acceptance.reason}"): ${rule.message}` }
+      ? {
+          ...rule,
+          status: 'pass',
+          message: `accepted by ${acceptance.by} at ${acceptance.acceptedAt} ("${acceptance.reason}"): ${rule.message}`,
+        }
       : rule,
   );
 }
@@ -166,7 +179,11 @@ class WatchCollector {
     const of = (side: 'before' | 'after'): DatasetWatch => {
       if (this.dataset === 'articles') return { dataset: 'articles', newestPublishedAt: this.newest[side] };
       if (this.dataset === 'calendar') {
-        return { dataset: 'calendar', generatedAt: side === 'before' ? this.generatedBefore : this.generatedAfter, eventsNext30Days: this.upcoming[side] };
+        return {
+          dataset: 'calendar',
+          generatedAt: side === 'before' ? this.generatedBefore : this.generatedAfter,
+          eventsNext30Days: this.upcoming[side],
+        };
       }
       return { dataset: 'smart-money', newestPeriod: this.newest[side], investors: this.investors[side] };
     };

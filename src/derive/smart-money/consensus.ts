@@ -53,8 +53,7 @@ function mostCommonName(names: Map<string, Map<string, number>>): { issuerName: 
     for (const [titleOfClass, count] of titles) {
       const better =
         count > bestCount ||
-        (count === bestCount &&
-          (compareText(issuerName, best.issuerName) || compareText(titleOfClass, best.titleOfClass)) < 0);
+        (count === bestCount && (compareText(issuerName, best.issuerName) || compareText(titleOfClass, best.titleOfClass)) < 0);
       if (better) {
         best = { issuerName, titleOfClass };
         bestCount = count;
@@ -92,7 +91,10 @@ export class ConsensusAccumulator {
       tally.totalReportedValue += position.reportedValue;
       tally.totalShares += position.shares;
       let titles = tally.names.get(position.issuerName);
-      if (titles === undefined) tally.names.set(position.issuerName, (titles = new Map()));
+      if (titles === undefined) {
+        titles = new Map();
+        tally.names.set(position.issuerName, titles);
+      }
       titles.set(position.titleOfClass, (titles.get(position.titleOfClass) ?? 0) + 1);
       keepTopHolder(tally.topHolders, { slug: investorSlug, reportedValue: position.reportedValue });
     }
@@ -141,9 +143,7 @@ function equityByKey(positions: readonly AggregatedPosition[]): Map<string, Aggr
 }
 
 /** Consensus over a whole list of investors at once; the accumulator is the streaming form. */
-export function deriveConsensus(
-  investors: Iterable<{ slug: string; positions: readonly AggregatedPosition[] }>,
-): ConsensusRow[] {
+export function deriveConsensus(investors: Iterable<{ slug: string; positions: readonly AggregatedPosition[] }>): ConsensusRow[] {
   const accumulator = new ConsensusAccumulator();
   for (const investor of investors) accumulator.add(investor.slug, investor.positions);
   return accumulator.result();

@@ -68,21 +68,25 @@ export function effectiveFilings(filings: FilingMeta[]): EffectiveFilings | null
   const additions: FilingMeta[] = [];
   for (const filing of [...newHoldings].sort(compareFilingOrder)) {
     if (compareFilingOrder(filing, base) > 0) additions.push(filing);
-    else unused.push({ filing, reason: `NEW HOLDINGS amendment ${filing.accessionNumber} was superseded by the later RESTATEMENT ${base.accessionNumber}` });
+    else
+      unused.push({
+        filing,
+        reason: `NEW HOLDINGS amendment ${filing.accessionNumber} was superseded by the later RESTATEMENT ${base.accessionNumber}`,
+      });
   }
   for (const filing of [...restatements, ...originals]) {
     if (filing === base) continue;
-    unused.push({ filing, reason: `${filing.submissionType} ${filing.accessionNumber} was superseded by ${base.submissionType} ${base.accessionNumber}` });
+    unused.push({
+      filing,
+      reason: `${filing.submissionType} ${filing.accessionNumber} was superseded by ${base.submissionType} ${base.accessionNumber}`,
+    });
   }
   unused.sort((a, b) => compareFilingOrder(a.filing, b.filing));
   return { base, additions, unused };
 }
 
 /** The holding rows of the effective filings: the base's rows, then each addition's rows. */
-export function effectiveHoldings(
-  effective: EffectiveFilings,
-  rowsOf: (accessionNumber: string) => HoldingRow[],
-): HoldingRow[] {
+export function effectiveHoldings(effective: EffectiveFilings, rowsOf: (accessionNumber: string) => HoldingRow[]): HoldingRow[] {
   const rows = rowsOf(effective.base.accessionNumber).slice();
   // A loop rather than push(...rows): the largest filers list tens of thousands of rows.
   for (const addition of effective.additions) {

@@ -74,7 +74,10 @@ function groupFilings(catalog: FilingCatalog): Map<string, Map<string, FilingMet
   const byCik = new Map<string, Map<string, FilingMeta[]>>();
   for (const filing of catalog.filings()) {
     let byPeriod = byCik.get(filing.cik);
-    if (byPeriod === undefined) byCik.set(filing.cik, (byPeriod = new Map()));
+    if (byPeriod === undefined) {
+      byPeriod = new Map();
+      byCik.set(filing.cik, byPeriod);
+    }
     const filings = byPeriod.get(filing.period);
     if (filings === undefined) byPeriod.set(filing.period, [filing]);
     else filings.push(filing);
@@ -123,7 +126,10 @@ export function planInvestors(input: SmartMoneyInput): { plans: InvestorPlan[]; 
     // Filings carry CIKs without leading zeros; a registry may copy them from EDGAR with zeros.
     const entry = { ...listed, cik: listed.cik.replace(/^0+(?=\d)/, '') };
     if (registered.has(entry.cik) || registrySlugs.has(entry.slug)) {
-      notes.push({ source: REGISTRY_SOURCE, message: `registry entry ${entry.slug} (CIK ${entry.cik}) repeats a CIK or slug listed before it and is ignored` });
+      notes.push({
+        source: REGISTRY_SOURCE,
+        message: `registry entry ${entry.slug} (CIK ${entry.cik}) repeats a CIK or slug listed before it and is ignored`,
+      });
       continue;
     }
     registered.set(entry.cik, entry);
@@ -175,7 +181,10 @@ export function planInvestors(input: SmartMoneyInput): { plans: InvestorPlan[]; 
         notes.push({ source: current.base.source, message: `investor ${identity.slug} (CIK ${cik}) is not published: ${age}` });
         continue;
       }
-      notes.push({ source: current.base.source, message: `investor ${identity.slug} (CIK ${cik}) is published although ${age}: --allow-stale` });
+      notes.push({
+        source: current.base.source,
+        message: `investor ${identity.slug} (CIK ${cik}) is published although ${age}: --allow-stale`,
+      });
     }
     const previousPeriod = previousQuarterEnd(current.base.period);
     const previousFilings = previousPeriod === null ? undefined : byCik.get(cik)!.get(previousPeriod);
@@ -203,11 +212,16 @@ export interface DerivedInvestorRecords {
 
 /** Materializes one investor's rows (current and previous quarter), derives its records, and lets the rows go. */
 export function deriveInvestor(plan: InvestorPlan, catalog: FilingCatalog): DerivedInvestorRecords {
-  const filingsOf = (effective: EffectiveFilings) => [effective.base.accessionNumber, ...effective.additions.map((filing) => filing.accessionNumber)];
+  const filingsOf = (effective: EffectiveFilings) => [
+    effective.base.accessionNumber,
+    ...effective.additions.map((filing) => filing.accessionNumber),
+  ];
   const positions = aggregateCatalogPositions(catalog, filingsOf(plan.current));
   const { detail, shownPositions } = buildInvestorDetail(plan.identity, plan.current.base, positions);
   const previous =
-    plan.previous === null ? null : { period: plan.previous.base.period, positions: aggregateCatalogPositions(catalog, filingsOf(plan.previous)) };
+    plan.previous === null
+      ? null
+      : { period: plan.previous.base.period, positions: aggregateCatalogPositions(catalog, filingsOf(plan.previous)) };
   const trades = deriveTrades({ period: plan.current.base.period, positions }, previous, plan.identity);
   return { detail, shownPositions, trades };
 }

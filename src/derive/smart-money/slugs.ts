@@ -46,10 +46,7 @@ function withSuffix(base: string, suffix: string): string {
  * another filer's name. `reserved` slugs (the registry's) are never handed out.
  * The result depends only on the set of candidates, not on their order.
  */
-export function assignInvestorSlugs(
-  candidates: readonly SlugCandidate[],
-  reserved: ReadonlySet<string> = new Set(),
-): Map<string, string> {
+export function assignInvestorSlugs(candidates: readonly SlugCandidate[], reserved: ReadonlySet<string> = new Set()): Map<string, string> {
   const ordered = [...candidates].sort((a, b) => compareCik(a.cik, b.cik));
   const bases = new Map<string, string>();
   for (const candidate of ordered) if (!bases.has(candidate.cik)) bases.set(candidate.cik, slugFromName(candidate.name));

@@ -58,5 +58,12 @@ export const MARKET_SNAPSHOT = 'market-snapshot';
 
 /** `type: market-snapshot`, or a category/tag of that name, whatever its case or spacing. */
 export function marksMarketSnapshot(values: unknown[]): boolean {
-  return values.some((value) => typeof value === 'string' && value.trim().toLowerCase().replace(/[\s_]+/g, '-') === MARKET_SNAPSHOT);
+  return values.some(
+    (value) =>
+      typeof value === 'string' &&
+      value
+        .trim()
+        .toLowerCase()
+        .replace(/[\s_]+/g, '-') === MARKET_SNAPSHOT,
+  );
 }

@@ -18,7 +18,10 @@ export function readAtomFeed(file: Pick<LoadedSource, 'relativePath' | 'content'
   const fieldsOf = (entry: unknown) => (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
   const linksOf = (fields: Record<string, unknown>) => (Array.isArray(fields.link) ? fields.link : []);
   const alternateOf = (fields: Record<string, unknown>) =>
-    attribute(linksOf(fields).find((l) => (attribute(l, 'rel') ?? 'alternate') === 'alternate'), 'href');
+    attribute(
+      linksOf(fields).find((l) => (attribute(l, 'rel') ?? 'alternate') === 'alternate'),
+      'href',
+    );
   const stems = identifyingLinkStems(entries.map((entry) => alternateOf(fieldsOf(entry))));
   const drafts = entries.map((entry, index): ArticleDraft => {
     const fields = fieldsOf(entry);
@@ -43,7 +46,7 @@ export function readAtomFeed(file: Pick<LoadedSource, 'relativePath' | 'content'
       author: authorOf(fields.author) ?? feedAuthor,
       categories: categories.filter((c) => !marksMarketSnapshot([c])),
       slugCandidates: [title, stems[index]].filter((c): c is string => c !== undefined),
-      ...(id ?? href ? { itemId: id ?? href } : {}),
+      ...((id ?? href) ? { itemId: id ?? href } : {}),
       image: attribute(enclosure, 'href'),
       html: content ?? summary ?? '',
       ...(marksMarketSnapshot(categories) ? { exclusion: 'provider market snapshot' } : {}),

@@ -72,8 +72,6 @@ export function textToHtml(text: string): string {
 
 /** An XML root element's local name, without parsing: enough to tell RSS from Atom. */
 export function xmlRootName(text: string): string | undefined {
-  const match = /<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)[\s>/]/.exec(
-    text.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>]*>/gi, ''),
-  );
+  const match = /<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)[\s>/]/.exec(text.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>]*>/gi, ''));
   return match?.[2];
 }

@@ -14,7 +14,9 @@ export function readFeed(file: Pick<LoadedSource, 'relativePath' | 'content'>, f
   if (format === undefined) {
     return {
       drafts: [],
-      rejections: [{ source: file.relativePath, location: 'document', reason: 'not a recognised feed: expected RSS 2.0, Atom 1.0 or JSON Feed 1.1' }],
+      rejections: [
+        { source: file.relativePath, location: 'document', reason: 'not a recognised feed: expected RSS 2.0, Atom 1.0 or JSON Feed 1.1' },
+      ],
       notes: [],
     };
   }

@@ -54,8 +54,7 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
   const resolved = resolveRights(draft, registry);
   if (!resolved.ok) problems.push(resolved.reason);
   // Looked up on its own so that locale and defaults still apply when only the rights block is bad.
-  const registered =
-    draft.feedSource ?? (typeof draft.sourceId === 'string' ? registry.byId.get(draft.sourceId.trim()) : undefined);
+  const registered = draft.feedSource ?? (typeof draft.sourceId === 'string' ? registry.byId.get(draft.sourceId.trim()) : undefined);
   // An unknown source is already reported; the defaults it would have supplied are not missing too.
   const sourceUnknown = registered === undefined && draft.sourceId !== undefined;
   const missing = (field: string) => {
@@ -98,8 +97,7 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
   const slug =
     typeof draft.slug === 'string'
       ? draft.slug
-      : (draft.slugCandidates.map((candidate) => slugify(candidate)).find((s) => s !== '') ??
-        hashSlug(locale, title, date.instant));
+      : (draft.slugCandidates.map((candidate) => slugify(candidate)).find((s) => s !== '') ?? hashSlug(locale, title, date.instant));
 
   const image = resolveImage(draft.image);
   if (image.problem !== undefined) notes.push({ source: draft.source, message: `${draft.location}: ${image.problem}` });
@@ -125,9 +123,7 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
     return { rejection: { ...where, reason: `invalid article: ${formatZodIssues(checked.error)}` }, notes };
   }
   const feedItem =
-    draft.feedSource === undefined
-      ? {}
-      : { feedItem: { sourceId: draft.feedSource.id, id: draft.itemId ?? `${title} ${date.instant}` } };
+    draft.feedSource === undefined ? {} : { feedItem: { sourceId: draft.feedSource.id, id: draft.itemId ?? `${title} ${date.instant}` } };
   return { article: { record: checked.data, ...where, ...feedItem }, notes };
 }
 

@@ -8,11 +8,7 @@ type DraftBase = Pick<ArticleDraft, 'source' | 'location' | 'html' | 'slugCandid
  * business, not the dataset's.
  */
 export function draftFromFields(fields: Record<string, unknown>, base: DraftBase): ArticleDraft {
-  const exclusion = marksMarketSnapshot([fields.type])
-    ? 'provider market snapshot'
-    : fields.draft === true
-      ? 'draft'
-      : undefined;
+  const exclusion = marksMarketSnapshot([fields.type]) ? 'provider market snapshot' : fields.draft === true ? 'draft' : undefined;
   return {
     ...base,
     sourceId: fields.source,

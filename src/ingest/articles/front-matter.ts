@@ -4,9 +4,7 @@
  * (`---js`, `--- javascript`, even `---yaml`) is refused, never dispatched to another parser, so no
  * article can make the build evaluate code.
  */
-export type FrontMatterSplit =
-  | { kind: 'split'; yaml: string; body: string }
-  | { kind: 'refused'; line?: number; reason: string };
+export type FrontMatterSplit = { kind: 'split'; yaml: string; body: string } | { kind: 'refused'; line?: number; reason: string };
 
 const FENCE = /^---[ \t]*$/;
 

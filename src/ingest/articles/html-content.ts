@@ -18,9 +18,41 @@ const LINK_REL = 'noopener noreferrer nofollow';
  */
 const ARTICLE_HTML: sanitizeHtml.IOptions = {
   allowedTags: [
-    'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'ul', 'ol', 'li', 'a', 'em', 'strong', 'b', 'i',
-    'del', 's', 'sup', 'sub', 'code', 'pre', 'blockquote', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th',
-    'td', 'caption', 'img', 'figure', 'figcaption',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'p',
+    'br',
+    'hr',
+    'ul',
+    'ol',
+    'li',
+    'a',
+    'em',
+    'strong',
+    'b',
+    'i',
+    'del',
+    's',
+    'sup',
+    'sub',
+    'code',
+    'pre',
+    'blockquote',
+    'table',
+    'thead',
+    'tbody',
+    'tfoot',
+    'tr',
+    'th',
+    'td',
+    'caption',
+    'img',
+    'figure',
+    'figcaption',
   ],
   allowedAttributes: {
     a: ['href', 'title', 'rel'],
@@ -55,12 +87,17 @@ const BASIC_ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt
 
 /** The text of an HTML fragment, entities decoded and whitespace collapsed (titles, descriptions). */
 export function plainText(html: string): string {
-  return sanitizeHtml(html.replace(/<\/(p|li|h[1-6]|div|blockquote)>|<br\s*\/?>/gi, '$& '), TEXT_ONLY)
-    .replace(/&(amp|lt|gt|quot|#39);/g, (entity) => BASIC_ENTITIES[entity] ?? entity)
-    // A line break inside Chinese or Japanese text is not a word space: join the lines.
-    .replace(/(?<=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef])[ \t]*\n\s*(?=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef])/gu, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    sanitizeHtml(html.replace(/<\/(p|li|h[1-6]|div|blockquote)>|<br\s*\/?>/gi, '$& '), TEXT_ONLY)
+      .replace(/&(amp|lt|gt|quot|#39);/g, (entity) => BASIC_ENTITIES[entity] ?? entity)
+      // A line break inside Chinese or Japanese text is not a word space: join the lines.
+      .replace(
+        /(?<=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef])[ \t]*\n\s*(?=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef])/gu,
+        '',
+      )
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 /** The first paragraph of sanitized content, as plain text. */

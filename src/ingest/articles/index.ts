@@ -70,7 +70,15 @@ export async function ingestArticles(sourcesRoot: string): Promise<IngestResult<
     if (file === registryPath) continue;
     const relative = relativeSourcePath(sourcesRoot, file);
     const feedSource = feeds.get(file);
-    const kind = feedSource ? 'feed' : MARKDOWN.test(file) ? 'markdown' : JSON_FILE.test(file) ? 'json' : FEED_FILE.test(file) ? 'undeclared-feed' : undefined;
+    const kind = feedSource
+      ? 'feed'
+      : MARKDOWN.test(file)
+        ? 'markdown'
+        : JSON_FILE.test(file)
+          ? 'json'
+          : FEED_FILE.test(file)
+            ? 'undeclared-feed'
+            : undefined;
     if (kind === undefined) {
       if (!ASSET.test(file)) result.notes.push({ source: relative, message: 'ignored: not an article, feed or image file' });
       continue;
@@ -99,7 +107,13 @@ export async function ingestArticles(sourcesRoot: string): Promise<IngestResult<
     else {
       batch = {
         drafts: [],
-        rejections: [{ source: relative, location: 'document', reason: `feed not declared in articles/${REGISTRY_FILE}: its rights cannot be resolved` }],
+        rejections: [
+          {
+            source: relative,
+            location: 'document',
+            reason: `feed not declared in articles/${REGISTRY_FILE}: its rights cannot be resolved`,
+          },
+        ],
         notes: [],
       };
     }

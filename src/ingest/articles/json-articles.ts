@@ -19,20 +19,35 @@ export function readJsonArticles(file: Pick<LoadedSource, 'relativePath' | 'cont
     if (!(error instanceof JsonTextError)) throw error;
     return {
       drafts: [],
-      rejections: [{ source: file.relativePath, location: error.line === undefined ? 'document' : `line ${error.line}`, reason: `invalid JSON: ${error.message}` }],
+      rejections: [
+        {
+          source: file.relativePath,
+          location: error.line === undefined ? 'document' : `line ${error.line}`,
+          reason: `invalid JSON: ${error.message}`,
+        },
+      ],
       notes: [],
     };
   }
   const items = Array.isArray(parsed) ? parsed : [parsed];
   const batch: DraftBatch = { drafts: [], rejections: [], notes: [] };
-  items.forEach((item, index) => {
+  for (const [index, item] of items.entries()) {
     const location = `record ${index + 1}`;
     const reject = (reason: string) => batch.rejections.push({ source: file.relativePath, location, reason });
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) return reject('an article must be a JSON object');
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      reject('an article must be a JSON object');
+      continue;
+    }
     const fields = item as Record<string, unknown>;
-    if (fields.body !== undefined && fields.contentHtml !== undefined) return reject('write either body (Markdown) or contentHtml, not both');
+    if (fields.body !== undefined && fields.contentHtml !== undefined) {
+      reject('write either body (Markdown) or contentHtml, not both');
+      continue;
+    }
     const body = fields.body ?? fields.contentHtml;
-    if (body !== undefined && typeof body !== 'string') return reject(`${fields.body !== undefined ? 'body' : 'contentHtml'} must be a string`);
+    if (body !== undefined && typeof body !== 'string') {
+      reject(`${fields.body !== undefined ? 'body' : 'contentHtml'} must be a string`);
+      continue;
+    }
     const html = body === undefined ? '' : fields.body !== undefined ? renderMarkdown(body) : body;
     const title = textOf(fields.title);
     const draft: ArticleDraft = draftFromFields(fields, {
@@ -43,6 +58,6 @@ export function readJsonArticles(file: Pick<LoadedSource, 'relativePath' | 'cont
       ...folderLocaleOf(file.relativePath),
     });
     batch.drafts.push(draft);
-  });
+  }
   return batch;
 }

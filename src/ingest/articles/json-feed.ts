@@ -53,7 +53,7 @@ export function readJsonFeed(file: Pick<LoadedSource, 'relativePath' | 'content'
       author: fields.authors ?? fields.author ?? feedAuthor,
       categories: tags.filter((t) => !marksMarketSnapshot([t])),
       slugCandidates: [title, stems[index]].filter((c): c is string => c !== undefined),
-      ...(id ?? url ? { itemId: id ?? url } : {}),
+      ...((id ?? url) ? { itemId: id ?? url } : {}),
       image: fields.image,
       html,
       ...(marksMarketSnapshot(tags) ? { exclusion: 'provider market snapshot' } : {}),

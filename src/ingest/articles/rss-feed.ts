@@ -22,7 +22,9 @@ export function readRssFeed(file: Pick<LoadedSource, 'relativePath' | 'content'>
     const title = textField(fields.title);
     const link = links[index];
     const guid = textField(arrayOf(fields.guid)[0]);
-    const categories = arrayOf(fields.category).map((c) => rawText(c)?.trim()).filter((c): c is string => !!c);
+    const categories = arrayOf(fields.category)
+      .map((c) => rawText(c)?.trim())
+      .filter((c): c is string => !!c);
     const description = textField(fields.description);
     const encoded = textField(fields.encoded);
     const image = arrayOf(fields.enclosure).find((e) => attribute(e, 'type')?.startsWith('image/'));
@@ -37,7 +39,7 @@ export function readRssFeed(file: Pick<LoadedSource, 'relativePath' | 'content'>
       author: textField(fields.creator) ?? rssAuthorName(textField(arrayOf(fields.author)[0])),
       categories: categories.filter((c) => !marksMarketSnapshot([c])),
       slugCandidates: [title === undefined ? undefined : plainText(title), stems[index]].filter((c): c is string => c !== undefined),
-      ...(guid ?? link ? { itemId: guid ?? link } : {}),
+      ...((guid ?? link) ? { itemId: guid ?? link } : {}),
       image: attribute(image, 'url'),
       html: encoded ?? description ?? '',
       ...(snapshot ? { exclusion: 'provider market snapshot' } : {}),

@@ -62,18 +62,22 @@ export const EMPTY_REGISTRY: SourceRegistry = { byId: new Map(), available: fals
  * publishes only the articles that need no registry. A bad entry rejects that entry only, and
  * articles naming it are later rejected as unresolvable.
  */
-export function parseSourceRegistry(
-  text: string,
-  relativePath: string,
-): { registry: SourceRegistry; rejections: Rejection[] } {
+export function parseSourceRegistry(text: string, relativePath: string): { registry: SourceRegistry; rejections: Rejection[] } {
   let doc;
   try {
     doc = parseYamlDocument(text);
   } catch (error) {
     if (!(error instanceof YamlTextError)) throw error;
-    throw new UnreadableSource(relativePath, `invalid YAML: ${error.message}`, error.line === undefined ? 'document' : `line ${error.line}`);
+    throw new UnreadableSource(
+      relativePath,
+      `invalid YAML: ${error.message}`,
+      error.line === undefined ? 'document' : `line ${error.line}`,
+    );
   }
-  const shape = z.object({ sources: z.array(z.unknown()) }).strict().safeParse(doc.value);
+  const shape = z
+    .object({ sources: z.array(z.unknown()) })
+    .strict()
+    .safeParse(doc.value);
   if (!shape.success) {
     throw new UnreadableSource(relativePath, `expected a "sources" list: ${formatZodIssues(shape.error)}`, 'document');
   }

@@ -87,6 +87,10 @@ function parseCsvLine(line: string): string[] | { problem: string } {
     return records[0] ?? [];
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
-    return { problem: error.message.replace(/ at line \d+/, '').replace(/^Quote Not Closed: the parsing is finished with an opening quote$/, 'a quote is opened and never closed on this line') };
+    return {
+      problem: error.message
+        .replace(/ at line \d+/, '')
+        .replace(/^Quote Not Closed: the parsing is finished with an opening quote$/, 'a quote is opened and never closed on this line'),
+    };
   }
 }

@@ -64,7 +64,10 @@ export function parseYamlText(text: string): unknown {
     return parseYaml(text);
   } catch (error) {
     if (!(error instanceof YamlTextError)) throw error;
-    throw new SourceProblem(`not valid YAML: ${error.message.replace(/:$/, '')}`, error.line === undefined ? undefined : `line ${error.line}`);
+    throw new SourceProblem(
+      `not valid YAML: ${error.message.replace(/:$/, '')}`,
+      error.line === undefined ? undefined : `line ${error.line}`,
+    );
   }
 }
 

@@ -13,9 +13,7 @@ function readScheduledAt(raw: Record<string, unknown>, fileTimeZone: string | un
     const text = requireText(raw.scheduledAt, 'scheduledAt');
     const instant = parseZonedInstant(text);
     if (!instant) {
-      throw new SourceProblem(
-        `scheduledAt ${quote(text)} is not an ISO 8601 date-time with a zone (e.g. 2026-11-23T08:30:00-05:00)`,
-      );
+      throw new SourceProblem(`scheduledAt ${quote(text)} is not an ISO 8601 date-time with a zone (e.g. 2026-11-23T08:30:00-05:00)`);
     }
     return instant;
   }
@@ -41,7 +39,10 @@ export function normaliseCuratedEvent(raw: Record<string, unknown>, fileMeta: Cu
   const eventName = cleanEventName(requireText(raw.eventName ?? raw.name, 'eventName'));
   const countryText = requireText(raw.country, 'country');
   const country = resolveCountry(countryText);
-  if (!country) throw new SourceProblem(`unknown country ${quote(countryText)} (expected an ISO 3166-1 alpha-2 code or a country name from the country table)`);
+  if (!country)
+    throw new SourceProblem(
+      `unknown country ${quote(countryText)} (expected an ISO 3166-1 alpha-2 code or a country name from the country table)`,
+    );
   const eventMeta = readCurationMetadata(raw);
   const scheduledAt = readScheduledAt(raw, eventMeta.timeZone ?? fileMeta.timeZone);
   const curation = requireCuration(mergeCuration(fileMeta, eventMeta));

@@ -51,7 +51,8 @@ export function readCurationMetadata(raw: Record<string, unknown>): CurationMeta
   if (verifiedAt) meta.verifiedAt = parseVerifiedAt(verifiedAt);
   const timeZone = optionalText(raw.timeZone, 'timeZone');
   if (timeZone) {
-    if (!isTimeZone(timeZone)) throw new SourceProblem(`unknown time zone ${quote(timeZone)} (expected an IANA name such as America/New_York)`);
+    if (!isTimeZone(timeZone))
+      throw new SourceProblem(`unknown time zone ${quote(timeZone)} (expected an IANA name such as America/New_York)`);
     meta.timeZone = timeZone;
   }
   return meta;

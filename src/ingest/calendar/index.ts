@@ -28,12 +28,7 @@ function extensionOf(file: string): string {
 }
 
 /** Runs one record's normaliser; a problem becomes that record's rejection and the file goes on. */
-function collect<T>(
-  source: string,
-  rows: T[],
-  locationOf: (row: T) => string,
-  normalise: (row: T) => IngestedEvent,
-): Outcome {
+function collect<T>(source: string, rows: T[], locationOf: (row: T) => string, normalise: (row: T) => IngestedEvent): Outcome {
   const outcome: Outcome = { events: [], rejections: [] };
   for (const row of rows) {
     const location = locationOf(row);
@@ -91,7 +86,12 @@ function readProviderFile(file: SourceText, extension: string, sidecar: Sidecar)
   }
   const text = file.text;
   const rows = sidecar.format === 'provider-json' ? readProviderJson(text) : readProviderXml(text);
-  return collect(file.relativePath, rows, (row) => row.location, (row) => normaliseProviderRow(row, sidecar));
+  return collect(
+    file.relativePath,
+    rows,
+    (row) => row.location,
+    (row) => normaliseProviderRow(row, sidecar),
+  );
 }
 
 /**

@@ -3,8 +3,7 @@ import { yearProblem } from '../date-range.js';
 import { SourceProblem, quote } from '../source-problem.js';
 
 /** ISO 8601 date-time that names its zone (Z or an offset); fractions beyond ms are cut. */
-const ZONED_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)$/i;
+const ZONED_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)$/i;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export interface LocalDate {
@@ -57,9 +56,7 @@ export function parseZonedInstant(value: string): string | undefined {
     if (hours > 23 || minutes > 59) return undefined;
     offsetMinutes = sign * (hours * 60 + minutes);
   }
-  const utc =
-    Date.UTC(date.year, date.month - 1, date.day, clock.hour, clock.minute, clock.second, millis) -
-    offsetMinutes * 60_000;
+  const utc = Date.UTC(date.year, date.month - 1, date.day, clock.hour, clock.minute, clock.second, millis) - offsetMinutes * 60_000;
   return new Date(utc).toISOString();
 }
 
@@ -120,7 +117,8 @@ export function isTimeZone(name: string): boolean {
  * in a spring-forward gap moves forward by the gap (02:30 -> 03:30 daylight time).
  */
 export function zonedToInstant(date: LocalDate, clock: ClockTime, timeZone: string): string {
-  if (!isTimeZone(timeZone)) throw new SourceProblem(`unknown time zone ${quote(timeZone)} (expected an IANA name such as America/New_York)`);
+  if (!isTimeZone(timeZone))
+    throw new SourceProblem(`unknown time zone ${quote(timeZone)} (expected an IANA name such as America/New_York)`);
   const zoned = new TZDate(date.year, date.month - 1, date.day, clock.hour, clock.minute, clock.second, 0, timeZone);
   return new Date(zoned.getTime()).toISOString();
 }

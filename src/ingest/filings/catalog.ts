@@ -85,8 +85,7 @@ export class CompactFilingCatalog implements FilingCatalog {
     this.filingIds[chunk]![offset] = stagingId;
     this.amounts[chunk]![offset] = row.amount;
     this.values[chunk]![offset] = row.reportedValue;
-    this.flags[chunk]![offset] =
-      (row.putCall === 'put' ? PUT : row.putCall === 'call' ? CALL : 0) | (row.amountType === 'PRN' ? PRN : 0);
+    this.flags[chunk]![offset] = (row.putCall === 'put' ? PUT : row.putCall === 'call' ? CALL : 0) | (row.amountType === 'PRN' ? PRN : 0);
     this.rowTotal = position + 1;
     if (filing.firstRow < 0) filing.firstRow = position;
     filing.lastRow = position;
@@ -178,7 +177,16 @@ export class CompactFilingCatalog implements FilingCatalog {
     const id = this.committed.get(accession);
     if (id === undefined) throw new Error(`no filing ${accession} in the catalog`);
     const unit = this.staged[id]!.meta!.valueUnit;
-    const row = { issuerName: '', titleOfClass: '', cusip: '', putCall: null as 'put' | 'call' | null, amountType: 'SH' as 'SH' | 'PRN', amount: 0, value: 0, positionId: 0 };
+    const row = {
+      issuerName: '',
+      titleOfClass: '',
+      cusip: '',
+      putCall: null as 'put' | 'call' | null,
+      amountType: 'SH' as 'SH' | 'PRN',
+      amount: 0,
+      value: 0,
+      positionId: 0,
+    };
     for (const position of this.positionsOf(id)) {
       const chunk = position >>> CHUNK_BITS;
       const offset = position & CHUNK_MASK;

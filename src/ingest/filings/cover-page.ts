@@ -31,7 +31,7 @@ export function readCoverPage(document: XmlNode): CoverPage {
   if (!isCoverPage(document)) {
     throw new SourceProblem(`expected an <edgarSubmission> cover page, found <${rootName(document) ?? 'nothing'}>`);
   }
-  const root = document['edgarSubmission'];
+  const root = document.edgarSubmission;
   const at = <T>(location: string, read: () => T): T => {
     try {
       return read();

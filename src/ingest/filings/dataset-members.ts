@@ -83,7 +83,10 @@ export async function zipMembers(zipFd: number, zipSource: string, notes: BuildN
   if (unsafe.length > 0) {
     notes.push({
       source: zipSource,
-      message: `${unsafe.length} member(s) with an unsafe path skipped, never read or extracted: ${unsafe.slice(0, 3).map((name) => JSON.stringify(name)).join(', ')}${unsafe.length > 3 ? ', ...' : ''}`,
+      message: `${unsafe.length} member(s) with an unsafe path skipped, never read or extracted: ${unsafe
+        .slice(0, 3)
+        .map((name) => JSON.stringify(name))
+        .join(', ')}${unsafe.length > 3 ? ', ...' : ''}`,
     });
   }
   return {

@@ -85,7 +85,8 @@ async function ingestFullSubmission(sourcesRoot: string, file: string, intake: F
     };
     const atHeader = <T>(read: () => T): T => relocate('SEC-HEADER', read);
     const accession = normalizeAccession(header('ACCESSION NUMBER'));
-    if (!accession) throw new SourceProblem(`ACCESSION NUMBER ${JSON.stringify(header('ACCESSION NUMBER'))} is not an accession number`, 'SEC-HEADER');
+    if (!accession)
+      throw new SourceProblem(`ACCESSION NUMBER ${JSON.stringify(header('ACCESSION NUMBER'))} is not an accession number`, 'SEC-HEADER');
     const submissionType = atHeader(() => readSubmissionType(header('CONFORMED SUBMISSION TYPE'), 'CONFORMED SUBMISSION TYPE'));
     let cover: CoverPage | null = null;
     let table: RawHoldingRow[] | null = null;
@@ -125,12 +126,7 @@ async function ingestFullSubmission(sourcesRoot: string, file: string, intake: F
   return provenance;
 }
 
-async function ingestFilingFolder(
-  sourcesRoot: string,
-  folder: string,
-  allFiles: string[],
-  intake: FilingIntake,
-): Promise<SourceFile[]> {
+async function ingestFilingFolder(sourcesRoot: string, folder: string, allFiles: string[], intake: FilingIntake): Promise<SourceFile[]> {
   const members = allFiles.filter((file) => path.dirname(file) === folder);
   const primary = members.find((file) => path.basename(file).toLowerCase() === 'primary_doc.xml')!;
   const xmlMembers = members.filter((file) => file !== primary && path.extname(file).toLowerCase() === '.xml');
@@ -160,7 +156,10 @@ async function ingestFilingFolder(
       });
     }
     if (!cover.signatureDate) {
-      throw new SourceProblem('no signatureBlock/signatureDate, the filing date of a folder filing', 'formData/signatureBlock/signatureDate');
+      throw new SourceProblem(
+        'no signatureBlock/signatureDate, the filing date of a folder filing',
+        'formData/signatureBlock/signatureDate',
+      );
     }
     const isNotice = cover.submissionType.startsWith('13F-NT');
     let rows: RawHoldingRow[] = [];

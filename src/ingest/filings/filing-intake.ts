@@ -135,7 +135,11 @@ export class FilingIntake {
       throw error;
     }
     const decision = isNotice
-      ? { unit: facts.filedAt >= DOLLARS_FROM ? ('dollars' as const) : ('thousands' as const), reason: 'notice: no information table', overridden: false }
+      ? {
+          unit: facts.filedAt >= DOLLARS_FROM ? ('dollars' as const) : ('thousands' as const),
+          reason: 'notice: no information table',
+          overridden: false,
+        }
       : decideValueUnit(facts.filedAt, this.catalog.stagedRows(stagingId));
     const meta: FilingMeta = { ...facts, filerName, valueUnit: decision.unit, valueUnitReason: decision.reason };
     this.catalog.commit(stagingId, meta);
@@ -156,7 +160,9 @@ export class FilingIntake {
       this.unitDecisions.push(decision);
       const note = { source: facts.source, message: `value unit: ${decision.unit} (filing ${accession}: ${decision.reason})` };
       // The filing-date rule is routine; an override of it is an exception a reader must see.
-      this.notes.push(decision.overridden ? note : { ...note, routine: `filing(s) with values read as ${decision.unit} by their filing date` });
+      this.notes.push(
+        decision.overridden ? note : { ...note, routine: `filing(s) with values read as ${decision.unit} by their filing date` },
+      );
     }
     return true;
   }

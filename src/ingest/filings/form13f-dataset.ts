@@ -1,7 +1,14 @@
 import type { ProgressStep } from '../../model/progress.js';
 import type { AmendmentType, SubmissionType } from '../../model/filing.js';
 import type { DatasetMembers } from './dataset-members.js';
-import { normalizeAccession, normalizeCik, readAccession, readAmendmentType, readNonNegativeNumber, readSubmissionType } from './filing-fields.js';
+import {
+  normalizeAccession,
+  normalizeCik,
+  readAccession,
+  readAmendmentType,
+  readNonNegativeNumber,
+  readSubmissionType,
+} from './filing-fields.js';
 import { INFOTABLE_COLUMNS, InfotableFields } from './infotable-fields.js';
 import { readDatasetDate } from './filing-dates.js';
 import type { FilingIntake } from './filing-intake.js';
@@ -65,35 +72,41 @@ export async function ingestForm13fDataset(
     /** Accessions committed from an earlier source: their rows here are not read (rejected once, at SUBMISSION). */
     const skipped = new Set<string>();
 
-    await eachRow(intake, members, 'SUBMISSION.tsv', ['ACCESSION_NUMBER', 'FILING_DATE', 'SUBMISSIONTYPE', 'CIK', 'PERIODOFREPORT'], (field, at, source) => {
-      const accession = readAccession(field('ACCESSION_NUMBER'));
-      const taken = pending.get(accession);
-      if (taken) {
-        intake.reject(source, at, `duplicate accession ${accession}: already listed in ${source} (${taken.submissionRow})`);
-        return;
-      }
-      // A copy of a filing already accepted from an earlier source is a duplicate: rejected
-      // here, naming that copy, so its (possibly millions of) INFOTABLE rows are not staged.
-      if (intake.committedCopy(accession) !== undefined) {
-        intake.rejectDuplicate(accession, { source, location: at });
-        skipped.add(accession);
-        return;
-      }
-      const filing: PendingFiling = {
-        accession,
-        submissionRow: at,
-        submissionType: readSubmissionType(field('SUBMISSIONTYPE'), 'SUBMISSIONTYPE'),
-        cik: normalizeCik(field('CIK')),
-        filedAt: readDatasetDate(field('FILING_DATE'), 'FILING_DATE'),
-        period: readDatasetDate(field('PERIODOFREPORT'), 'PERIODOFREPORT'),
-        cover: null,
-        tableEntryTotal: null,
-        tableValueTotal: null,
-        stagingId: null,
-        bad: null,
-      };
-      pending.set(accession, filing);
-    });
+    await eachRow(
+      intake,
+      members,
+      'SUBMISSION.tsv',
+      ['ACCESSION_NUMBER', 'FILING_DATE', 'SUBMISSIONTYPE', 'CIK', 'PERIODOFREPORT'],
+      (field, at, source) => {
+        const accession = readAccession(field('ACCESSION_NUMBER'));
+        const taken = pending.get(accession);
+        if (taken) {
+          intake.reject(source, at, `duplicate accession ${accession}: already listed in ${source} (${taken.submissionRow})`);
+          return;
+        }
+        // A copy of a filing already accepted from an earlier source is a duplicate: rejected
+        // here, naming that copy, so its (possibly millions of) INFOTABLE rows are not staged.
+        if (intake.committedCopy(accession) !== undefined) {
+          intake.rejectDuplicate(accession, { source, location: at });
+          skipped.add(accession);
+          return;
+        }
+        const filing: PendingFiling = {
+          accession,
+          submissionRow: at,
+          submissionType: readSubmissionType(field('SUBMISSIONTYPE'), 'SUBMISSIONTYPE'),
+          cik: normalizeCik(field('CIK')),
+          filedAt: readDatasetDate(field('FILING_DATE'), 'FILING_DATE'),
+          period: readDatasetDate(field('PERIODOFREPORT'), 'PERIODOFREPORT'),
+          cover: null,
+          tableEntryTotal: null,
+          tableValueTotal: null,
+          stagingId: null,
+          bad: null,
+        };
+        pending.set(accession, filing);
+      },
+    );
 
     const known = (accession: string, source: string, at: string): PendingFiling | null => {
       const filing = pending.get(accession);
@@ -103,20 +116,26 @@ export async function ingestForm13fDataset(
       return filing ?? null;
     };
 
-    await eachRow(intake, members, 'COVERPAGE.tsv', ['ACCESSION_NUMBER', 'ISAMENDMENT', 'AMENDMENTTYPE', 'FILINGMANAGER_NAME'], (field, at, source) => {
-      const filing = known(readAccession(field('ACCESSION_NUMBER')), source, at);
-      if (!filing) return;
-      guarded(filing, source, at, () => {
-        const isAmendment = field('ISAMENDMENT').trim().toUpperCase() === 'Y' || filing.submissionType.endsWith('/A');
-        const amendmentType = isAmendment ? readAmendmentType(field('AMENDMENTTYPE')) : null;
-        if (filing.submissionType === '13F-HR/A' && amendmentType === null) {
-          throw new SourceProblem('13F-HR/A without an AMENDMENTTYPE (RESTATEMENT or NEW HOLDINGS)');
-        }
-        const filerName = field('FILINGMANAGER_NAME').trim();
-        if (filerName === '') throw new SourceProblem('FILINGMANAGER_NAME is empty');
-        filing.cover = { filerName, amendmentType };
-      });
-    });
+    await eachRow(
+      intake,
+      members,
+      'COVERPAGE.tsv',
+      ['ACCESSION_NUMBER', 'ISAMENDMENT', 'AMENDMENTTYPE', 'FILINGMANAGER_NAME'],
+      (field, at, source) => {
+        const filing = known(readAccession(field('ACCESSION_NUMBER')), source, at);
+        if (!filing) return;
+        guarded(filing, source, at, () => {
+          const isAmendment = field('ISAMENDMENT').trim().toUpperCase() === 'Y' || filing.submissionType.endsWith('/A');
+          const amendmentType = isAmendment ? readAmendmentType(field('AMENDMENTTYPE')) : null;
+          if (filing.submissionType === '13F-HR/A' && amendmentType === null) {
+            throw new SourceProblem('13F-HR/A without an AMENDMENTTYPE (RESTATEMENT or NEW HOLDINGS)');
+          }
+          const filerName = field('FILINGMANAGER_NAME').trim();
+          if (filerName === '') throw new SourceProblem('FILINGMANAGER_NAME is empty');
+          filing.cover = { filerName, amendmentType };
+        });
+      },
+    );
 
     if (members.has('SUMMARYPAGE.tsv')) {
       await eachRow(intake, members, 'SUMMARYPAGE.tsv', ['ACCESSION_NUMBER', 'TABLEENTRYTOTAL', 'TABLEVALUETOTAL'], (field, at, source) => {
@@ -229,7 +248,6 @@ export async function ingestForm13fDataset(
         },
       );
     }
-
   }
 
   /** Runs a row reader; a problem marks the filing bad (first reason kept) instead of stopping the file. */
@@ -321,7 +339,10 @@ async function eachRawRow(
   if (!columns) throw new SourceProblem(`${source} is empty (no header row)`, 'line 1');
   if (summary.invalidUtf8) {
     const { byteOffset, line, lines } = summary.invalidUtf8;
-    intake.notes.push({ source, message: `invalid UTF-8 at byte offset ${byteOffset} (line ${line}), read as U+FFFD; ${lines} line(s) affected` });
+    intake.notes.push({
+      source,
+      message: `invalid UTF-8 at byte offset ${byteOffset} (line ${line}), read as U+FFFD; ${lines} line(s) affected`,
+    });
   }
 
   function rejectRow(at: string, reason: string): void {

@@ -40,7 +40,7 @@ export function parseFullSubmission(text: string): FullSubmission {
   if (nul !== -1) throw new SourceProblem('the SGML header contains a NUL character (U+0000)', `line ${lines.lineAt(nul)}`);
   const header = new Map<string, string>();
   for (const line of splitLines(headerText)) {
-    const match = /^\s*([A-Z][A-Z0-9 \-]*[A-Z0-9]):\s*(.*?)\s*$/.exec(line);
+    const match = /^\s*([A-Z][A-Z0-9 -]*[A-Z0-9]):\s*(.*?)\s*$/.exec(line);
     if (match && match[2] !== '' && !header.has(match[1]!)) header.set(match[1]!, match[2]!);
   }
 
@@ -84,7 +84,10 @@ function xmlElement(body: string, bodyOffset: number, lines: LineCounter): { tex
   const text = body.slice(openAt + '<XML>'.length, closeAt);
   if (text.trim() === '') {
     const closeLine = lines.lineAt(bodyOffset + closeAt);
-    throw new SourceProblem(`a misplaced </XML>: the <XML> of line ${openLine} is closed on line ${closeLine} before any XML`, `line ${closeLine}`);
+    throw new SourceProblem(
+      `a misplaced </XML>: the <XML> of line ${openLine} is closed on line ${closeLine} before any XML`,
+      `line ${closeLine}`,
+    );
   }
   return { text, line: openLine };
 }

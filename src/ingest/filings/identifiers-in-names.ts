@@ -44,7 +44,10 @@ export class IdentifiersInNames {
     }
     const key = `${field}\n${text}`;
     let counts = this.pending.get(stagingId);
-    if (counts === undefined) this.pending.set(stagingId, (counts = new Map()));
+    if (counts === undefined) {
+      counts = new Map();
+      this.pending.set(stagingId, counts);
+    }
     counts.set(key, (counts.get(key) ?? 0) + 1);
     return result;
   }

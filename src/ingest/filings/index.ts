@@ -2,7 +2,15 @@ import path from 'node:path';
 import type { FilingCatalog, InvestorRegistryEntry } from '../../model/filing.js';
 import type { Progress } from '../../model/progress.js';
 import type { BuildNote, Rejection, SourceFile } from '../../model/report.js';
-import { listSourceFiles, loadSource, openSourceDescriptor, openSourceStream, relativeSourcePath, sourceProvenance, UnreadableSource } from '../source-files.js';
+import {
+  listSourceFiles,
+  loadSource,
+  openSourceDescriptor,
+  openSourceStream,
+  relativeSourcePath,
+  sourceProvenance,
+  UnreadableSource,
+} from '../source-files.js';
 import { decodeSourceText } from '../source-text.js';
 import { CompactFilingCatalog } from './catalog.js';
 import { folderMembers, zipMembers, type DatasetMembers } from './dataset-members.js';
@@ -118,7 +126,11 @@ async function findDatasets(sourcesRoot: string, datasetsDir: string): Promise<{
   for (const file of files) {
     const extension = path.extname(file).toLowerCase();
     if (extension === '.zip') {
-      found.push({ source: relative(file), files: [file], open: async (notes) => zipMembers(await openSourceDescriptor(sourcesRoot, file), relative(file), notes) });
+      found.push({
+        source: relative(file),
+        files: [file],
+        open: async (notes) => zipMembers(await openSourceDescriptor(sourcesRoot, file), relative(file), notes),
+      });
     } else if (extension === '.tsv') {
       const folder = path.dirname(file);
       folders.set(folder, [...(folders.get(folder) ?? []), file]);
@@ -128,7 +140,11 @@ async function findDatasets(sourcesRoot: string, datasetsDir: string): Promise<{
     const used = tsvFiles.filter((file) =>
       ['SUBMISSION.TSV', 'COVERPAGE.TSV', 'SUMMARYPAGE.TSV', 'INFOTABLE.TSV'].includes(path.basename(file).toUpperCase()),
     );
-    found.push({ source: relative(folder), files: used, open: async () => folderMembers(folder, used, relative, (file) => openSourceStream(sourcesRoot, file)) });
+    found.push({
+      source: relative(folder),
+      files: used,
+      open: async () => folderMembers(folder, used, relative, (file) => openSourceStream(sourcesRoot, file)),
+    });
   }
   return { found: found.sort((a, b) => compareText(a.source, b.source)), notes: listing.notes };
 }

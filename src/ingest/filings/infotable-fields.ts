@@ -4,7 +4,16 @@ import { readAccession, readAmountType, readNonNegativeNumber, readPutCall } fro
 import type { TsvLineView } from './tsv-scanner.js';
 
 /** The INFOTABLE columns Smart Money reads; every other column is never decoded. */
-export const INFOTABLE_COLUMNS = ['ACCESSION_NUMBER', 'NAMEOFISSUER', 'TITLEOFCLASS', 'CUSIP', 'VALUE', 'SSHPRNAMT', 'SSHPRNAMTTYPE', 'PUTCALL'] as const;
+export const INFOTABLE_COLUMNS = [
+  'ACCESSION_NUMBER',
+  'NAMEOFISSUER',
+  'TITLEOFCLASS',
+  'CUSIP',
+  'VALUE',
+  'SSHPRNAMT',
+  'SSHPRNAMTTYPE',
+  'PUTCALL',
+] as const;
 type Column = (typeof INFOTABLE_COLUMNS)[number];
 
 /** A value read from a field, or the problem that reading it found (remembered like a value). */

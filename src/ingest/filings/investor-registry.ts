@@ -19,7 +19,10 @@ import { parseYamlText, YamlTextError } from '../yaml-text.js';
  */
 const RegistryEntry = z
   .object({
-    cik: z.union([z.string(), z.number().int().nonnegative()]).transform((cik) => String(cik).trim()).pipe(z.string().regex(/^\d{1,10}$/, 'expected 1 to 10 digits')),
+    cik: z
+      .union([z.string(), z.number().int().nonnegative()])
+      .transform((cik) => String(cik).trim())
+      .pipe(z.string().regex(/^\d{1,10}$/, 'expected 1 to 10 digits')),
     slug: Slug(INVESTOR_SLUG_MAX),
     name: z.string().trim().min(1),
     category: Slug(80),
@@ -54,17 +57,24 @@ export function parseInvestorRegistry(
     const parsed = RegistryEntry.safeParse(item);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      rejections.push({ source, location: `${location}${issue.path.length ? '.' + issue.path.join('.') : ''}`, reason: issue.message });
+      rejections.push({ source, location: `${location}${issue.path.length ? `.${issue.path.join('.')}` : ''}`, reason: issue.message });
       return;
     }
     const stripped = stripSecurityIdentifiers(parsed.data.name);
     if (stripped.name === '') {
-      rejections.push({ source, location: `${location}.name`, reason: `name ${JSON.stringify(parsed.data.name)} is only a security identifier` });
+      rejections.push({
+        source,
+        location: `${location}.name`,
+        reason: `name ${JSON.stringify(parsed.data.name)} is only a security identifier`,
+      });
       return;
     }
     if (stripped.removed.length > 0) {
       const kinds = [...new Set(stripped.removed.map((span) => span.kind))].join(' and ');
-      notes.push({ source, message: `${location}.name ${JSON.stringify(parsed.data.name)} read as ${JSON.stringify(stripped.name)}: ${kinds} removed, never published` });
+      notes.push({
+        source,
+        message: `${location}.name ${JSON.stringify(parsed.data.name)} read as ${JSON.stringify(stripped.name)}: ${kinds} removed, never published`,
+      });
     }
     const entry = { ...parsed.data, name: stripped.name, cik: parsed.data.cik.replace(/^0+(?=\d)/, '') };
     const sameCik = byCik.get(entry.cik);

@@ -20,8 +20,7 @@ export function tableTotalsDisagreement(
     found.push(`cover page tableEntryTotal is ${tableEntryTotal} but the information table has ${rowCount} rows`);
   }
   if (tableValueTotal !== null && rowCount > 0) {
-    const matches = (total: number) =>
-      Math.abs(reportedValueSum - total) <= Math.max(rowCount, total * 0.001);
+    const matches = (total: number) => Math.abs(reportedValueSum - total) <= Math.max(rowCount, total * 0.001);
     if (!matches(tableValueTotal) && !matches(tableValueTotal * 1000) && !matches(tableValueTotal / 1000)) {
       found.push(`cover page tableValueTotal is ${tableValueTotal} but the information table's values sum to ${reportedValueSum}`);
     }

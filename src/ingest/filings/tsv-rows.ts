@@ -28,13 +28,18 @@ export type TsvLine =
  * (see scanTsvLines for line ends, blank lines and the length limit), each decoded and split on
  * tabs. For the small tables; INFOTABLE reads the scanner's bytes directly.
  */
-export function forEachTsvLine(input: Readable, onLine: (line: TsvLine) => void, maxLineBytes = MAX_DATASET_LINE_BYTES): Promise<TsvSummary> {
+export function forEachTsvLine(
+  input: Readable,
+  onLine: (line: TsvLine) => void,
+  maxLineBytes = MAX_DATASET_LINE_BYTES,
+): Promise<TsvSummary> {
   return scanTsvLines(
     input,
     (view) => {
       const fields = decodeFields(view);
       const problem = view.problem;
-      if (view.row === 0) onLine({ header: fields.map((name) => name.trim().toUpperCase()), line: view.line, ...(problem ? { problem } : {}) });
+      if (view.row === 0)
+        onLine({ header: fields.map((name) => name.trim().toUpperCase()), line: view.line, ...(problem ? { problem } : {}) });
       else onLine({ fields, row: view.row, line: view.line, ...(problem ? { problem } : {}) });
     },
     maxLineBytes,

@@ -47,7 +47,11 @@ const CR = 0x0d;
  * only in a chunk that has either. A synchronous callback rather than an async iterator: at
  * millions of rows the per-row promise of an iterator costs more than the scanning.
  */
-export function scanTsvLines(input: Readable, onLine: (line: TsvLineView) => void, maxLineBytes = MAX_DATASET_LINE_BYTES): Promise<TsvSummary> {
+export function scanTsvLines(
+  input: Readable,
+  onLine: (line: TsvLineView) => void,
+  maxLineBytes = MAX_DATASET_LINE_BYTES,
+): Promise<TsvSummary> {
   return new Promise((resolve, reject) => {
     const summary: TsvSummary = {};
     const view: TsvLineView = { bytes: Buffer.alloc(0), start: 0, end: 0, line: 0, row: 0, problem: undefined, through: 0 };

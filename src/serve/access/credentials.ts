@@ -32,7 +32,10 @@ export function presentedCredential(profile: Profile, headers: RequestHeaders): 
   if (key) return { kind: 'key', key };
   return {
     kind: 'missing',
-    message: profile === 'A' ? 'Missing API key: send Authorization: Bearer <API_KEY>' : 'Missing API key: send Authorization: Bearer <API_KEY> or X-API-Key',
+    message:
+      profile === 'A'
+        ? 'Missing API key: send Authorization: Bearer <API_KEY>'
+        : 'Missing API key: send Authorization: Bearer <API_KEY> or X-API-Key',
   };
 }
 

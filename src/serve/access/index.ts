@@ -51,7 +51,7 @@ export type AuthOutcome =
   | ({ ok: false } & StateUnavailableOutcome);
 
 export type Admission =
-  | { allowed: true; headers: Record<string, string>; /** UTC month (YYYY-MM) it was counted in. */ month: string }
+  | { allowed: true; headers: Record<string, string> /** UTC month (YYYY-MM) it was counted in. */; month: string }
   | { allowed: false; status: 429; code: LimitCode; message: string; headers: Record<string, string> }
   | ({ allowed: false } & StateUnavailableOutcome);
 
@@ -114,7 +114,12 @@ export function createAccess(options: AccessOptions): Access {
   const unavailable = (profile: Profile, error: unknown, tier: TierName = 'member'): StateUnavailableOutcome => {
     if (!(error instanceof StateUnavailableError)) throw error;
     reportStateError(error);
-    return { status: 503, code: 'internal_error', message: UNAVAILABLE_MESSAGE, headers: limitHeaders(profile, tier, { month: 0, window: 0 }, now(), 1) };
+    return {
+      status: 503,
+      code: 'internal_error',
+      message: UNAVAILABLE_MESSAGE,
+      headers: limitHeaders(profile, tier, { month: 0, window: 0 }, now(), 1),
+    };
   };
 
   const refuse = (profile: Profile, code: AuthErrorCode, message: string): AuthOutcome => ({

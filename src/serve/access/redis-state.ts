@@ -90,7 +90,15 @@ return redis.call('HSETNX', KEYS[1], 'revokedAt', ARGV[1])
 `;
 
 type PdsnapRedis = Redis & {
-  pdsnapAdmit(month: string, window: string, keyId: string, tier: string, hardCap: number, perMinute: number, ttl: number): Promise<[number, number, number]>;
+  pdsnapAdmit(
+    month: string,
+    window: string,
+    keyId: string,
+    tier: string,
+    hardCap: number,
+    perMinute: number,
+    ttl: number,
+  ): Promise<[number, number, number]>;
   pdsnapRelease(month: string, keyId: string): Promise<number>;
   pdsnapCreateKey(key: string, ids: string, id: string, ...fields: string[]): Promise<number>;
   pdsnapRevokeKey(key: string, revokedAt: string): Promise<number>;
@@ -145,7 +153,11 @@ export async function openRedisState(url: string, options: RedisStateOptions = {
     up = true;
   });
   client.on('close', () => {
-    if (up) options.onConnectionChange?.({ up: false, message: `state store ${shown} lost${lastError ? `: ${describeError(lastError)}` : ''}; answering 503 until it is back` });
+    if (up)
+      options.onConnectionChange?.({
+        up: false,
+        message: `state store ${shown} lost${lastError ? `: ${describeError(lastError)}` : ''}; answering 503 until it is back`,
+      });
     up = false;
   });
 
@@ -275,7 +287,20 @@ class RedisKeyDirectory implements KeyDirectory {
         revokedAt: null,
         secretSha256: generated.secretSha256,
       };
-      const fields = ['id', record.id, 'name', record.name, 'scopes', record.scopes.join(','), 'tier', record.tier, 'createdAt', record.createdAt, 'secretSha256', record.secretSha256];
+      const fields = [
+        'id',
+        record.id,
+        'name',
+        record.name,
+        'scopes',
+        record.scopes.join(','),
+        'tier',
+        record.tier,
+        'createdAt',
+        record.createdAt,
+        'secretSha256',
+        record.secretSha256,
+      ];
       // 48-bit ids collide only by astronomical bad luck, but a duplicate would shadow a key.
       if ((await guarded(this.client.pdsnapCreateKey(keyHash(record.id), KEY_IDS, record.id, ...fields))) === 1) {
         return { record, secret: generated.secret };

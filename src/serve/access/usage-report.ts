@@ -54,4 +54,3 @@ export function usageReport(month: string, rows: MonthlyUsageRow[], keys: KeyRec
     },
   };
 }
-

@@ -116,7 +116,7 @@ export class UsageStore implements UsageLedger {
       for (const admission of batch) admission.reject(error);
       return;
     }
-    batch.forEach((admission, index) => admission.resolve(results[index]!));
+    for (const [index, admission] of batch.entries()) admission.resolve(results[index]!);
   };
 
   async counts(keyId: string, month: string, windowStart: number): Promise<UsageCounts> {

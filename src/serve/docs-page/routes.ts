@@ -46,7 +46,10 @@ function asset(path: string, type: string, body: string): Asset {
  * nothing is looked up from the URL, so no path can reach a file outside these three.
  */
 export function registerDocsPage(app: FastifyInstance): void {
-  const redoc = readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8').replaceAll(REDOC_CDN_LOGO, EMPTY_SVG);
+  const redoc = readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8').replaceAll(
+    REDOC_CDN_LOGO,
+    EMPTY_SVG,
+  );
   const assets = [
     asset('/docs', 'text/html; charset=utf-8', DOCS_PAGE_HTML),
     asset('/docs/docs.js', 'text/javascript; charset=utf-8', DOCS_PAGE_SCRIPT),

@@ -61,7 +61,8 @@ export function selectArticles(index: ArticlesIndex, filter: { locale?: string; 
   if (filter.locale === undefined && filter.category === undefined) return index.newestFirst;
   return index.cache.get(JSON.stringify([filter.locale, filter.category]), () =>
     index.newestFirst.filter(
-      (a) => (filter.locale === undefined || a.locale === filter.locale) && (filter.category === undefined || a.category === filter.category),
+      (a) =>
+        (filter.locale === undefined || a.locale === filter.locale) && (filter.category === undefined || a.category === filter.category),
     ),
   );
 }

@@ -54,7 +54,11 @@ export function selectCalendar(
     const [first, end] = positionsIn(index, range);
     return index.events
       .slice(first, end)
-      .filter((e) => (filter.importance === undefined || e.importance === filter.importance) && (filter.country === undefined || e.country === filter.country));
+      .filter(
+        (e) =>
+          (filter.importance === undefined || e.importance === filter.importance) &&
+          (filter.country === undefined || e.country === filter.country),
+      );
   });
 }
 

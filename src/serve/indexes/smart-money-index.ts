@@ -29,7 +29,11 @@ export class SmartMoneyIndex {
   investors(filter: { category?: string }, position: number, limit: number): Page {
     return filter.category === undefined
       ? this.page('SELECT ord, record FROM investor_list WHERE ord >= ? ORDER BY ord LIMIT ?', [position, limit])
-      : this.page('SELECT ord, record FROM investor_list WHERE category = ? AND ord >= ? ORDER BY ord LIMIT ?', [filter.category, position, limit]);
+      : this.page('SELECT ord, record FROM investor_list WHERE category = ? AND ord >= ? ORDER BY ord LIMIT ?', [
+          filter.category,
+          position,
+          limit,
+        ]);
   }
 
   investor(slug: string): InvestorDetail | undefined {

@@ -36,12 +36,17 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     dataset: 'articles',
     scope: 'articles:read',
     summary: 'Get one article with its content',
-    description: 'One article by slug, with its sanitized HTML content, rights and attribution. 404 not_found when no article has the slug.',
+    description:
+      'One article by slug, with its sanitized HTML content, rights and attribution. 404 not_found when no article has the slug.',
     querystring: PARAMETERS.getArticle,
     params: PARAMETERS.getArticleParams,
     response: profileAEnvelope('ArticleEnvelope', inlineRecord),
     envelope: 'ArticleEnvelope',
-    plan: (p) => ({ key: { slug: p.slug }, find: (index) => index.bySlug.get(p.slug as string), notFoundMessage: `No article with slug ${p.slug}` }),
+    plan: (p) => ({
+      key: { slug: p.slug },
+      find: (index) => index.bySlug.get(p.slug as string),
+      notFoundMessage: `No article with slug ${p.slug}`,
+    }),
   }),
   listOperation({
     profile: 'A',
@@ -58,7 +63,12 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     envelope: 'EconomicCalendarListEnvelope',
     plan: (q) => {
       const range = calendarRange(q.from as string, q.to as string);
-      const filters = { from: q.from, to: q.to, importance: q.importance as Importance | undefined, country: q.country as string | undefined };
+      const filters = {
+        from: q.from,
+        to: q.to,
+        importance: q.importance as Importance | undefined,
+        country: q.country as string | undefined,
+      };
       return { filters, page: (index, offset, limit) => arrayPage(selectCalendar(index, range, filters), offset, limit) };
     },
   }),
@@ -87,12 +97,17 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     dataset: 'smart-money',
     scope: 'smart-money:read',
     summary: 'Get one investor with its issuer-name positions',
-    description: 'One tracked investor by slug with the positions of its latest 13F filing, largest reported value first. 404 not_found when no investor has the slug.',
+    description:
+      'One tracked investor by slug with the positions of its latest 13F filing, largest reported value first. 404 not_found when no investor has the slug.',
     querystring: PARAMETERS.getSmartMoneyInvestor,
     params: PARAMETERS.getSmartMoneyInvestorParams,
     response: profileAEnvelope('SmartMoneyInvestorDetailEnvelope', inlineRecord),
     envelope: 'SmartMoneyInvestorDetailEnvelope',
-    plan: (p) => ({ key: { slug: p.slug }, find: (index) => index.investor(p.slug as string), notFoundMessage: `No investor with slug ${p.slug}` }),
+    plan: (p) => ({
+      key: { slug: p.slug },
+      find: (index) => index.investor(p.slug as string),
+      notFoundMessage: `No investor with slug ${p.slug}`,
+    }),
   }),
   listOperation({
     profile: 'A',
@@ -102,7 +117,8 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     dataset: 'smart-money',
     scope: 'smart-money:read',
     summary: 'List issuers ranked by how many tracked investors hold them',
-    description: 'Issuers ordered by rank: the number of tracked investors holding them, then total reported value. At most 10 rows a page.',
+    description:
+      'Issuers ordered by rank: the number of tracked investors holding them, then total reported value. At most 10 rows a page.',
     querystring: PARAMETERS.listSmartMoneyConsensus,
     response: profileAEnvelope('SmartMoneyConsensusListEnvelope', inlineRecord),
     envelope: 'SmartMoneyConsensusListEnvelope',

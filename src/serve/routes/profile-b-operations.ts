@@ -23,7 +23,8 @@ export const PROFILE_B_OPERATIONS: readonly Operation[] = [
     path: '/api/v1/articles',
     dataset: 'articles',
     summary: 'List articles of a region',
-    description: 'Articles of the region\'s locale, filtered by category, search terms and publication days, newest first by default (ties by slug), with offset paging.',
+    description:
+      "Articles of the region's locale, filtered by category, search terms and publication days, newest first by default (ties by slug), with offset paging.",
     record: 'ProfileBArticleListItem',
     querystring: PARAMETERS.bListArticles,
     response: profileBListEnvelope(RECORD_SCHEMAS.ProfileBArticleListItem),
@@ -48,7 +49,8 @@ export const PROFILE_B_OPERATIONS: readonly Operation[] = [
     path: '/api/v1/articles/:slug',
     dataset: 'articles',
     summary: 'Get one article of a region, with its content',
-    description: 'One article by slug, looked up in the region\'s locale, with its sanitized HTML content. 404 not_found when the region has no article with the slug.',
+    description:
+      "One article by slug, looked up in the region's locale, with its sanitized HTML content. 404 not_found when the region has no article with the slug.",
     record: 'ProfileBArticleDetail',
     querystring: PARAMETERS.bGetArticle,
     params: PARAMETERS.bGetArticleParams,
@@ -67,7 +69,8 @@ export const PROFILE_B_OPERATIONS: readonly Operation[] = [
     path: '/api/v1/economic-calendar',
     dataset: 'calendar',
     summary: 'List upcoming events of a region',
-    description: 'Events of the region\'s country from the start of today (UTC) through futureDays days ahead, earliest first, optionally of a minimum importance.',
+    description:
+      "Events of the region's country from the start of today (UTC) through futureDays days ahead, earliest first, optionally of a minimum importance.",
     record: 'ProfileBCalendarEvent',
     querystring: PARAMETERS.bListEconomicCalendar,
     response: profileBListEnvelope(RECORD_SCHEMAS.ProfileBCalendarEvent),

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../api-error.js';
-import { CursorCodec, queryFingerprint } from '../cursor.js';
+import { type CursorCodec, queryFingerprint } from '../cursor.js';
 import { answerConditionally } from '../conditional.js';
 import { etagOf } from '../etag.js';
 import type { ListOperation, Operation, Params, Query, SingleOperation } from '../operation.js';
@@ -64,7 +64,8 @@ function answerList(op: ListOperation, deps: OperationDeps, request: FastifyRequ
   const limit = query.limit as number;
   const binding = { snapshotId: snapshot.snapshotId, operationId: op.operationId, queryHash: queryFingerprint(plan.filters) };
   // Profile A pages by cursor (a position inside the snapshot's order); Profile B by offset.
-  const position = op.profile === 'A' ? (typeof query.cursor === 'string' ? deps.cursors.decode(query.cursor, binding) : 0) : (query.offset as number);
+  const position =
+    op.profile === 'A' ? (typeof query.cursor === 'string' ? deps.cursors.decode(query.cursor, binding) : 0) : (query.offset as number);
   const etag = etagOf([op.operationId, snapshot.snapshotId, plan.filters, limit, position], op.profile === 'A');
   if (notModified(request, reply, deps, snapshot, now, etag, plan.validSpan)) return reply.send();
 
@@ -87,7 +88,8 @@ function answerSingle(op: SingleOperation, deps: OperationDeps, request: Fastify
   const snapshot = deps.snapshots.require(op.dataset, now);
   const record = plan.find(snapshot.index);
   if (record === undefined) throw new ApiError(404, 'not_found', plan.notFoundMessage);
-  if (notModified(request, reply, deps, snapshot, now, etagOf([op.operationId, snapshot.snapshotId, plan.key], op.profile === 'A'))) return reply.send();
+  if (notModified(request, reply, deps, snapshot, now, etagOf([op.operationId, snapshot.snapshotId, plan.key], op.profile === 'A')))
+    return reply.send();
   if (op.profile === 'B') return { data: record };
   return { data: record, snapshot: { id: snapshot.snapshotId, generatedAt: snapshot.generatedAt }, requestId: request.id };
 }

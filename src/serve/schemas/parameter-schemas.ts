@@ -30,7 +30,13 @@ const cursor: JsonSchema = {
   description: 'Opaque cursor from page.nextCursor of the previous page; bound to the snapshot, the operation and the filters.',
   examples: ['WzEsImFydGljbGVzLTIwMjYxMTIyVDEyMDAwMFoiLCJsaXN0QXJ0aWNsZXMiLCJUMVBOb1l3cnFnd0RWTHRmbWo3TDVlIiwyMF0.lDEHAefLTGeTh5fqH5QZLQ'],
 };
-const category = (example: string): JsonSchema => ({ type: 'string', minLength: 1, maxLength: 80, description: 'Only records of this category (exact match).', examples: [example] });
+const category = (example: string): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: 80,
+  description: 'Only records of this category (exact match).',
+  examples: [example],
+});
 const date = (description: string, example: string): JsonSchema => ({
   type: 'string',
   format: 'date',
@@ -45,13 +51,26 @@ const region: JsonSchema = {
   description: 'Region: us (en-US articles, US events), kr (ko-KR, KR) or jp (ja-JP, JP).',
   examples: ['us'],
 };
-const offset: JsonSchema = { type: 'integer', minimum: 0, default: 0, description: 'Records to skip; past the end gives an empty page with the true total.', examples: [0] };
+const offset: JsonSchema = {
+  type: 'integer',
+  minimum: 0,
+  default: 0,
+  description: 'Records to skip; past the end gives an empty page with the true total.',
+  examples: [0],
+};
 
 export function slugParams(maxLength: number, example: string): JsonSchema {
   return {
     type: 'object',
     properties: {
-      slug: { type: 'string', minLength: 1, maxLength, pattern: SLUG_PATTERN.source, description: 'The record\'s slug (lower-case words joined by hyphens).', examples: [example] },
+      slug: {
+        type: 'string',
+        minLength: 1,
+        maxLength,
+        pattern: SLUG_PATTERN.source,
+        description: "The record's slug (lower-case words joined by hyphens).",
+        examples: [example],
+      },
     },
     required: ['slug'],
     additionalProperties: false,
@@ -75,7 +94,14 @@ export const PARAMETERS = {
       from: date('Inclusive start day (UTC).', '2026-11-01'),
       to: date('Inclusive end day (UTC); at most 93 days including both ends.', '2026-12-31'),
       importance: { type: 'string', enum: [...IMPORTANCE], description: 'Only events of this importance.', examples: ['high'] },
-      country: { type: 'string', minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$', description: 'Only events of this country (ISO 3166-1 alpha-2).', examples: ['US'] },
+      country: {
+        type: 'string',
+        minLength: 2,
+        maxLength: 2,
+        pattern: '^[A-Z]{2}$',
+        description: 'Only events of this country (ISO 3166-1 alpha-2).',
+        examples: ['US'],
+      },
       limit: limit(100, 20),
       cursor,
     },
@@ -89,17 +115,35 @@ export const PARAMETERS = {
     limit: limit(100, 20),
     cursor,
     action: { type: 'string', enum: [...TRADE_ACTIONS], description: 'Only changes of this kind.', examples: ['new'] },
-    investorSlug: { type: 'string', minLength: 1, maxLength: INVESTOR_SLUG_MAX, description: 'Only changes of this investor.', examples: [INVESTOR_SLUG_EXAMPLE] },
+    investorSlug: {
+      type: 'string',
+      minLength: 1,
+      maxLength: INVESTOR_SLUG_MAX,
+      description: 'Only changes of this investor.',
+      examples: [INVESTOR_SLUG_EXAMPLE],
+    },
   }),
 
   // Profile B
   bListArticles: query({
     region,
     category: category('economy'),
-    q: { type: 'string', minLength: 1, maxLength: 200, description: 'Every whitespace-separated term must occur in the title or description (case-insensitive).', examples: ['retail sales'] },
+    q: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description: 'Every whitespace-separated term must occur in the title or description (case-insensitive).',
+      examples: ['retail sales'],
+    },
     from: date('Published on or after this UTC day.', '2026-11-01'),
     to: date('Published on or before this UTC day.', '2026-11-30'),
-    sort: { type: 'string', enum: ['date_desc', 'date_asc'], default: 'date_desc', description: 'Order by publication time; ties by slug.', examples: ['date_desc'] },
+    sort: {
+      type: 'string',
+      enum: ['date_desc', 'date_asc'],
+      default: 'date_desc',
+      description: 'Order by publication time; ties by slug.',
+      examples: ['date_desc'],
+    },
     limit: limit(100, 20),
     offset,
   }),
@@ -107,7 +151,14 @@ export const PARAMETERS = {
   bGetArticleParams: slugParams(ARTICLE_SLUG_MAX, ARTICLE_SLUG_EXAMPLE),
   bListEconomicCalendar: query({
     region,
-    futureDays: { type: 'integer', minimum: 0, maximum: 365, default: 90, description: 'Days ahead: from the start of today (UTC) through the end of the day this many days later.', examples: [30] },
+    futureDays: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 365,
+      default: 90,
+      description: 'Days ahead: from the start of today (UTC) through the end of the day this many days later.',
+      examples: [30],
+    },
     importance: { type: 'integer', minimum: 1, maximum: 3, description: 'Minimum importance: 1 low, 2 medium, 3 high.', examples: [3] },
     limit: limit(100, 20),
     offset,

@@ -58,12 +58,18 @@ export const RECORD_EXAMPLES: Readonly<Record<RecordName, unknown>> = {
     actualValue: '',
     verifiedAt: '2026-11-22T10:00:00.000Z',
     license: 'CC-BY-4.0',
-    attribution: { source: 'Example Macro Desk', text: 'Economic calendar curated by the Example Macro Desk.', url: 'https://data.example.org/economic-calendar' },
+    attribution: {
+      source: 'Example Macro Desk',
+      text: 'Economic calendar curated by the Example Macro Desk.',
+      url: 'https://data.example.org/economic-calendar',
+    },
   },
   SmartMoneyInvestor: INVESTOR,
   SmartMoneyInvestorDetail: {
     ...INVESTOR,
-    positions: [{ issuerName: 'AUTOZONE INC', titleOfClass: 'COM', kind: 'equity', shares: 137700, reportedValue: 471491685, weight: 0.303903 }],
+    positions: [
+      { issuerName: 'AUTOZONE INC', titleOfClass: 'COM', kind: 'equity', shares: 137700, reportedValue: 471491685, weight: 0.303903 },
+    ],
   },
   SmartMoneyConsensusRow: {
     rank: 1,

@@ -31,23 +31,28 @@ const rawRow: fc.Arbitrary<RawHoldingRow> = fc.record({
 describe('aggregateCatalogPositions', () => {
   it('gives aggregatePositions of the materialized rows, in the same order, for the compact catalog', () => {
     fc.assert(
-      fc.property(fc.array(rawRow, { maxLength: 40 }), fc.array(rawRow, { maxLength: 10 }), fc.constantFrom('dollars' as const, 'thousands' as const), (base, addition, unit) => {
-        const catalog = new CompactFilingCatalog();
-        const first = catalog.stage('0001523000-26-000001');
-        const second = catalog.stage('0001523000-26-000002');
-        // Interleaved staging, so that the scattered-row path is taken too.
-        base.forEach((row, i) => {
-          catalog.addRow(first, row);
-          if (addition[i]) catalog.addRow(second, addition[i]!);
-        });
-        addition.slice(base.length).forEach((row) => catalog.addRow(second, row));
-        catalog.commit(first, meta('0001523000-26-000001', unit));
-        catalog.commit(second, meta('0001523000-26-000002', 'dollars'));
-        const accessions = ['0001523000-26-000001', '0001523000-26-000002'];
-        const expected = aggregatePositions(accessions.flatMap((accession) => catalog.rows(accession)));
-        expect(aggregateCatalogPositions(catalog, accessions)).toEqual(expected);
-        expect(catalog.eachRow).toBeDefined();
-      }),
+      fc.property(
+        fc.array(rawRow, { maxLength: 40 }),
+        fc.array(rawRow, { maxLength: 10 }),
+        fc.constantFrom('dollars' as const, 'thousands' as const),
+        (base, addition, unit) => {
+          const catalog = new CompactFilingCatalog();
+          const first = catalog.stage('0001523000-26-000001');
+          const second = catalog.stage('0001523000-26-000002');
+          // Interleaved staging, so that the scattered-row path is taken too.
+          base.forEach((row, i) => {
+            catalog.addRow(first, row);
+            if (addition[i]) catalog.addRow(second, addition[i]!);
+          });
+          for (const row of addition.slice(base.length)) catalog.addRow(second, row);
+          catalog.commit(first, meta('0001523000-26-000001', unit));
+          catalog.commit(second, meta('0001523000-26-000002', 'dollars'));
+          const accessions = ['0001523000-26-000001', '0001523000-26-000002'];
+          const expected = aggregatePositions(accessions.flatMap((accession) => catalog.rows(accession)));
+          expect(aggregateCatalogPositions(catalog, accessions)).toEqual(expected);
+          expect(catalog.eachRow).toBeDefined();
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -48,13 +48,7 @@ export function filing(fields: Partial<FilingMeta> & Pick<FilingMeta, 'cik' | 'p
   return { meta: meta(fields), rows };
 }
 
-export function row(
-  issuerName: string,
-  cusip: string,
-  amount: number,
-  value: number,
-  extra: Partial<HoldingRow> = {},
-): HoldingRow {
+export function row(issuerName: string, cusip: string, amount: number, value: number, extra: Partial<HoldingRow> = {}): HoldingRow {
   return { issuerName, titleOfClass: 'COM', cusip, putCall: null, amountType: 'SH', amount, value, ...extra };
 }
 

@@ -4,14 +4,28 @@ import type { AggregatedPosition } from '../../../src/derive/smart-money/positio
 import { ConsensusRow, INVESTOR_SLUG_MAX } from '../../../src/model/smart-money.js';
 import { CUSIP, equity, syntheticCusip } from './catalog.js';
 
-const option = (kind: 'put' | 'call', base: AggregatedPosition): AggregatedPosition => ({ ...base, key: base.key.replace('|-|', `|${kind}|`), kind });
+const option = (kind: 'put' | 'call', base: AggregatedPosition): AggregatedPosition => ({
+  ...base,
+  key: base.key.replace('|-|', `|${kind}|`),
+  kind,
+});
 
 describe('consensus', () => {
   it('ranks by distinct holders, then total reported value, then issuer name; rank runs 1..n', () => {
     const rows = deriveConsensus([
-      { slug: 'a', positions: [equity('APPLE INC', CUSIP.apple, 10, 100), equity('CHEVRON CORP NEW', CUSIP.chevron, 10, 50), equity('BANK AMER CORP', CUSIP.bankOfAmerica, 1, 10)] },
+      {
+        slug: 'a',
+        positions: [
+          equity('APPLE INC', CUSIP.apple, 10, 100),
+          equity('CHEVRON CORP NEW', CUSIP.chevron, 10, 50),
+          equity('BANK AMER CORP', CUSIP.bankOfAmerica, 1, 10),
+        ],
+      },
       { slug: 'b', positions: [equity('APPLE INC', CUSIP.apple, 5, 50), equity('COCA COLA CO', CUSIP.cocaCola, 10, 10)] },
-      { slug: 'c', positions: [equity('CHEVRON CORP NEW', CUSIP.chevron, 10, 60), equity('AMERICAN EXPRESS CO', CUSIP.americanExpress, 1, 10)] },
+      {
+        slug: 'c',
+        positions: [equity('CHEVRON CORP NEW', CUSIP.chevron, 10, 60), equity('AMERICAN EXPRESS CO', CUSIP.americanExpress, 1, 10)],
+      },
     ]);
     expect(rows.map((r) => [r.rank, r.issuerName, r.holderCount, r.totalReportedValue])).toEqual([
       [1, 'APPLE INC', 2, 150],
@@ -45,12 +59,15 @@ describe('consensus', () => {
     const rows = deriveConsensus([
       { slug: 'a', positions: [apple, option('put', apple), option('call', apple)] },
       { slug: 'b', positions: [option('call', equity('CHEVRON CORP NEW', CUSIP.chevron, 1, 999))] },
-      { slug: 'c', positions: [{ ...equity('MICROSOFT CORP', CUSIP.microsoft, 1_000, 990), key: `${CUSIP.microsoft}|-|PRN`, kind: 'principal' }] },
+      {
+        slug: 'c',
+        positions: [{ ...equity('MICROSOFT CORP', CUSIP.microsoft, 1_000, 990), key: `${CUSIP.microsoft}|-|PRN`, kind: 'principal' }],
+      },
     ]);
     expect(rows.map((r) => [r.issuerName, r.holderCount, r.totalShares])).toEqual([['APPLE INC', 1, 10]]);
   });
 
-  it('uses at most 250 rows per investor: the investor\'s smallest positions beyond the cap do not count', () => {
+  it("uses at most 250 rows per investor: the investor's smallest positions beyond the cap do not count", () => {
     const many = Array.from({ length: 300 }, (_, i) => equity(`ISSUER ${i}`, syntheticCusip('C', i), 1, 1_000 + i));
     const rows = deriveConsensus([{ slug: 'a', positions: many }]);
     expect(rows).toHaveLength(250);
@@ -71,7 +88,13 @@ describe('consensus', () => {
 
   it('keeps two share classes (two CUSIPs) of one issuer apart, ordered deterministically', () => {
     const rows = deriveConsensus([
-      { slug: 'a', positions: [{ ...equity('ALPHABET INC', '02079K305', 1, 10), titleOfClass: 'CAP STK CL A' }, { ...equity('ALPHABET INC', '02079K107', 1, 10), titleOfClass: 'CAP STK CL C' }] },
+      {
+        slug: 'a',
+        positions: [
+          { ...equity('ALPHABET INC', '02079K305', 1, 10), titleOfClass: 'CAP STK CL A' },
+          { ...equity('ALPHABET INC', '02079K107', 1, 10), titleOfClass: 'CAP STK CL C' },
+        ],
+      },
     ]);
     expect(rows.map((r) => r.titleOfClass)).toEqual(['CAP STK CL C', 'CAP STK CL A']);
   });
@@ -100,12 +123,18 @@ describe('consensus', () => {
     expect(page).toHaveLength(10);
     expect(page.every((row) => row.topHolders.length === TOP_HOLDER_LIMIT)).toBe(true);
     const envelope = {
-      data: page.map((row) => ({ ...row, rank: Number.MAX_SAFE_INTEGER, totalReportedValue: Number.MAX_SAFE_INTEGER, totalShares: Number.MAX_SAFE_INTEGER, holderCount: Number.MAX_SAFE_INTEGER })),
+      data: page.map((row) => ({
+        ...row,
+        rank: Number.MAX_SAFE_INTEGER,
+        totalReportedValue: Number.MAX_SAFE_INTEGER,
+        totalShares: Number.MAX_SAFE_INTEGER,
+        holderCount: Number.MAX_SAFE_INTEGER,
+      })),
       page: { limit: 10, nextCursor: 'c'.repeat(2048) },
       snapshot: { id: 's'.repeat(200), generatedAt: '2026-11-22T00:00:00.000Z' },
       requestId: 'r'.repeat(200),
     };
     const bytes = Buffer.byteLength(JSON.stringify(envelope), 'utf8');
-    expect(bytes).toBeLessThan(512 * 1024 / 2);
+    expect(bytes).toBeLessThan((512 * 1024) / 2);
   });
 });

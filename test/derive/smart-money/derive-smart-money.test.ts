@@ -48,7 +48,9 @@ describe('deriveSmartMoney', () => {
 
   it('with a registry publishes only the listed investors, named as the registry says, and notes a listed CIK without filings', () => {
     const { result } = derive([berkshireQ2, berkshireQ3, exampleQ3], { registry });
-    expect(result.investors.map((i) => [i.slug, i.name, i.category])).toEqual([['berkshire-hathaway', 'Berkshire Hathaway', 'conglomerate']]);
+    expect(result.investors.map((i) => [i.slug, i.name, i.category])).toEqual([
+      ['berkshire-hathaway', 'Berkshire Hathaway', 'conglomerate'],
+    ]);
     expect(result.notes).toContainEqual({
       source: 'filings/investors.yaml',
       message: 'registry investor missing-fund (CIK 999) has no Form 13F filing in the sources and is not published',
@@ -70,7 +72,13 @@ describe('deriveSmartMoney', () => {
 
   it('builds the investor from its latest period: totals uncapped, filedAt from the base filing', () => {
     const { result } = derive([berkshireQ2, berkshireQ3]);
-    expect(result.investors[0]).toMatchObject({ period: Q3, filedAt: '2026-11-14', reportedValueTotal: 154_000, positionCount: 4, positionsShown: 4 });
+    expect(result.investors[0]).toMatchObject({
+      period: Q3,
+      filedAt: '2026-11-14',
+      reportedValueTotal: 154_000,
+      positionCount: 4,
+      positionsShown: 4,
+    });
     expect(result.investors[0]!.positions.map((p) => [p.issuerName, p.kind])).toEqual([
       ['APPLE INC', 'equity'],
       ['BANK AMER CORP', 'equity'],
@@ -91,7 +99,9 @@ describe('deriveSmartMoney', () => {
   });
 
   it('an investor whose previous filing is two quarters back gets no trades', () => {
-    const older = filing({ cik: '1067983', period: Q1, filerName: 'BERKSHIRE HATHAWAY INC' }, [row('CHEVRON CORP NEW', CUSIP.chevron, 100, 15_000)]);
+    const older = filing({ cik: '1067983', period: Q1, filerName: 'BERKSHIRE HATHAWAY INC' }, [
+      row('CHEVRON CORP NEW', CUSIP.chevron, 100, 15_000),
+    ]);
     const { result } = derive([older, berkshireQ3]);
     expect(result.investors).toHaveLength(1);
     expect(result.trades).toEqual([]);
@@ -99,11 +109,25 @@ describe('deriveSmartMoney', () => {
 
   it('a RESTATEMENT replaces the holdings it restates and a NEW HOLDINGS amendment adds to them', () => {
     const restated = filing(
-      { cik: '1067983', period: Q3, filerName: 'BERKSHIRE HATHAWAY INC', filedAt: '2026-11-18', submissionType: '13F-HR/A', amendmentType: 'RESTATEMENT' },
+      {
+        cik: '1067983',
+        period: Q3,
+        filerName: 'BERKSHIRE HATHAWAY INC',
+        filedAt: '2026-11-18',
+        submissionType: '13F-HR/A',
+        amendmentType: 'RESTATEMENT',
+      },
       [row('APPLE INC', CUSIP.apple, 300, 75_000)],
     );
     const added = filing(
-      { cik: '1067983', period: Q3, filerName: 'BERKSHIRE HATHAWAY INC', filedAt: '2026-11-20', submissionType: '13F-HR/A', amendmentType: 'NEW HOLDINGS' },
+      {
+        cik: '1067983',
+        period: Q3,
+        filerName: 'BERKSHIRE HATHAWAY INC',
+        filedAt: '2026-11-20',
+        submissionType: '13F-HR/A',
+        amendmentType: 'NEW HOLDINGS',
+      },
       [row('AMERICAN EXPRESS CO', CUSIP.americanExpress, 10, 3_000)],
     );
     const { result } = derive([berkshireQ3, restated, added]);
@@ -121,14 +145,25 @@ describe('deriveSmartMoney', () => {
   });
 
   it('a filer with only 13F-NT notices is not published, and the build says why', () => {
-    const notice = filing({ cik: '3003', period: Q3, filerName: 'Notice Only LLC', submissionType: '13F-NT', source: 'filings/edgar/notice.txt' });
+    const notice = filing({
+      cik: '3003',
+      period: Q3,
+      filerName: 'Notice Only LLC',
+      submissionType: '13F-NT',
+      source: 'filings/edgar/notice.txt',
+    });
     const { result } = derive([notice, exampleQ3]);
     expect(result.investors.map((i) => i.name)).toEqual(['Example Capital Management, L.P.']);
-    expect(result.notes).toContainEqual({ source: 'filings/edgar/notice.txt', message: expect.stringMatching(/filer CIK 3003 \(Notice Only LLC\) filed no holdings report/) });
+    expect(result.notes).toContainEqual({
+      source: 'filings/edgar/notice.txt',
+      message: expect.stringMatching(/filer CIK 3003 \(Notice Only LLC\) filed no holdings report/),
+    });
   });
 
   describe('the 180-day quarter age, counted from 23:59:59.999Z of the quarter end', () => {
-    const q2Only = filing({ cik: '1067983', period: Q2, filerName: 'BERKSHIRE HATHAWAY INC', source: 'filings/edgar/brk-q2.txt' }, [row('APPLE INC', CUSIP.apple, 1, 250)]);
+    const q2Only = filing({ cik: '1067983', period: Q2, filerName: 'BERKSHIRE HATHAWAY INC', source: 'filings/edgar/brk-q2.txt' }, [
+      row('APPLE INC', CUSIP.apple, 1, 250),
+    ]);
 
     it('keeps an investor whose quarter end is exactly 180 days old', () => {
       const { result } = derive([q2Only], { now: new Date('2026-12-27T23:59:59.999Z') });
@@ -175,7 +210,9 @@ describe('deriveSmartMoney', () => {
   });
 
   it('materializes only the rows it needs: latest and adjacent previous quarter, once each', () => {
-    const older = filing({ cik: '1067983', period: Q1, filerName: 'BERKSHIRE HATHAWAY INC' }, [row('CHEVRON CORP NEW', CUSIP.chevron, 100, 15_000)]);
+    const older = filing({ cik: '1067983', period: Q1, filerName: 'BERKSHIRE HATHAWAY INC' }, [
+      row('CHEVRON CORP NEW', CUSIP.chevron, 100, 15_000),
+    ]);
     const { catalog } = derive([older, berkshireQ2, berkshireQ3]);
     expect([...catalog.rowsRequested].sort()).toEqual([berkshireQ2.meta.accessionNumber, berkshireQ3.meta.accessionNumber].sort());
   });
@@ -210,7 +247,10 @@ describe('deriveSmartMoney', () => {
     const notice = filing({ cik: '3003', period: Q3, filerName: 'Notice Only LLC', submissionType: '13F-NT' });
     const stale = filing({ cik: '4004', period: '2025-12-31', filerName: 'Old Filer' }, [row('APPLE INC', CUSIP.apple, 1, 250)]);
     const first = derive([berkshireQ2, berkshireQ3, exampleQ3, notice, stale], { registry, allFilers: true }).result;
-    const second = derive([stale, exampleQ3, notice, berkshireQ3, berkshireQ2], { registry: [...registry].reverse(), allFilers: true }).result;
+    const second = derive([stale, exampleQ3, notice, berkshireQ3, berkshireQ2], {
+      registry: [...registry].reverse(),
+      allFilers: true,
+    }).result;
     expect(first.notes).toHaveLength(3);
     expect(JSON.stringify(second)).toBe(JSON.stringify(first));
   });

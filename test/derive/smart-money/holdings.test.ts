@@ -32,8 +32,22 @@ describe('effective holdings of one investor and period', () => {
 
   it('the latest RESTATEMENT wins, by filing date and then accession number', () => {
     const original = filing({ cik, period, filedAt: '2026-11-10' });
-    const first = filing({ cik, period, filedAt: '2026-11-20', submissionType: '13F-HR/A', amendmentType: 'RESTATEMENT', accessionNumber: '0001067983-26-000002' });
-    const second = filing({ cik, period, filedAt: '2026-11-20', submissionType: '13F-HR/A', amendmentType: 'RESTATEMENT', accessionNumber: '0001067983-26-000009' });
+    const first = filing({
+      cik,
+      period,
+      filedAt: '2026-11-20',
+      submissionType: '13F-HR/A',
+      amendmentType: 'RESTATEMENT',
+      accessionNumber: '0001067983-26-000002',
+    });
+    const second = filing({
+      cik,
+      period,
+      filedAt: '2026-11-20',
+      submissionType: '13F-HR/A',
+      amendmentType: 'RESTATEMENT',
+      accessionNumber: '0001067983-26-000009',
+    });
     const earlier = filing({ cik, period, filedAt: '2026-11-15', submissionType: '13F-HR/A', amendmentType: 'RESTATEMENT' });
     expect(effectiveFilings([second.meta, original.meta, earlier.meta, first.meta])!.base).toBe(second.meta);
   });

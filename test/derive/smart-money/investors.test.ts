@@ -8,9 +8,18 @@ const identity = { cik: '1067983', slug: 'berkshire-hathaway', name: 'Berkshire 
 describe('buildInvestorDetail', () => {
   it('takes period and filedAt from the base filing and publishes no position key', () => {
     const base = meta({ cik: '1067983', period: '2026-09-30', filedAt: '2026-11-14' });
-    const { detail } = buildInvestorDetail(identity, base, [equity('APPLE INC', CUSIP.apple, 300, 75_000), equity('CHEVRON CORP NEW', CUSIP.chevron, 100, 25_000)]);
+    const { detail } = buildInvestorDetail(identity, base, [
+      equity('APPLE INC', CUSIP.apple, 300, 75_000),
+      equity('CHEVRON CORP NEW', CUSIP.chevron, 100, 25_000),
+    ]);
     expect(InvestorDetail.parse(detail)).toEqual(detail);
-    expect(detail).toMatchObject({ period: '2026-09-30', filedAt: '2026-11-14', reportedValueTotal: 100_000, positionCount: 2, positionsShown: 2 });
+    expect(detail).toMatchObject({
+      period: '2026-09-30',
+      filedAt: '2026-11-14',
+      reportedValueTotal: 100_000,
+      positionCount: 2,
+      positionsShown: 2,
+    });
     expect(detail.positions).toEqual([
       { issuerName: 'APPLE INC', titleOfClass: 'COM', kind: 'equity', shares: 300, reportedValue: 75_000, weight: 0.75 },
       { issuerName: 'CHEVRON CORP NEW', titleOfClass: 'COM', kind: 'equity', shares: 100, reportedValue: 25_000, weight: 0.25 },

@@ -4,10 +4,7 @@ import { CUSIP, row } from './catalog.js';
 
 describe('aggregatePositions', () => {
   it('sums rows of the same CUSIP listed once per investment discretion', () => {
-    const positions = aggregatePositions([
-      row('APPLE INC', CUSIP.apple, 100, 25_000),
-      row('APPLE INC', CUSIP.apple, 40, 10_000),
-    ]);
+    const positions = aggregatePositions([row('APPLE INC', CUSIP.apple, 100, 25_000), row('APPLE INC', CUSIP.apple, 40, 10_000)]);
     expect(positions).toEqual([
       { key: `${CUSIP.apple}|-|SH`, issuerName: 'APPLE INC', titleOfClass: 'COM', kind: 'equity', shares: 140, reportedValue: 35_000 },
     ]);

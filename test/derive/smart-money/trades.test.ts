@@ -44,7 +44,15 @@ describe('deriveTrades', () => {
   it('sold: held before and absent now', () => {
     const trades = tradesOf([equity('CHEVRON CORP NEW', CUSIP.chevron, 80, 12_000)], []);
     expect(trades).toHaveLength(1);
-    expect(trades[0]).toMatchObject({ action: 'sold', issuerName: 'CHEVRON CORP NEW', sharesBefore: 80, sharesAfter: 0, sharesChange: -80, reportedValueBefore: 12_000, reportedValueAfter: 0 });
+    expect(trades[0]).toMatchObject({
+      action: 'sold',
+      issuerName: 'CHEVRON CORP NEW',
+      sharesBefore: 80,
+      sharesAfter: 0,
+      sharesChange: -80,
+      reportedValueBefore: 12_000,
+      reportedValueAfter: 0,
+    });
   });
 
   it('sold: held before and listed with zero shares now', () => {
@@ -77,7 +85,9 @@ describe('deriveTrades', () => {
 
   it('more than 250 change rows: new/added/trimmed capped at 250, sold rows kept separately on top', () => {
     const before = Array.from({ length: 40 }, (_, i) => equity(`GONE ${i}`, syntheticCusip('G', i), 5, 500));
-    const after = Array.from({ length: 300 }, (_, i) => equity(`NEW ${String(i).padStart(3, '0')}`, syntheticCusip('N', i), 10, 10_000 + i));
+    const after = Array.from({ length: 300 }, (_, i) =>
+      equity(`NEW ${String(i).padStart(3, '0')}`, syntheticCusip('N', i), 10, 10_000 + i),
+    );
     const trades = tradesOf(before, after);
     expect(trades).toHaveLength(290);
     const news = trades.filter((t) => t.action === 'new');

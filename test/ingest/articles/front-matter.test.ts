@@ -54,7 +54,12 @@ describe('readMarkdownArticle on front matter that tries to run code', () => {
 
   it('rejects a YAML alias bomb by the alias limit, naming the front matter', () => {
     const lines = ['---', 'a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
-    for (let i = 0; i < 9; i += 1) lines.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`);
+    for (let i = 0; i < 9; i += 1)
+      lines.push(
+        `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
+          .fill(`*${String.fromCharCode(97 + i)}`)
+          .join(',')}]`,
+      );
     lines.push('title: bomb', '---', 'body');
     const batch = article(lines.join('\n'));
     expect(batch.drafts).toEqual([]);

@@ -27,9 +27,19 @@ describe('article HTML', () => {
 
   it('keeps editorial structure: headings, lists, emphasis, code, quotes, aligned tables, relative images', () => {
     const html = sanitizeArticleHtml(
-      renderMarkdown('## Outlook\n\n- **one**\n- *two*\n\n> quoted `code`\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n\n![chart](images/chart.png)\n'),
+      renderMarkdown(
+        '## Outlook\n\n- **one**\n- *two*\n\n> quoted `code`\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n\n![chart](images/chart.png)\n',
+      ),
     );
-    for (const fragment of ['<h2>', '<li><strong>one</strong></li>', '<em>two</em>', '<blockquote>', '<code>code</code>', '<td style="text-align:right">2</td>', '<img src="images/chart.png" alt="chart" />']) {
+    for (const fragment of [
+      '<h2>',
+      '<li><strong>one</strong></li>',
+      '<em>two</em>',
+      '<blockquote>',
+      '<code>code</code>',
+      '<td style="text-align:right">2</td>',
+      '<img src="images/chart.png" alt="chart" />',
+    ]) {
       expect(html).toContain(fragment);
     }
   });

@@ -44,7 +44,11 @@ describe('ingestArticles on well-formed sources of every format', () => {
       author: 'Dana Whitfield',
       image: 'images/fed-minutes.jpg',
       rights: { license: 'Harbor Wire Syndication Agreement 2026', holder: 'Harbor Wire Media LLC', reuse: 'with-attribution' },
-      attribution: { source: 'Harbor Wire', url: 'https://www.harborwire.example/', text: '© 2026 Harbor Wire Media LLC. Used under license.' },
+      attribution: {
+        source: 'Harbor Wire',
+        url: 'https://www.harborwire.example/',
+        text: '© 2026 Harbor Wire Media LLC. Used under license.',
+      },
     });
     expect(article.record.description).toMatch(/^Minutes of the Federal Open Market Committee/);
   });
@@ -52,7 +56,9 @@ describe('ingestArticles on well-formed sources of every format', () => {
   it('sanitizes Markdown content: no script, event handler, javascript: link or frame survives', () => {
     const { content } = bySlug(result, 'fed-minutes-signal-patience').record;
     expect(content).not.toMatch(/<script|alert\('tracking'\)|onerror|onmouseover|href="javascript:|<iframe/);
-    expect(content).toContain('<a href="https://www.federalreserve.gov/monetarypolicy/fomcminutes.htm" rel="noopener noreferrer nofollow">');
+    expect(content).toContain(
+      '<a href="https://www.federalreserve.gov/monetarypolicy/fomcminutes.htm" rel="noopener noreferrer nofollow">',
+    );
     expect(content).toContain('<li>the labour market has cooled but remains <strong>solid</strong>;</li>');
     expect(content).toContain('<th style="text-align:left">Meeting</th>');
   });
@@ -129,10 +135,17 @@ describe('ingestArticles on well-formed sources of every format', () => {
 
   it('reads JSON Feed 1.1 items: content_html sanitized, content_text as paragraphs, registry defaults', () => {
     const yen = bySlug(result, 'yen-weakens-155');
-    expect(yen.record).toMatchObject({ author: '田中健', category: 'forex', publishedAt: '2026-11-21T06:30:00.000Z', description: '日米金利差を意識した円売りが続いた。' });
+    expect(yen.record).toMatchObject({
+      author: '田中健',
+      category: 'forex',
+      publishedAt: '2026-11-21T06:30:00.000Z',
+      description: '日米金利差を意識した円売りが続いた。',
+    });
     expect(yen.record.content).not.toContain('data:');
     const jgb = result.records.find((entry) => entry.location === 'item 3 (sakura-jgb-auction)');
-    expect(jgb?.record.content).toBe('<p>財務省が実施した10年利付国債の入札は、応札倍率が3.2倍と前回を上回った。</p>\n<p>投資家の需要は底堅い。</p>');
+    expect(jgb?.record.content).toBe(
+      '<p>財務省が実施した10年利付国債の入札は、応札倍率が3.2倍と前回を上回った。</p>\n<p>投資家の需要は底堅い。</p>',
+    );
     expect(jgb?.record).toMatchObject({ author: 'さくらマーケッツ編集部', category: 'markets' });
   });
 
@@ -185,7 +198,11 @@ describe('ingestArticles on broken sources', () => {
 
   it('rejects bad registry entries and a declared feed whose file is missing', () => {
     const registry = rejectionOf(result, 'articles/sources.yaml');
-    expect(registry.map((r) => r.location)).toEqual(['sources[3] (half-licensed), line 24', 'sources[4] (wire), line 29', 'source gazette']);
+    expect(registry.map((r) => r.location)).toEqual([
+      'sources[3] (half-licensed), line 24',
+      'sources[4] (wire), line 29',
+      'source gazette',
+    ]);
     expect(registry[0]!.reason).toMatch(/rights\.reuse/);
     expect(registry[1]!.reason).toMatch(/duplicate source id "wire"/);
     expect(registry[2]!.reason).toBe('feed file articles/feeds/gazette.xml not found');
@@ -193,7 +210,11 @@ describe('ingestArticles on broken sources', () => {
 
   it('goes on past the bad input and publishes what is good', () => {
     expect(result.records.map((entry) => entry.record.slug).sort()).toEqual(['a-fine-record', 'factory-orders-rise-for-a-second-month']);
-    expect(bySlug(result, 'a-fine-record').record).toMatchObject({ publishedAt: '2026-11-20T07:00:00.000Z', author: 'Ledger Desk', locale: 'en-US' });
+    expect(bySlug(result, 'a-fine-record').record).toMatchObject({
+      publishedAt: '2026-11-20T07:00:00.000Z',
+      author: 'Ledger Desk',
+      locale: 'en-US',
+    });
   });
 });
 

@@ -39,16 +39,28 @@ describe('writeSampleArticles', () => {
     const result = await ingestArticles(first);
     expect(result.rejections).toEqual([]);
     expect(result.notes).toEqual([
-      { source: expect.stringMatching(/^articles\/en-US\/.*-closing-snapshot\.md$/), message: 'front matter: provider market snapshot excluded' },
+      {
+        source: expect.stringMatching(/^articles\/en-US\/.*-closing-snapshot\.md$/),
+        message: 'front matter: provider market snapshot excluded',
+      },
     ]);
     const sources = new Set(result.records.map((entry) => entry.source));
-    for (const feed of ['articles/feeds/harbor-wire.xml', 'articles/feeds/hanbit-economy.atom', 'articles/feeds/sakura-markets.json', 'articles/json/desk-briefs.json']) {
+    for (const feed of [
+      'articles/feeds/harbor-wire.xml',
+      'articles/feeds/hanbit-economy.atom',
+      'articles/feeds/sakura-markets.json',
+      'articles/json/desk-briefs.json',
+    ]) {
       expect(sources.has(feed), feed).toBe(true);
     }
     const { records, rejections } = deriveArticles(result.records, NOW);
     expect(rejections).toEqual([]);
     expect(new Set(records.map((r) => r.locale))).toEqual(new Set(LOCALES));
-    for (const category of ['markets', 'economy', 'policy', 'technology']) expect(records.some((r) => r.category === category), category).toBe(true);
+    for (const category of ['markets', 'economy', 'policy', 'technology'])
+      expect(
+        records.some((r) => r.category === category),
+        category,
+      ).toBe(true);
   });
 
   it('dates the newest article a few hours before now and the oldest a few weeks back', async () => {

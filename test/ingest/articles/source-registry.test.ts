@@ -37,11 +37,19 @@ describe('source registry', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(UnreadableSource);
-    expect(thrown).toMatchObject({ source: 'articles/sources.yaml', location: expect.stringMatching(/^line \d+$/), reason: expect.stringMatching(/^invalid YAML/) });
+    expect(thrown).toMatchObject({
+      source: 'articles/sources.yaml',
+      location: expect.stringMatching(/^line \d+$/),
+      reason: expect.stringMatching(/^invalid YAML/),
+    });
   });
 
   it('refuses a registry that expands a billion-laughs alias bomb', () => {
-    const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...'bcdefg'.split('').map((name, index) => `${name}: &${name} [${Array(9).fill(`*${'abcdef'[index]}`).join(',')}]`), 'sources: []'].join('\n');
+    const bomb = [
+      'a: &a ["x","x","x","x","x","x","x","x","x"]',
+      ...'bcdefg'.split('').map((name, index) => `${name}: &${name} [${Array(9).fill(`*${'abcdef'[index]}`).join(',')}]`),
+      'sources: []',
+    ].join('\n');
     expect(() => parseSourceRegistry(bomb, 'articles/sources.yaml')).toThrow(/articles\/sources\.yaml.*alias/);
   });
 
@@ -91,7 +99,14 @@ describe('text from the registry', () => {
   it('rejects an article whose registry attribution holds a NUL character: nothing with one is published', async () => {
     const text = (await read('valid/articles/sources.yaml')).replace('text: "© 2026 Harbor Wire', 'text: "\\0© 2026 Harbor Wire');
     const { registry } = parseSourceRegistry(text, 'articles/sources.yaml');
-    const outcome = finaliseDraft(draft({ sourceId: 'harbor-wire', title: 'T', date: '2026-11-20', author: 'A', categories: ['markets'] }), registry);
-    expect(outcome.rejection).toEqual({ source: 'articles/x.md', location: 'front matter', reason: 'attribution.text contains a NUL character (U+0000)' });
+    const outcome = finaliseDraft(
+      draft({ sourceId: 'harbor-wire', title: 'T', date: '2026-11-20', author: 'A', categories: ['markets'] }),
+      registry,
+    );
+    expect(outcome.rejection).toEqual({
+      source: 'articles/x.md',
+      location: 'front matter',
+      reason: 'attribution.text contains a NUL character (U+0000)',
+    });
   });
 });

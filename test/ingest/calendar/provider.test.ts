@@ -87,9 +87,20 @@ describe('provider weekly exports', () => {
     const { records } = await ingest();
     const text = JSON.stringify(records.map((r) => r.record));
     expect(text).not.toContain('forexfactory');
-    expect(Object.keys(records[0]!.record).sort()).toEqual(
-      ['actualValue', 'attribution', 'category', 'country', 'countryName', 'eventName', 'forecastValue', 'importance', 'license', 'previousValue', 'scheduledAt', 'verifiedAt'],
-    );
+    expect(Object.keys(records[0]!.record).sort()).toEqual([
+      'actualValue',
+      'attribution',
+      'category',
+      'country',
+      'countryName',
+      'eventName',
+      'forecastValue',
+      'importance',
+      'license',
+      'previousValue',
+      'scheduledAt',
+      'verifiedAt',
+    ]);
   });
 
   it('rejects rows it cannot place or read, naming the value, and keeps the others', async () => {

@@ -58,8 +58,12 @@ describe('sample calendar', () => {
 
     for (const country of ['US', 'EU', 'GB', 'JP', 'KR', 'CN', 'CA', 'AU']) {
       const categories = new Set(records.filter((r) => r.country === country).map((r) => r.category));
-      expect({ country, centralBank: categories.has('central-bank'), inflation: categories.has('inflation'), kinds: categories.size >= 4 })
-        .toEqual({ country, centralBank: true, inflation: true, kinds: true });
+      expect({
+        country,
+        centralBank: categories.has('central-bank'),
+        inflation: categories.has('inflation'),
+        kinds: categories.size >= 4,
+      }).toEqual({ country, centralBank: true, inflation: true, kinds: true });
     }
     expect(new Set(records.map((r) => r.category))).toEqual(
       new Set(['central-bank', 'inflation', 'gdp', 'employment', 'pmi', 'retail-sales', 'holiday', 'sentiment', 'energy', 'earnings']),

@@ -16,7 +16,13 @@ const meta = (accessionNumber: string, valueUnit: FilingMeta['valueUnit'] = 'dol
   valueUnitReason: 'test',
 });
 
-const row = (issuerName: string, cusip: string, amount: number, reportedValue: number, extra: Partial<RawHoldingRow> = {}): RawHoldingRow => ({
+const row = (
+  issuerName: string,
+  cusip: string,
+  amount: number,
+  reportedValue: number,
+  extra: Partial<RawHoldingRow> = {},
+): RawHoldingRow => ({
   issuerName,
   titleOfClass: 'COM',
   cusip,
@@ -38,7 +44,7 @@ describe('CompactFilingCatalog', () => {
       row('BERKSHIRE HATHAWAY INC DEL', '084670108', 3, 2_100_000.4),
     ];
     const id = catalog.stage('0001523000-26-000412');
-    rows.forEach((r) => catalog.addRow(id, r));
+    for (const r of rows) catalog.addRow(id, r);
     catalog.commit(id, meta('0001523000-26-000412'));
     expect(catalog.rows('0001523000-26-000412')).toEqual(
       rows.map(({ reportedValue, ...rest }) => ({ ...rest, value: Math.round(reportedValue) })),

@@ -63,7 +63,8 @@ describe('identifiers typed into names', async () => {
       },
       {
         source: TXT,
-        message: 'issuer name "APPLE INC CUSIP: 037833100" read as "APPLE INC": CUSIP removed, never published (1 row(s) in 1 filing(s); first in filing 0001612000-26-000044)',
+        message:
+          'issuer name "APPLE INC CUSIP: 037833100" read as "APPLE INC": CUSIP removed, never published (1 row(s) in 1 filing(s); first in filing 0001612000-26-000044)',
       },
       {
         source: TXT,
@@ -72,7 +73,8 @@ describe('identifiers typed into names', async () => {
       },
       {
         source: TXT,
-        message: 'title of class "COM/88160R101" read as "COM": CUSIP removed, never published (1 row(s) in 1 filing(s); first in filing 0001612000-26-000044)',
+        message:
+          'title of class "COM/88160R101" read as "COM": CUSIP removed, never published (1 row(s) in 1 filing(s); first in filing 0001612000-26-000044)',
       },
       {
         source: DATASET,

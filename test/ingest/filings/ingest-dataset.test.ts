@@ -36,7 +36,11 @@ afterAll(async () => {
 });
 
 describe.each([
-  ['an extracted folder', (root: string) => cp(DATASET, path.join(root, 'filings/datasets/2026q3_form13f'), { recursive: true }), 'filings/datasets/2026q3_form13f/INFOTABLE.tsv'],
+  [
+    'an extracted folder',
+    (root: string) => cp(DATASET, path.join(root, 'filings/datasets/2026q3_form13f'), { recursive: true }),
+    'filings/datasets/2026q3_form13f/INFOTABLE.tsv',
+  ],
   [
     'a zip',
     async (root: string) => {
@@ -82,7 +86,11 @@ describe.each([
       valueUnit: 'dollars',
     });
     expect(byAccession.get('0001603000-26-000103')).toMatchObject({ submissionType: '13F-NT' });
-    expect(byAccession.get('0001605000-26-000105')).toMatchObject({ period: '2026-06-30', submissionType: '13F-HR/A', amendmentType: 'RESTATEMENT' });
+    expect(byAccession.get('0001605000-26-000105')).toMatchObject({
+      period: '2026-06-30',
+      submissionType: '13F-HR/A',
+      amendmentType: 'RESTATEMENT',
+    });
   });
 
   it('keeps rows of a filing that are interleaved with another filing, and stray quotes in names', () => {
@@ -118,7 +126,7 @@ describe.each([
     expect(result.notes).toContainEqual({
       source: infotable.replace('INFOTABLE', 'SUMMARYPAGE'),
       message:
-        'filing 0001527817-26-000058: cover page tableEntryTotal is 3 but the information table has 1 rows; cover page tableValueTotal is 56160000 but the information table\'s values sum to 36300000; published from the information table (--strict rejects it)',
+        "filing 0001527817-26-000058: cover page tableEntryTotal is 3 but the information table has 1 rows; cover page tableValueTotal is 56160000 but the information table's values sum to 36300000; published from the information table (--strict rejects it)",
     });
   });
 

@@ -108,7 +108,9 @@ describe('ingestFilings on EDGAR folders and full submissions', async () => {
         source: meta.source,
         message: `value unit: ${meta.valueUnit} (filing ${meta.accessionNumber}: ${meta.valueUnitReason})`,
         // Routine unless the unit overrode the filing-date rule: then the note is an exception.
-        ...(meta.valueUnitReason.includes('(date rule: ') ? {} : { routine: `filing(s) with values read as ${meta.valueUnit} by their filing date` }),
+        ...(meta.valueUnitReason.includes('(date rule: ')
+          ? {}
+          : { routine: `filing(s) with values read as ${meta.valueUnit} by their filing date` }),
       })),
       {
         source: 'filings',

@@ -29,7 +29,9 @@ describe('investors.yaml registry', () => {
     expect(() => parseInvestorRegistry('investors:\n  - cik: "1"\n   slug: [unclosed', 'filings/investors.yaml')).toThrow(
       /^filings\/investors\.yaml, line \d+: not valid YAML/,
     );
-    expect(() => parseInvestorRegistry('investors: 3\n', 'filings/investors.yaml')).toThrow(/^filings\/investors\.yaml: expected a list of investors/);
+    expect(() => parseInvestorRegistry('investors: 3\n', 'filings/investors.yaml')).toThrow(
+      /^filings\/investors\.yaml: expected a list of investors/,
+    );
   });
 
   it('takes a CUSIP, ISIN or FIGI out of a registry name, with a note, and rejects a name that is only one', () => {
@@ -44,7 +46,8 @@ describe('investors.yaml registry', () => {
     expect(parsed.notes).toEqual([
       {
         source: 'filings/investors.yaml',
-        message: 'investors[0].name "Northgate Global Advisors (CUSIP: 037833100)" read as "Northgate Global Advisors": CUSIP removed, never published',
+        message:
+          'investors[0].name "Northgate Global Advisors (CUSIP: 037833100)" read as "Northgate Global Advisors": CUSIP removed, never published',
       },
     ]);
     expect(parsed.rejections).toEqual([
@@ -55,8 +58,13 @@ describe('investors.yaml registry', () => {
 
 describe('investors.yaml text', () => {
   it('rejects an entry whose name holds a NUL character, naming the field', () => {
-    const { entries, rejections } = parseInvestorRegistry('- cik: "1"\n  slug: a\n  name: "A\\0B"\n  category: fund\n', 'filings/investors.yaml');
+    const { entries, rejections } = parseInvestorRegistry(
+      '- cik: "1"\n  slug: a\n  name: "A\\0B"\n  category: fund\n',
+      'filings/investors.yaml',
+    );
     expect(entries).toEqual([]);
-    expect(rejections).toEqual([{ source: 'filings/investors.yaml', location: 'investors[0].name', reason: 'name contains a NUL character (U+0000)' }]);
+    expect(rejections).toEqual([
+      { source: 'filings/investors.yaml', location: 'investors[0].name', reason: 'name contains a NUL character (U+0000)' },
+    ]);
   });
 });

@@ -49,7 +49,9 @@ describe('information table XML', () => {
   });
 
   it('rejects an sshPrnamtType other than SH or PRN', () => {
-    expect(() => parseInformationTable(read(BAD, '1549000/0001549000-26-000030/infotable.xml'))).toThrow(/sshPrnamtType "SHS" is not SH or PRN/);
+    expect(() => parseInformationTable(read(BAD, '1549000/0001549000-26-000030/infotable.xml'))).toThrow(
+      /sshPrnamtType "SHS" is not SH or PRN/,
+    );
   });
 
   it('rejects XML that does not parse, with its line', () => {

@@ -78,7 +78,12 @@ describe('writeSampleFilings', async () => {
     const holder = metas.find((meta) => meta.cik === metas[0]!.cik && meta.period === '2026-09-30' && meta.amendmentType === null)!;
     const before = metas.find((meta) => meta.cik === holder.cik && meta.period === '2026-06-30')!;
     const shares = (accession: string) =>
-      new Map(result.catalog.rows(accession).filter((row) => row.putCall === null && row.amountType === 'SH').map((row) => [row.cusip, row.amount]));
+      new Map(
+        result.catalog
+          .rows(accession)
+          .filter((row) => row.putCall === null && row.amountType === 'SH')
+          .map((row) => [row.cusip, row.amount]),
+      );
     const previous = shares(before.accessionNumber);
     const latest = shares(holder.accessionNumber);
     const kept = [...latest.keys()].filter((cusip) => previous.has(cusip));
@@ -108,7 +113,10 @@ describe('writeForm13fDataset', async () => {
   it('is deterministic for the same seed and period', async () => {
     const again = path.join(await tempRoot(), 'again.zip');
     await writeForm13fDataset(again, { period: '2026-06-30', filers: 60, seed: 13 });
-    const digest = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
+    const digest = async (file: string) =>
+      createHash('sha256')
+        .update(await readFile(file))
+        .digest('hex');
     expect(await digest(again)).toBe(await digest(path.join(datasets, 'form13f-2026-06-30.zip')));
   });
 

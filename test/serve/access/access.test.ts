@@ -89,19 +89,29 @@ describe.each(['file', 'redis'] as const)('access over the %s state', (backend) 
       expect((await access.authenticate('A', bearer(secret), 'articles:read')).ok).toBe(true);
       await revokeKey(record.id, clock);
       expect(await access.authenticate('A', bearer(secret), 'articles:read')).toMatchObject({ status: 401, code: 'invalid_api_key' });
-      expect(await access.authenticate('B', { 'x-api-key': secret })).toMatchObject({ status: 401, code: 'invalid_key', message: 'API key has been revoked' });
+      expect(await access.authenticate('B', { 'x-api-key': secret })).toMatchObject({
+        status: 401,
+        code: 'invalid_key',
+        message: 'API key has been revoked',
+      });
     });
 
     it('accepts X-API-Key on Profile B only', async () => {
       const { secret } = await createKey({ name: 'ci', scopes: ['articles:read'], tier: 'member' }, clock);
       expect((await access.authenticate('B', { 'x-api-key': secret })).ok).toBe(true);
-      expect(await access.authenticate('A', { 'x-api-key': secret }, 'articles:read')).toMatchObject({ status: 401, code: 'invalid_api_key' });
+      expect(await access.authenticate('A', { 'x-api-key': secret }, 'articles:read')).toMatchObject({
+        status: 401,
+        code: 'invalid_api_key',
+      });
     });
 
     it('refuses a Profile B request whose Bearer and X-API-Key disagree', async () => {
       const a = await createKey({ name: 'a', scopes: ['articles:read'], tier: 'member' }, clock);
       const b = await createKey({ name: 'b', scopes: ['articles:read'], tier: 'member' }, clock);
-      expect(await access.authenticate('B', { ...bearer(a.secret), 'x-api-key': b.secret })).toMatchObject({ status: 401, code: 'invalid_key' });
+      expect(await access.authenticate('B', { ...bearer(a.secret), 'x-api-key': b.secret })).toMatchObject({
+        status: 401,
+        code: 'invalid_key',
+      });
       expect((await access.authenticate('B', { ...bearer(a.secret), 'x-api-key': a.secret })).ok).toBe(true);
     });
 
@@ -117,7 +127,11 @@ describe.each(['file', 'redis'] as const)('access over the %s state', (backend) 
 
     it('holds scopes on Profile B too: a key without the scope gets 403 insufficient_scope', async () => {
       const { secret } = await createKey({ name: 'ci', scopes: ['smart-money:read'], tier: 'member' }, clock);
-      expect(await access.authenticate('B', { 'x-api-key': secret }, 'articles:read')).toMatchObject({ ok: false, status: 403, code: 'insufficient_scope' });
+      expect(await access.authenticate('B', { 'x-api-key': secret }, 'articles:read')).toMatchObject({
+        ok: false,
+        status: 403,
+        code: 'insufficient_scope',
+      });
       expect((await access.authenticate('B', { 'x-api-key': secret })).ok).toBe(true);
     });
 
@@ -136,7 +150,12 @@ describe.each(['file', 'redis'] as const)('access over the %s state', (backend) 
       const outcome = await access.authenticate('B', {});
       if (outcome.ok) throw new Error('unreachable');
       expect(outcome.headers).toEqual(access.headersForUnauthenticated('B'));
-      expect(outcome.headers).toMatchObject({ 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '60', 'X-Quota-Tier': 'free', 'X-Quota-Used': '0' });
+      expect(outcome.headers).toMatchObject({
+        'X-RateLimit-Limit': '60',
+        'X-RateLimit-Remaining': '60',
+        'X-Quota-Tier': 'free',
+        'X-Quota-Used': '0',
+      });
     });
 
     it('never echoes the presented key in an error message', async () => {
@@ -175,7 +194,10 @@ describe.each(['file', 'redis'] as const)('access over the %s state', (backend) 
 
       clock = new Date('2026-11-22T10:16:00Z');
       const next = await access.admit('A', 'key_aaaaaaaaaaaa', 'member');
-      expect(next).toMatchObject({ allowed: true, headers: { 'X-RateLimit-Remaining': '59', 'X-RateLimit-Reset': String(seconds('2026-11-22T10:17:00Z')) } });
+      expect(next).toMatchObject({
+        allowed: true,
+        headers: { 'X-RateLimit-Remaining': '59', 'X-RateLimit-Reset': String(seconds('2026-11-22T10:17:00Z')) },
+      });
       expect(next.headers).not.toHaveProperty('Retry-After');
     });
 
@@ -186,7 +208,10 @@ describe.each(['file', 'redis'] as const)('access over the %s state', (backend) 
       );
       expect(outcomes.filter((o) => o.allowed)).toHaveLength(60);
       expect(outcomes.filter((o) => !o.allowed && o.status === 429 && o.code === 'rate_limited')).toHaveLength(40);
-      const remaining = outcomes.filter((o) => o.allowed).map((o) => Number(o.headers['X-RateLimit-Remaining'])).sort((a, b) => a - b);
+      const remaining = outcomes
+        .filter((o) => o.allowed)
+        .map((o) => Number(o.headers['X-RateLimit-Remaining']))
+        .sort((a, b) => a - b);
       expect(remaining).toEqual(Array.from({ length: 60 }, (_, i) => i));
     });
 
@@ -253,7 +278,11 @@ describe.each(['file', 'redis'] as const)('access over the %s state', (backend) 
 
       clock = new Date('2026-11-30T23:59:59Z');
       const lastSecond = await access.admit('B', 'key_cccccccccccc', 'member');
-      expect(lastSecond).toMatchObject({ allowed: false, code: 'quota_exceeded', headers: { 'Retry-After': '1', 'X-Quota-Used': '20000' } });
+      expect(lastSecond).toMatchObject({
+        allowed: false,
+        code: 'quota_exceeded',
+        headers: { 'Retry-After': '1', 'X-Quota-Used': '20000' },
+      });
 
       clock = new Date('2026-12-01T00:00:00Z');
       expect(await access.admit('B', 'key_cccccccccccc', 'member')).toMatchObject({
@@ -267,7 +296,9 @@ describe.each(['file', 'redis'] as const)('access over the %s state', (backend) 
       await access.close();
       const reopened = await openStore();
       try {
-        expect(await reopened.usage.monthlyUsage('2026-11')).toEqual([{ keyId: 'key_dddddddddddd', tier: 'member', requests: 60, rejected: 1 }]);
+        expect(await reopened.usage.monthlyUsage('2026-11')).toEqual([
+          { keyId: 'key_dddddddddddd', tier: 'member', requests: 60, rejected: 1 },
+        ]);
       } finally {
         await reopened.close();
       }

@@ -18,7 +18,19 @@ afterEach(async () => {
 });
 
 async function createKeyWithCli(name: string, tier: 'member' | 'premium') {
-  const result = await runCli(['keys', '--keys', keysFile, 'create', '--name', name, '--scopes', 'articles:read,calendar:read', '--tier', tier, '--json']);
+  const result = await runCli([
+    'keys',
+    '--keys',
+    keysFile,
+    'create',
+    '--name',
+    name,
+    '--scopes',
+    'articles:read,calendar:read',
+    '--tier',
+    tier,
+    '--json',
+  ]);
   expect(result.exitCode).toBe(0);
   return { created: JSON.parse(String(result.stdout)) as { id: string; key: string; tier: string }, stderr: String(result.stderr) };
 }
@@ -89,7 +101,14 @@ describe('pdsnap usage', () => {
     const report = JSON.parse(String(result.stdout));
     expect(report.month).toBe('2026-11');
     const byId = Object.fromEntries(report.keys.map((k: { keyId: string }) => [k.keyId, k]));
-    expect(byId[member.id]).toMatchObject({ name: 'member key', requests: 10_500, included: 10_000, overage: 500, billableUsd: '1.00', hardCapReached: false });
+    expect(byId[member.id]).toMatchObject({
+      name: 'member key',
+      requests: 10_500,
+      included: 10_000,
+      overage: 500,
+      billableUsd: '1.00',
+      hardCapReached: false,
+    });
     expect(byId[premium.id]).toMatchObject({ requests: 3, overage: 0, billableUsd: '0.00' });
     expect(report.totals).toMatchObject({ requests: 10_503, billableCents: 100 });
 

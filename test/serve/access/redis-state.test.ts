@@ -51,7 +51,9 @@ describe('Redis state shared by several servers', () => {
   it('admits exactly the per-minute limit when two servers take one key concurrently', async () => {
     const one = accessOver(await open());
     const two = accessOver(await open());
-    const outcomes = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? one : two).admit('A', 'key_aaaaaaaaaaaa', 'member')));
+    const outcomes = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? one : two).admit('A', 'key_aaaaaaaaaaaa', 'member')),
+    );
     expect(outcomes.filter((o) => o.allowed)).toHaveLength(60);
     expect(outcomes.filter((o) => !o.allowed && o.status === 429)).toHaveLength(40);
     const usage = await (await open()).usage.monthlyUsage('2026-11');
@@ -66,7 +68,12 @@ describe('Redis state shared by several servers', () => {
     expect((await access.authenticate('A', bearer(secret), 'articles:read')).ok).toBe(true);
     await other.keys.revoke(record.id, clock());
     await eventually(async () => !(await access.authenticate('A', bearer(secret), 'articles:read')).ok);
-    expect(await access.authenticate('B', bearer(secret))).toMatchObject({ ok: false, status: 401, code: 'invalid_key', message: 'API key has been revoked' });
+    expect(await access.authenticate('B', bearer(secret))).toMatchObject({
+      ok: false,
+      status: 401,
+      code: 'invalid_key',
+      message: 'API key has been revoked',
+    });
   });
 
   it('signs cursors with one secret for every instance, created by the first', async () => {
@@ -80,7 +87,10 @@ describe('Redis state shared by several servers', () => {
 describe('Redis keys', () => {
   it('stores a hash of the secret, never the secret, and lists keys without it', async () => {
     const state = await open();
-    const { record, secret } = await state.keys.create({ name: 'ci', scopes: ['articles:read', 'calendar:read'], tier: 'premium' }, clock());
+    const { record, secret } = await state.keys.create(
+      { name: 'ci', scopes: ['articles:read', 'calendar:read'], tier: 'premium' },
+      clock(),
+    );
     const everything = JSON.stringify(await Promise.all((await admin.keys('*')).map(async (k) => [k, await admin.dump(k)])));
     expect(everything).not.toContain(secret.slice(22));
     expect(await admin.hgetall(`pdsnap:key:${record.id}`)).toEqual({
@@ -128,7 +138,12 @@ describe('Redis outage', () => {
     const refusedAuth = await access.authenticate('A', bearer(secret), 'articles:read');
     expect(refusedAuth).toMatchObject({ ok: false, status: 503, code: 'internal_error', headers: { 'Retry-After': '1' } });
     const refusedAdmit = await access.admit('B', before.key.id, 'premium');
-    expect(refusedAdmit).toMatchObject({ allowed: false, status: 503, code: 'internal_error', headers: { 'Retry-After': '1', 'X-Quota-Tier': 'premium' } });
+    expect(refusedAdmit).toMatchObject({
+      allowed: false,
+      status: 503,
+      code: 'internal_error',
+      headers: { 'Retry-After': '1', 'X-Quota-Tier': 'premium' },
+    });
     await access.release(before.key.id, '2026-11'); // never throws during an outage
     expect(reported[0]).toBeInstanceOf(StateUnavailableError);
 

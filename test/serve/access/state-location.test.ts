@@ -10,7 +10,10 @@ describe('state location', () => {
 
   it('takes a Redis URL from --state, else from PDSNAP_STATE', () => {
     expect(resolveStateLocation('redis://cache:6379/2', {})).toEqual({ kind: 'redis', url: 'redis://cache:6379/2' });
-    expect(resolveStateLocation(undefined, { PDSNAP_STATE: 'rediss://:pw@cache:6380/0' })).toEqual({ kind: 'redis', url: 'rediss://:pw@cache:6380/0' });
+    expect(resolveStateLocation(undefined, { PDSNAP_STATE: 'rediss://:pw@cache:6380/0' })).toEqual({
+      kind: 'redis',
+      url: 'rediss://:pw@cache:6380/0',
+    });
   });
 
   it('refuses a password on the command line without repeating it, but accepts it from the environment', () => {
@@ -30,7 +33,9 @@ describe('state location', () => {
   it('refuses what is not a Redis URL, naming where it came from', () => {
     expect(() => resolveStateLocation('postgres://db/0', {})).toThrow('--state: expected "file" or a redis:// or rediss:// URL');
     expect(() => resolveStateLocation(undefined, { PDSNAP_STATE: 'cache:6379' })).toThrow(/PDSNAP_STATE/);
-    expect(() => resolveStateLocation(undefined, { PDSNAP_STATE: 'redis://:pw@cache:6379/zero' })).toThrow('PDSNAP_STATE: redis://:***@cache:6379/zero: the path must be a database number');
+    expect(() => resolveStateLocation(undefined, { PDSNAP_STATE: 'redis://:pw@cache:6379/zero' })).toThrow(
+      'PDSNAP_STATE: redis://:***@cache:6379/zero: the path must be a database number',
+    );
   });
 
   it('prints a URL only with its user and password masked', () => {

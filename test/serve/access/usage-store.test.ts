@@ -39,7 +39,10 @@ describe('usage database', () => {
       expect(await store.monthlyUsage('2026-10')).toEqual([{ keyId: 'key_aaaaaaaaaaaa', tier: 'premium', requests: 42, rejected: 0 }]);
       // The 60th of the window is admitted, the 61st refused: the upgrade started no fresh minute.
       expect((await store.admit('key_aaaaaaaaaaaa', 'member', '2026-11', now, member)).admitted).toBe(true);
-      expect(await store.admit('key_aaaaaaaaaaaa', 'member', '2026-11', now, member)).toEqual({ admitted: false, before: { month: 501, window: 60 } });
+      expect(await store.admit('key_aaaaaaaaaaaa', 'member', '2026-11', now, member)).toEqual({
+        admitted: false,
+        before: { month: 501, window: 60 },
+      });
     } finally {
       store.close();
     }

@@ -43,7 +43,11 @@ export function articles(now: Date): Article[] {
         author: 'Dana Whitfield',
         image: `images/${slug}.jpg`,
         rights: RIGHTS,
-        attribution: { source: 'Harbor Street Media', url: 'https://harbor.example/news', text: 'Reprinted with permission of Harbor Street Media' },
+        attribution: {
+          source: 'Harbor Street Media',
+          url: 'https://harbor.example/news',
+          text: 'Reprinted with permission of Harbor Street Media',
+        },
         content: `<h2>${title}</h2><p>${description}</p>`,
       });
       hour += 3;
@@ -98,7 +102,16 @@ export function calendarEvents(first: string, days: number, verifiedAt: string):
   return list;
 }
 
-const ISSUERS = ['APPLE INC', 'MICROSOFT CORP', 'ALPHABET INC', 'AMAZON COM INC', 'NVIDIA CORPORATION', 'BANK AMER CORP', 'COCA COLA CO', 'CHEVRON CORP NEW'];
+const ISSUERS = [
+  'APPLE INC',
+  'MICROSOFT CORP',
+  'ALPHABET INC',
+  'AMAZON COM INC',
+  'NVIDIA CORPORATION',
+  'BANK AMER CORP',
+  'COCA COLA CO',
+  'CHEVRON CORP NEW',
+];
 
 function positions(scale: number): Position[] {
   const values = ISSUERS.map((_, i) => (ISSUERS.length - i) * 1_000_000 * scale);

@@ -18,7 +18,11 @@ export interface ServeProcess {
  */
 export async function startServe(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ServeProcess> {
   const drain = args.includes('--drain-delay') ? [] : ['--drain-delay', '0s'];
-  const child: ResultPromise = execa('node', [...nodeArgs, CLI, 'serve', '--port', '0', ...drain, ...args], { reject: false, env, extendEnv: true });
+  const child: ResultPromise = execa('node', [...nodeArgs, CLI, 'serve', '--port', '0', ...drain, ...args], {
+    reject: false,
+    env,
+    extendEnv: true,
+  });
   let out = '';
   let err = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -43,7 +47,10 @@ export async function startServe(args: string[], env: Record<string, string> = {
     async signal(name) {
       child.kill(name);
       const result = await child;
-      return { ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }), ...(result.signal ? { signal: result.signal } : {}) };
+      return {
+        ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
+        ...(result.signal ? { signal: result.signal } : {}),
+      };
     },
   };
 }
