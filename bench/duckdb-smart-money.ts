@@ -5,6 +5,7 @@ import path from 'node:path';
 import { isPeriodTooOld } from '../src/derive/smart-money/staleness.js';
 import { DOLLARS_FROM, DOLLARS_TOO_CHEAP, MIN_ROWS_TO_OVERRIDE, THOUSANDS_TOO_DEAR } from '../src/ingest/filings/value-unit.js';
 import { CONSENSUS_INPUT_CAP, CURRENT_CHANGE_ROW_CAP, POSITION_CAP } from '../src/model/smart-money.js';
+import { COVERPAGE_COLUMNS } from '../src/sample/form13f-dataset.js';
 
 /**
  * The anchor of the Smart Money benchmark: the same derivation as `pdsnap build --datasets
@@ -49,32 +50,9 @@ await run(`CREATE TABLE submission AS
   SELECT trim(ACCESSION_NUMBER) AS accession, strptime(trim(FILING_DATE), '%d-%b-%Y')::DATE AS filed, upper(trim(SUBMISSIONTYPE)) AS type,
          ltrim(trim(CIK), '0') AS cik, strptime(trim(PERIODOFREPORT), '%d-%b-%Y')::DATE AS period
   FROM ${csv('SUBMISSION.tsv', `'ACCESSION_NUMBER': 'VARCHAR', 'FILING_DATE': 'VARCHAR', 'SUBMISSIONTYPE': 'VARCHAR', 'CIK': 'VARCHAR', 'PERIODOFREPORT': 'VARCHAR'`)}`);
-const coverColumns = [
-  'ACCESSION_NUMBER',
-  'REPORTCALENDARORQUARTER',
-  'ISAMENDMENT',
-  'AMENDMENTNO',
-  'AMENDMENTTYPE',
-  'CONFDENIEDEXPIRED',
-  'DATEDENIEDEXPIRED',
-  'DATEREPORTED',
-  'REASONFORNONCONFIDENTIALITY',
-  'FILINGMANAGER_NAME',
-  'FILINGMANAGER_STREET1',
-  'FILINGMANAGER_STREET2',
-  'FILINGMANAGER_CITY',
-  'FILINGMANAGER_STATEORCOUNTRY',
-  'FILINGMANAGER_ZIPCODE',
-  'REPORTTYPE',
-  'FORM13FFILENUMBER',
-  'CRDNUMBER',
-  'SECFILENUMBER',
-  'PROVIDEINFOFORINSTRUCTION5',
-  'ADDITIONALINFORMATION',
-];
 await run(`CREATE TABLE cover AS
   SELECT trim(ACCESSION_NUMBER) AS accession, trim(FILINGMANAGER_NAME) AS filer_name, upper(trim(coalesce(AMENDMENTTYPE, ''))) AS amendment_type
-  FROM ${csv('COVERPAGE.tsv', coverColumns.map((c) => `'${c}': 'VARCHAR'`).join(', '))}`);
+  FROM ${csv('COVERPAGE.tsv', COVERPAGE_COLUMNS.map((c) => `'${c}': 'VARCHAR'`).join(', '))}`);
 const infoColumns = [
   'ACCESSION_NUMBER',
   'INFOTABLE_SK',

@@ -3,20 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { aggregateCatalogPositions, aggregatePositions } from '../../../src/derive/smart-money/positions.js';
 import { CompactFilingCatalog } from '../../../src/ingest/filings/catalog.js';
 import type { RawHoldingRow } from '../../../src/ingest/filings/raw-holding-row.js';
-import type { FilingMeta } from '../../../src/model/filing.js';
+import { filingMeta } from '../../helpers/filing-meta.js';
 
-const meta = (accessionNumber: string, valueUnit: FilingMeta['valueUnit']): FilingMeta => ({
-  accessionNumber,
-  cik: '1523000',
-  filerName: 'HARBORVIEW CAPITAL MANAGEMENT LLC',
-  period: '2026-09-30',
-  filedAt: '2026-11-12',
-  submissionType: '13F-HR',
-  amendmentType: null,
-  source: 'filings/edgar/1523000',
-  valueUnit,
-  valueUnitReason: 'test',
-});
+const meta = filingMeta;
 
 const rawRow: fc.Arbitrary<RawHoldingRow> = fc.record({
   issuerName: fc.constantFrom('APPLE INC', 'Apple Inc', 'BERKSHIRE HATHAWAY INC DEL', 'ÉLAN'),

@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CompactFilingCatalog } from '../../../src/ingest/filings/catalog.js';
-import type { FilingMeta } from '../../../src/model/filing.js';
 import type { RawHoldingRow } from '../../../src/ingest/filings/raw-holding-row.js';
+import { filingMeta } from '../../helpers/filing-meta.js';
 
-const meta = (accessionNumber: string, valueUnit: FilingMeta['valueUnit'] = 'dollars'): FilingMeta => ({
-  accessionNumber,
-  cik: '1523000',
-  filerName: 'HARBORVIEW CAPITAL MANAGEMENT LLC',
-  period: '2026-09-30',
-  filedAt: '2026-11-12',
-  submissionType: '13F-HR',
-  amendmentType: null,
-  source: 'filings/edgar/1523000',
-  valueUnit,
-  valueUnitReason: 'test',
-});
+const meta = filingMeta;
 
 const row = (
   issuerName: string,
