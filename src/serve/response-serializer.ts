@@ -1,6 +1,7 @@
 import fastJson from 'fast-json-stringify';
 import type { FastifySerializerCompiler } from 'fastify';
 import type { JsonSchema } from './parameter-validation.js';
+import { StoredJson } from './stored-json.js';
 
 type Serialize = (value: unknown) => string;
 
@@ -77,6 +78,7 @@ function cachedRecordSerializer(schema: JsonSchema): (value: unknown) => Buffer 
   const serialize = compile(schema);
   const cache = new WeakMap<object, Buffer>();
   return (value) => {
+    if (value instanceof StoredJson) return value.utf8;
     if (value === null || typeof value !== 'object') return Buffer.from(serialize(value));
     let json = cache.get(value);
     if (json === undefined) {

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ALL_OPERATIONS } from '../../src/serve/app.js';
 import type { JsonSchema } from '../../src/serve/parameter-validation.js';
 import { compileResponseSerializer } from '../../src/serve/response-serializer.js';
+import { canonicalJson } from '../../src/publish/canonical-json.js';
+import { StoredJson } from '../../src/serve/stored-json.js';
 import { articles, investors } from './helpers/records.js';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
@@ -76,5 +78,19 @@ describe('response serializer', () => {
     const body = String(serialize(listEnvelope([leaky])));
     expect(body).not.toContain('internalNote');
     expect(JSON.parse(body).data[0]).not.toHaveProperty('content');
+  });
+  it('writes a record stored as JSON (a serving index row) as its stored bytes, for lists and single records', () => {
+    const { positions: _positions, ...investor } = investors()[0]!;
+    const stored = canonicalJson(investor);
+    const envelope = listEnvelope([new StoredJson(stored), new StoredJson(stored)]);
+    const list = String(compileResponseSerializer(schemaOf('listSmartMoneyInvestors'))(envelope));
+    expect(list.startsWith(`{"data":[${stored},${stored}],`)).toBe(true);
+    // The same content as the schema's serializer would write from the parsed record; only key order may differ.
+    expect(JSON.parse(list)).toEqual(JSON.parse(uncached(schemaOf('listSmartMoneyInvestors'))(listEnvelope([investor, investor]))));
+    const detail = canonicalJson(investors()[0]!);
+    const single = { data: new StoredJson(detail), snapshot: { id: 's', generatedAt: NOW.toISOString() }, requestId: 'req_z' };
+    expect(String(compileResponseSerializer(schemaOf('getSmartMoneyInvestor'))(single))).toBe(
+      `{"data":${detail},"snapshot":{"id":"s","generatedAt":"${NOW.toISOString()}"},"requestId":"req_z"}`,
+    );
   });
 });

@@ -1,6 +1,7 @@
-import type { InvestorDetail, TradeAction } from '../../model/smart-money.js';
+import type { TradeAction } from '../../model/smart-money.js';
 import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../../lib/sqlite.js';
 import type { Page } from './page.js';
+import { StoredJson } from '../stored-json.js';
 
 type Row = { ord: number; record: string };
 
@@ -36,9 +37,10 @@ export class SmartMoneyIndex {
         ]);
   }
 
-  investor(slug: string): InvestorDetail | undefined {
+  /** One investor's detail record, as stored (an InvestorDetail's JSON). */
+  investor(slug: string): StoredJson | undefined {
     const row = this.detail.get(slug);
-    return row ? (JSON.parse(row.record) as InvestorDetail) : undefined;
+    return row ? new StoredJson(row.record) : undefined;
   }
 
   consensus(position: number, limit: number): Page {
@@ -74,7 +76,7 @@ export class SmartMoneyIndex {
     const limit = params[params.length - 1] as number;
     // One row more than asked: its position is the next page's start.
     const rows = statement.all(...params.slice(0, -1), limit + 1);
-    const data = rows.slice(0, limit).map((row) => JSON.parse(row.record) as unknown);
+    const data = rows.slice(0, limit).map((row) => new StoredJson(row.record));
     return { data, next: rows.length > limit ? Number(rows[limit]!.ord) : null };
   }
 }
