@@ -17,7 +17,10 @@ function assertCanonicalizable(value: unknown, at: string): void {
     throw new TypeError(`${at} is a ${typeof value}, which JSON cannot carry`);
   }
   if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) assertCanonicalizable(item, `${at}[${i}]`);
+    // forEach, not for...of: it skips an array's holes, which serialize as null like JSON.stringify's.
+    value.forEach((item, i) => {
+      assertCanonicalizable(item, `${at}[${i}]`);
+    });
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) assertCanonicalizable(item, `${at}.${key}`);
   }
