@@ -5,7 +5,7 @@ import path from 'node:path';
 import { isPeriodTooOld } from '../src/derive/smart-money/staleness.js';
 import { DOLLARS_FROM, DOLLARS_TOO_CHEAP, MIN_ROWS_TO_OVERRIDE, THOUSANDS_TOO_DEAR } from '../src/ingest/filings/value-unit.js';
 import { CONSENSUS_INPUT_CAP, CURRENT_CHANGE_ROW_CAP, POSITION_CAP } from '../src/model/smart-money.js';
-import { COVERPAGE_COLUMNS } from '../src/sample/form13f-dataset.js';
+import { COVERPAGE_COLUMNS, INFOTABLE_COLUMNS, SUBMISSION_COLUMNS } from '../src/sample/form13f-dataset.js';
 
 /**
  * The anchor of the Smart Money benchmark: the same derivation as `pdsnap build --datasets
@@ -37,6 +37,8 @@ for (const [index, zip] of readdirSync(datasets)
   .entries()) {
   execFileSync('unzip', ['-q', '-o', '-j', path.join(datasets, zip), '-d', path.join(tsv, String(index))]);
 }
+/** A DuckDB column list that reads every named column as text. */
+const varcharColumns = (names: readonly string[]) => names.map((c) => `'${c}': 'VARCHAR'`).join(', ');
 const files = (name: string) => `'${tsv}/*/${name}'`;
 const csv = (name: string, columns: string) =>
   `read_csv(${files(name)}, delim = '\t', header = true, quote = '', escape = '', all_varchar = true, columns = {${columns}})`;
@@ -49,32 +51,15 @@ const rows = async (sql: string) => (await db.runAndReadAll(sql)).getRowObjectsJ
 await run(`CREATE TABLE submission AS
   SELECT trim(ACCESSION_NUMBER) AS accession, strptime(trim(FILING_DATE), '%d-%b-%Y')::DATE AS filed, upper(trim(SUBMISSIONTYPE)) AS type,
          ltrim(trim(CIK), '0') AS cik, strptime(trim(PERIODOFREPORT), '%d-%b-%Y')::DATE AS period
-  FROM ${csv('SUBMISSION.tsv', `'ACCESSION_NUMBER': 'VARCHAR', 'FILING_DATE': 'VARCHAR', 'SUBMISSIONTYPE': 'VARCHAR', 'CIK': 'VARCHAR', 'PERIODOFREPORT': 'VARCHAR'`)}`);
+  FROM ${csv('SUBMISSION.tsv', varcharColumns(SUBMISSION_COLUMNS))}`);
 await run(`CREATE TABLE cover AS
   SELECT trim(ACCESSION_NUMBER) AS accession, trim(FILINGMANAGER_NAME) AS filer_name, upper(trim(coalesce(AMENDMENTTYPE, ''))) AS amendment_type
-  FROM ${csv('COVERPAGE.tsv', COVERPAGE_COLUMNS.map((c) => `'${c}': 'VARCHAR'`).join(', '))}`);
-const infoColumns = [
-  'ACCESSION_NUMBER',
-  'INFOTABLE_SK',
-  'NAMEOFISSUER',
-  'TITLEOFCLASS',
-  'CUSIP',
-  'FIGI',
-  'VALUE',
-  'SSHPRNAMT',
-  'SSHPRNAMTTYPE',
-  'PUTCALL',
-  'INVESTMENTDISCRETION',
-  'OTHERMANAGER',
-  'VOTING_AUTH_SOLE',
-  'VOTING_AUTH_SHARED',
-  'VOTING_AUTH_NONE',
-];
+  FROM ${csv('COVERPAGE.tsv', varcharColumns(COVERPAGE_COLUMNS))}`);
 await run(`CREATE TABLE info AS
   SELECT trim(ACCESSION_NUMBER) AS accession, row_number() OVER () AS rn, trim(NAMEOFISSUER) AS issuer, trim(coalesce(TITLEOFCLASS, '')) AS title,
          upper(trim(CUSIP)) AS cusip, VALUE::DOUBLE AS value, SSHPRNAMT::DOUBLE AS amount, upper(trim(SSHPRNAMTTYPE)) AS amount_type,
          nullif(lower(trim(coalesce(PUTCALL, ''))), '') AS put_call
-  FROM ${csv('INFOTABLE.tsv', infoColumns.map((c) => `'${c}': 'VARCHAR'`).join(', '))}`);
+  FROM ${csv('INFOTABLE.tsv', varcharColumns(INFOTABLE_COLUMNS))}`);
 
 // Fresh quarters, decided by pdsnap's own rule (a handful of distinct periods).
 const periods = (await rows("SELECT DISTINCT strftime(period, '%Y-%m-%d') AS period FROM submission")).map((r) => String(r.period));

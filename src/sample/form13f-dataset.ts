@@ -37,7 +37,8 @@ export interface Form13fDatasetOptions {
 const AVERAGE_ROWS = 390;
 const PRESENCE = 0.75;
 const ISSUER_COUNT = 6_000;
-const INFOTABLE_COLUMNS = [
+/** INFOTABLE.tsv's columns, in the SEC's order (the DuckDB benchmark reads the same file). */
+export const INFOTABLE_COLUMNS = [
   'ACCESSION_NUMBER',
   'INFOTABLE_SK',
   'NAMEOFISSUER',
@@ -54,7 +55,8 @@ const INFOTABLE_COLUMNS = [
   'VOTING_AUTH_SHARED',
   'VOTING_AUTH_NONE',
 ];
-const SUBMISSION_COLUMNS = ['ACCESSION_NUMBER', 'FILING_DATE', 'SUBMISSIONTYPE', 'CIK', 'PERIODOFREPORT'];
+/** SUBMISSION.tsv's columns, in the SEC's order. */
+export const SUBMISSION_COLUMNS = ['ACCESSION_NUMBER', 'FILING_DATE', 'SUBMISSIONTYPE', 'CIK', 'PERIODOFREPORT'];
 /** COVERPAGE.tsv's columns, in the SEC's order (the DuckDB benchmark reads the same file). */
 export const COVERPAGE_COLUMNS = [
   'ACCESSION_NUMBER',
