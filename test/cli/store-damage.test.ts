@@ -41,6 +41,7 @@ describe('a store damaged from outside pdsnap', () => {
     expect(report.reason).toContain(
       `${path.join(store, 'publish.lock')} is not a pdsnap lock (it is a file, not a folder): remove it if no pdsnap process is running`,
     );
+    expect(report.reason).not.toContain('unexpected error');
   });
 
   it('a garbage current pointer: list marks it, validate fails naming it, build repairs it with a note, rollback repairs it too', async () => {

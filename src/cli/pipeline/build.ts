@@ -3,6 +3,7 @@ import type { DatasetBuild, DerivedFacts } from '../../model/dataset-build.js';
 import type { FreshnessFacts, RuleResult } from '../../model/freshness.js';
 import type { Progress } from '../../model/progress.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
+import { LockError } from '../../lib/file-lock.js';
 import { InvalidRecordError } from '../../publish/resource-writer.js';
 import { openStore, type SnapshotStore } from '../../publish/snapshot-store.js';
 import { PublishFailure, recordsPerResource, type StagedBundle } from '../../publish/store.js';
@@ -77,8 +78,14 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
         reports.push(await buildDataset(dataset, store, options));
       } catch (error) {
         // A fault of the program or the machine (disk full, lock timeout, a bug): this dataset is not
-        // published, the others still are, and the report still says what happened.
-        reports.push({ ...emptyReport(dataset), outcome: 'error', reason: `unexpected error: ${(error as Error).message}` });
+        // published, the others still are, and the report still says what happened. A lock that is
+        // held or broken is the store's state, whose message already says what to do: not "unexpected".
+        const message = (error as Error).message;
+        reports.push({
+          ...emptyReport(dataset),
+          outcome: 'error',
+          reason: error instanceof LockError ? message : `unexpected error: ${message}`,
+        });
       }
     }
   } finally {
