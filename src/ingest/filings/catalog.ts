@@ -6,20 +6,29 @@ import { toWholeDollars } from './value-unit.js';
  * Compact, append-only storage for every information-table row of a build.
  *
  * Two full quarters are about 7 million rows; as JS objects they would take several GiB. Here a
- * row costs 33 bytes: issuer name, title and CUSIP are interned into string tables and stored as
- * int32 ids, the amount and reported value as float64, put/call and SH/PRN packed into one byte,
- * and the owning filing as an int32 — in fixed-size typed-array chunks, so nothing is copied as the
- * store grows. HoldingRow objects exist only for the one filing `rows()` is asked for.
+ * row costs 21 bytes: issuer name, title and CUSIP are interned into string tables and stored as
+ * int32 ids, the amount and reported value as int32 (the rare value that is no int32, a fraction or
+ * a position above $2.1 billion, goes to a side table under a marker), put/call and SH/PRN packed
+ * into one byte — in fixed-size typed-array chunks, so nothing is copied as the store grows.
+ * HoldingRow objects exist only for the one filing `rows()` is asked for.
  *
  * A filing is staged first (rows appended under a staging id) and becomes visible only when it is
  * committed with its meta; a discarded filing's rows are never returned (and are reclaimed when
- * they are the last rows written). Rows of a filing are normally contiguous; when a data set
- * interleaves filings, an index of their row positions is built on demand.
+ * they are the last rows written). Each filing keeps the spans of row positions it owns: one span
+ * when its rows are contiguous (the usual case), one per run when a data set interleaves filings.
  */
 
 const CHUNK_BITS = 16;
 const CHUNK_ROWS = 1 << CHUNK_BITS;
 const CHUNK_MASK = CHUNK_ROWS - 1;
+
+/** Marks an amount or value kept in the side table: not an int32, or int32's minimum itself. */
+const WIDE = -0x80000000;
+
+/** True when `value` is stored in an int32 column as it is (minus zero is not: it would read back as 0). */
+function fitsInt32(value: number): boolean {
+  return (value | 0) === value && value !== WIDE && !Object.is(value, -0);
+}
 
 const PUT = 1;
 const CALL = 2;
@@ -42,8 +51,8 @@ class StringTable {
 
 interface StagedFiling {
   accession: string;
-  firstRow: number;
-  lastRow: number;
+  /** Row positions owned, as inclusive [first, last] pairs in the order written. */
+  spans: number[];
   rowCount: number;
   meta: FilingMeta | null;
   discarded: boolean;
@@ -56,19 +65,19 @@ export class CompactFilingCatalog implements FilingCatalog {
   private readonly issuerIds: Int32Array[] = [];
   private readonly titleIds: Int32Array[] = [];
   private readonly cusipIds: Int32Array[] = [];
-  private readonly filingIds: Int32Array[] = [];
-  private readonly amounts: Float64Array[] = [];
-  private readonly values: Float64Array[] = [];
+  private readonly amounts: Int32Array[] = [];
+  private readonly values: Int32Array[] = [];
   private readonly flags: Uint8Array[] = [];
+  /** Amounts and values that are no int32, by row position (the column holds WIDE). */
+  private readonly wideAmounts = new Map<number, number>();
+  private readonly wideValues = new Map<number, number>();
   private rowTotal = 0;
   private readonly staged: StagedFiling[] = [];
   private readonly committed = new Map<string, number>();
-  /** Row positions of filings whose rows are not contiguous; built lazily, dropped on any write. */
-  private scatteredIndex: Map<number, Int32Array> | null = null;
 
   /** Starts a filing; its rows are invisible until commit. */
   stage(accession: string): number {
-    this.staged.push({ accession, firstRow: -1, lastRow: -1, rowCount: 0, meta: null, discarded: false });
+    this.staged.push({ accession, spans: [], rowCount: 0, meta: null, discarded: false });
     return this.staged.length - 1;
   }
 
@@ -82,15 +91,14 @@ export class CompactFilingCatalog implements FilingCatalog {
     this.issuerIds[chunk]![offset] = this.issuers.intern(row.issuerName);
     this.titleIds[chunk]![offset] = this.titles.intern(row.titleOfClass);
     this.cusipIds[chunk]![offset] = this.cusips.intern(row.cusip);
-    this.filingIds[chunk]![offset] = stagingId;
-    this.amounts[chunk]![offset] = row.amount;
-    this.values[chunk]![offset] = row.reportedValue;
+    this.amounts[chunk]![offset] = this.narrow(this.wideAmounts, position, row.amount);
+    this.values[chunk]![offset] = this.narrow(this.wideValues, position, row.reportedValue);
     this.flags[chunk]![offset] = (row.putCall === 'put' ? PUT : row.putCall === 'call' ? CALL : 0) | (row.amountType === 'PRN' ? PRN : 0);
     this.rowTotal = position + 1;
-    if (filing.firstRow < 0) filing.firstRow = position;
-    filing.lastRow = position;
+    const spans = filing.spans;
+    if (spans.length > 0 && spans[spans.length - 1] === position - 1) spans[spans.length - 1] = position;
+    else spans.push(position, position);
     filing.rowCount += 1;
-    this.scatteredIndex = null;
   }
 
   stagedRowCount(stagingId: number): number {
@@ -120,11 +128,16 @@ export class CompactFilingCatalog implements FilingCatalog {
     if (filing.meta) throw new Error(`filing ${filing.accession} is already committed`);
     filing.discarded = true;
     // Reclaim the space when the filing's rows are the last ones written (the XML path always).
-    if (filing.rowCount > 0 && filing.lastRow === this.rowTotal - 1 && this.isContiguous(filing)) {
-      this.rowTotal = filing.firstRow;
+    const spans = filing.spans;
+    if (spans.length === 2 && spans[1] === this.rowTotal - 1) {
+      for (let position = spans[0]!; position < this.rowTotal; position++) {
+        this.wideAmounts.delete(position);
+        this.wideValues.delete(position);
+      }
+      this.rowTotal = spans[0]!;
     }
     filing.rowCount = 0;
-    filing.firstRow = filing.lastRow = -1;
+    filing.spans = [];
   }
 
   has(accession: string): boolean {
@@ -197,16 +210,21 @@ export class CompactFilingCatalog implements FilingCatalog {
       row.cusip = this.cusips.values[cusipId]!;
       row.putCall = flags & PUT ? 'put' : flags & CALL ? 'call' : null;
       row.amountType = flags & PRN ? 'PRN' : 'SH';
-      row.amount = this.amounts[chunk]![offset]!;
-      row.value = toWholeDollars(this.values[chunk]![offset]!, unit);
+      row.amount = this.amountAt(position, chunk, offset);
+      row.value = toWholeDollars(this.valueAt(position, chunk, offset), unit);
       row.positionId = cusipId * 8 + flags;
       visit(row);
     }
   }
 
-  /** Bytes held by the row columns, for benchmarks and the docs. */
+  /** Bytes held by the row columns, for benchmarks and the docs (the side tables not counted). */
   get rowStorageBytes(): number {
-    return this.issuerIds.length * CHUNK_ROWS * 33;
+    return this.issuerIds.length * CHUNK_ROWS * 21;
+  }
+
+  /** How many amounts and values live in the side tables. */
+  get wideCount(): number {
+    return this.wideAmounts.size + this.wideValues.size;
   }
 
   private stagedFiling(stagingId: number): StagedFiling {
@@ -215,35 +233,28 @@ export class CompactFilingCatalog implements FilingCatalog {
     return filing;
   }
 
-  private isContiguous(filing: StagedFiling): boolean {
-    return filing.rowCount === 0 || filing.lastRow - filing.firstRow + 1 === filing.rowCount;
-  }
-
   private *positionsOf(stagingId: number): Iterable<number> {
-    const filing = this.stagedFiling(stagingId);
-    if (filing.rowCount === 0) return;
-    if (this.isContiguous(filing)) {
-      for (let position = filing.firstRow; position <= filing.lastRow; position++) yield position;
-      return;
+    const spans = this.stagedFiling(stagingId).spans;
+    for (let i = 0; i < spans.length; i += 2) {
+      for (let position = spans[i]!; position <= spans[i + 1]!; position++) yield position;
     }
-    yield* this.scatteredPositions().get(stagingId)!;
   }
 
-  /** One pass over all rows, collecting positions for the (rare) filings whose rows are interleaved. */
-  private scatteredPositions(): Map<number, Int32Array> {
-    if (this.scatteredIndex) return this.scatteredIndex;
-    const index = new Map<number, { positions: Int32Array; filled: number }>();
-    this.staged.forEach((filing, id) => {
-      if (!filing.discarded && !this.isContiguous(filing)) {
-        index.set(id, { positions: new Int32Array(filing.rowCount), filled: 0 });
-      }
-    });
-    for (let position = 0; position < this.rowTotal; position++) {
-      const entry = index.get(this.filingIds[position >>> CHUNK_BITS]![position & CHUNK_MASK]!);
-      if (entry) entry.positions[entry.filled++] = position;
-    }
-    this.scatteredIndex = new Map([...index].map(([id, entry]) => [id, entry.positions]));
-    return this.scatteredIndex;
+  /** The int32 to store for `value` at `position`; a value that is no int32 goes to `wide`. */
+  private narrow(wide: Map<number, number>, position: number, value: number): number {
+    if (fitsInt32(value)) return value;
+    wide.set(position, value);
+    return WIDE;
+  }
+
+  private amountAt(position: number, chunk: number, offset: number): number {
+    const stored = this.amounts[chunk]![offset]!;
+    return stored === WIDE ? this.wideAmounts.get(position)! : stored;
+  }
+
+  private valueAt(position: number, chunk: number, offset: number): number {
+    const stored = this.values[chunk]![offset]!;
+    return stored === WIDE ? this.wideValues.get(position)! : stored;
   }
 
   private rawRowAt(position: number): RawHoldingRow {
@@ -256,8 +267,8 @@ export class CompactFilingCatalog implements FilingCatalog {
       cusip: this.cusips.values[this.cusipIds[chunk]![offset]!]!,
       putCall: flags & PUT ? 'put' : flags & CALL ? 'call' : null,
       amountType: flags & PRN ? 'PRN' : 'SH',
-      amount: this.amounts[chunk]![offset]!,
-      reportedValue: this.values[chunk]![offset]!,
+      amount: this.amountAt(position, chunk, offset),
+      reportedValue: this.valueAt(position, chunk, offset),
     };
   }
 
@@ -265,9 +276,8 @@ export class CompactFilingCatalog implements FilingCatalog {
     this.issuerIds.push(new Int32Array(CHUNK_ROWS));
     this.titleIds.push(new Int32Array(CHUNK_ROWS));
     this.cusipIds.push(new Int32Array(CHUNK_ROWS));
-    this.filingIds.push(new Int32Array(CHUNK_ROWS));
-    this.amounts.push(new Float64Array(CHUNK_ROWS));
-    this.values.push(new Float64Array(CHUNK_ROWS));
+    this.amounts.push(new Int32Array(CHUNK_ROWS));
+    this.values.push(new Int32Array(CHUNK_ROWS));
     this.flags.push(new Uint8Array(CHUNK_ROWS));
   }
 }

@@ -83,6 +83,32 @@ describe('CompactFilingCatalog', () => {
     expect(catalog.rowCount).toBe(2);
   });
 
+  it('keeps amounts and values that are no int32 exactly: fractions, billions, int32 minimum, minus zero', () => {
+    const catalog = new CompactFilingCatalog();
+    const odd = [2_100_000.4, 2 ** 31, 98_765_432_109, -(2 ** 31), -0, 2 ** 31 - 1, -(2 ** 31) + 1, 0.5];
+    const id = catalog.stage('WIDE');
+    for (const [i, amount] of odd.entries()) catalog.addRow(id, row(`ISSUER ${i}`, `C${i}`, amount, odd[odd.length - 1 - i]!));
+    catalog.commit(id, meta('WIDE'));
+    const raw = [...catalog.stagedRows(id)];
+    expect(raw.map((r) => r.amount)).toEqual(odd);
+    expect(Object.is(raw[4]!.amount, -0)).toBe(true);
+    expect(raw.map((r) => r.reportedValue)).toEqual([...odd].reverse());
+    // Only the values outside int32 (and its minimum, the marker) take the side table.
+    expect(catalog.wideCount).toBe(12);
+  });
+
+  it('forgets the wide values of a discarded filing whose rows it reclaims', () => {
+    const catalog = new CompactFilingCatalog();
+    const bad = catalog.stage('BAD');
+    catalog.addRow(bad, row('BIG CORP', '111111111', 5e12, 7.25));
+    catalog.discard(bad);
+    expect(catalog.wideCount).toBe(0);
+    const next = catalog.stage('NEXT');
+    catalog.addRow(next, row('SMALL CORP', '222222222', 10, 20));
+    catalog.commit(next, meta('NEXT'));
+    expect(catalog.rows('NEXT').map((r) => [r.amount, r.value])).toEqual([[10, 20]]);
+  });
+
   it('refuses to commit the same accession twice', () => {
     const catalog = new CompactFilingCatalog();
     catalog.commit(catalog.stage('X'), meta('X'));
