@@ -64,7 +64,7 @@ export class ServingIndexWriter {
   constructor(bundleDirectory: string) {
     this.file = path.join(bundleDirectory, SERVING_INDEX_PATH);
     this.db = openSqlite(this.file);
-    this.db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536;
+    this.db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -16384;
       PRAGMA user_version = ${SERVING_INDEX_SCHEMA};`);
     this.db.exec(TABLES);
     this.db.exec('BEGIN');

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { z } from 'zod';
 import { loadConfig } from '../config.js';
-import { ExitCode, ExitWith } from '../errors.js';
+import { ExitCode, ExitWith, UsageError } from '../errors.js';
 import { DatasetsOption, DEFAULT_SOURCES, DEFAULT_STORE, DirOption, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { withPathDefaults } from '../path-options.js';
 import { buildMarkdown } from '../markdown.js';
@@ -13,6 +13,7 @@ import { noteLines } from '../note-lines.js';
 import { writeReportFile } from '../report-file.js';
 import { requireExisting } from '../required-path.js';
 import { escapeControl } from '../../lib/terminal-text.js';
+import { boundHeapGrowth } from '../../lib/heap-growth.js';
 
 const Options = z.object({
   datasets: DatasetsOption,
@@ -62,6 +63,11 @@ export function buildCommand(): Command {
       refuseFutureNow(options.now, { allowFutureNow: options.allowFutureNow, storeOnCommandLine: raw.store !== undefined });
       await requireExisting(options.sources, 'folder', '--sources', 'name the folder that holds articles/, calendar/ and filings/');
       const config = await loadConfig(options.config);
+      try {
+        boundHeapGrowth();
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
       const report = await runBuild({
         sourcesDir: options.sources,
         storeDir: options.store,
