@@ -1,3 +1,4 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { DatasetName } from '../model/dataset.js';
 import type { Scope } from './access/index.js';
 import type { JsonSchema } from './parameter-validation.js';
@@ -9,6 +10,27 @@ import type { DatasetIndexes } from './snapshots.js';
 
 export type Query = Record<string, unknown>;
 export type Params = Record<string, string>;
+
+/** What the shared request flow (routes/register-operation.ts) reads of every list query. */
+export interface ListQuery {
+  limit: number;
+  /** Profile A pages by cursor. */
+  cursor?: string;
+  /** Profile B pages by offset. */
+  offset?: number;
+}
+
+/**
+ * The validated parameters of a declared (const-typed) schema. The validator applies the schema's
+ * defaults (useDefaults, parameter-validation.ts), so a property with a default is always present:
+ * keepDefaultedPropertiesOptional stays false to say so. An erased schema (JsonSchema, an index
+ * signature, as in the registry's Operation) gives `Erased`, what the shared flow may rely on.
+ */
+export type ParametersOf<S extends JsonSchema, Erased> = string extends keyof S
+  ? Erased
+  : S extends JSONSchema
+    ? FromSchema<S, { keepDefaultedPropertiesOptional: false }>
+    : never;
 
 /** What a list request needs from its snapshot, decided before any snapshot work. */
 export interface ListPlan<D extends DatasetName> {
@@ -47,24 +69,38 @@ interface OperationBase<D extends DatasetName> {
   record?: RecordName;
 }
 
-export interface ListOperation<D extends DatasetName = DatasetName> extends OperationBase<D> {
+export interface ListOperation<D extends DatasetName = DatasetName, Q extends JsonSchema = JsonSchema> extends OperationBase<D> {
   kind: 'list';
+  querystring: Q;
   /** Cross-parameter rules (throw ParameterProblem) and the selection. */
-  plan(query: Query, now: Date): ListPlan<D>;
+  plan(query: ParametersOf<Q, ListQuery & Query>, now: Date): ListPlan<D>;
 }
 
-export interface SingleOperation<D extends DatasetName = DatasetName> extends OperationBase<D> {
+export interface SingleOperation<D extends DatasetName = DatasetName, Q extends JsonSchema = JsonSchema, P extends JsonSchema = JsonSchema>
+  extends OperationBase<D> {
   kind: 'single';
-  plan(params: Params, query: Query): SinglePlan<D>;
+  querystring: Q;
+  params: P;
+  plan(params: ParametersOf<P, Params>, query: ParametersOf<Q, Query>): SinglePlan<D>;
 }
 
 export type Operation = ListOperation<DatasetName> | SingleOperation<DatasetName>;
 
-/** Keeps each operation's index type precise where it is defined, and erases it for the registry. */
-export function listOperation<D extends DatasetName>(op: ListOperation<D>): Operation {
+/**
+ * Keep each operation's index and parameter types precise where it is defined, and erase them for
+ * the registry. A list's querystring must give the ListQuery the shared flow reads (a limit, and a
+ * string cursor or an integer offset), else `querystring` does not type-check.
+ */
+export function listOperation<D extends DatasetName, const Q extends JsonSchema>(
+  op: ListOperation<D, Q> & {
+    querystring: ParametersOf<Q, never> extends ListQuery ? Q : 'declares no limit, cursor or offset as ListQuery';
+  },
+): Operation {
   return op as unknown as Operation;
 }
 
-export function singleOperation<D extends DatasetName>(op: SingleOperation<D>): Operation {
+export function singleOperation<D extends DatasetName, const Q extends JsonSchema, const P extends JsonSchema>(
+  op: SingleOperation<D, Q, P>,
+): Operation {
   return op as unknown as Operation;
 }

@@ -1,5 +1,3 @@
-import type { Importance } from '../../model/calendar-event.js';
-import type { TradeAction } from '../../model/smart-money.js';
 import { calendarRange } from '../calendar-window.js';
 import { selectArticles } from '../indexes/articles-index.js';
 import { selectCalendar } from '../indexes/calendar-index.js';
@@ -24,7 +22,7 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     response: profileAEnvelope('ArticleListEnvelope', inlineRecord),
     envelope: 'ArticleListEnvelope',
     plan: (q) => {
-      const filters = { locale: q.locale as string | undefined, category: q.category as string | undefined };
+      const filters = { locale: q.locale, category: q.category };
       return { filters, page: (index, offset, limit) => arrayPage(selectArticles(index, filters), offset, limit) };
     },
   }),
@@ -44,7 +42,7 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     envelope: 'ArticleEnvelope',
     plan: (p) => ({
       key: { slug: p.slug },
-      find: (index) => index.bySlug.get(p.slug as string),
+      find: (index) => index.bySlug.get(p.slug),
       notFoundMessage: `No article with slug ${p.slug}`,
     }),
   }),
@@ -62,12 +60,12 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     response: profileAEnvelope('EconomicCalendarListEnvelope', inlineRecord),
     envelope: 'EconomicCalendarListEnvelope',
     plan: (q) => {
-      const range = calendarRange(q.from as string, q.to as string);
+      const range = calendarRange(q.from, q.to);
       const filters = {
         from: q.from,
         to: q.to,
-        importance: q.importance as Importance | undefined,
-        country: q.country as string | undefined,
+        importance: q.importance,
+        country: q.country,
       };
       return { filters, page: (index, offset, limit) => arrayPage(selectCalendar(index, range, filters), offset, limit) };
     },
@@ -85,7 +83,7 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     response: profileAEnvelope('SmartMoneyInvestorListEnvelope', inlineRecord),
     envelope: 'SmartMoneyInvestorListEnvelope',
     plan: (q) => {
-      const filters = { category: q.category as string | undefined };
+      const filters = { category: q.category };
       return { filters, page: (index, position, limit) => index.investors(filters, position, limit) };
     },
   }),
@@ -105,7 +103,7 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     envelope: 'SmartMoneyInvestorDetailEnvelope',
     plan: (p) => ({
       key: { slug: p.slug },
-      find: (index) => index.investor(p.slug as string),
+      find: (index) => index.investor(p.slug),
       notFoundMessage: `No investor with slug ${p.slug}`,
     }),
   }),
@@ -137,7 +135,7 @@ export const PROFILE_A_OPERATIONS: readonly Operation[] = [
     response: profileAEnvelope('SmartMoneyTradeListEnvelope', inlineRecord),
     envelope: 'SmartMoneyTradeListEnvelope',
     plan: (q) => {
-      const filters = { action: q.action as TradeAction | undefined, investorSlug: q.investorSlug as string | undefined };
+      const filters = { action: q.action, investorSlug: q.investorSlug };
       return { filters, page: (index, position, limit) => index.trades(filters, position, limit) };
     },
   }),

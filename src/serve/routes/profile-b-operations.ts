@@ -29,14 +29,14 @@ export const PROFILE_B_OPERATIONS: readonly Operation[] = [
     querystring: PARAMETERS.bListArticles,
     response: profileBListEnvelope(RECORD_SCHEMAS.ProfileBArticleListItem),
     plan: (q) => {
-      const range = publicationRange(q.from as string | undefined, q.to as string | undefined);
+      const range = publicationRange(q.from, q.to);
       const filters = {
-        region: q.region as Region,
-        category: q.category as string | undefined,
-        q: q.q as string | undefined,
+        region: q.region,
+        category: q.category,
+        q: q.q,
         from: q.from,
         to: q.to,
-        sort: q.sort as 'date_desc' | 'date_asc',
+        sort: q.sort,
       };
       return { filters, page: (index, offset, limit) => arrayPage(selectProfileBArticles(index, { ...filters, range }), offset, limit) };
     },
@@ -57,7 +57,7 @@ export const PROFILE_B_OPERATIONS: readonly Operation[] = [
     response: profileBSingleEnvelope(RECORD_SCHEMAS.ProfileBArticleDetail),
     plan: (p, q) => ({
       key: { slug: p.slug, region: q.region },
-      find: (index) => findProfileBArticle(index, q.region as Region, p.slug as string),
+      find: (index) => findProfileBArticle(index, q.region, p.slug),
       notFoundMessage: `No article with slug ${p.slug} in region ${String(q.region)}`,
     }),
   }),
@@ -75,9 +75,9 @@ export const PROFILE_B_OPERATIONS: readonly Operation[] = [
     querystring: PARAMETERS.bListEconomicCalendar,
     response: profileBListEnvelope(RECORD_SCHEMAS.ProfileBCalendarEvent),
     plan: (q, now) => {
-      const window = futureWindow(now, q.futureDays as number);
-      const country = REGION_COUNTRY[q.region as Region];
-      const minImportance = q.importance as number | undefined;
+      const window = futureWindow(now, q.futureDays);
+      const country = REGION_COUNTRY[q.region];
+      const minImportance = q.importance;
       // The window start is part of the filters: the same URL gives another list on another day.
       const filters = { region: q.region, futureDays: q.futureDays, importance: minImportance, windowStartMs: window.startMs };
       return {

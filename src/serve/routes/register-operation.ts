@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { ApiError } from '../api-error.js';
 import { type CursorCodec, queryFingerprint } from '../cursor.js';
 import { answerConditionally } from '../conditional.js';
 import { etagOf } from '../etag.js';
-import type { ListOperation, Operation, Params, Query, SingleOperation } from '../operation.js';
+import type { ListOperation, Operation, SingleOperation } from '../operation.js';
 import { PROFILE_A_ERROR_ENVELOPE, PROFILE_B_ERROR_ENVELOPE } from '../schemas/envelopes.js';
 import type { ServedSnapshot, SnapshotRegistry } from '../snapshots.js';
 
@@ -23,19 +23,23 @@ export interface OperationDeps {
 export function registerOperation(app: FastifyInstance, op: Operation, deps: OperationDeps, prefix: string): void {
   const errorSchema = op.profile === 'A' ? PROFILE_A_ERROR_ENVELOPE : PROFILE_B_ERROR_ENVELOPE;
   if (!op.path.startsWith(`${prefix}/`)) throw new Error(`${op.operationId}: ${op.path} is not under its profile's prefix ${prefix}`);
-  app.get(
-    op.path.slice(prefix.length),
-    {
-      schema: {
-        querystring: op.querystring,
-        ...(op.params ? { params: op.params } : {}),
-        response: { 200: op.response, '4xx': errorSchema, '5xx': errorSchema },
-      },
-      config: { access: { access: 'key', scope: op.scope } },
+  const url = op.path.slice(prefix.length);
+  const options = {
+    schema: {
+      querystring: op.querystring,
+      ...(op.params ? { params: op.params } : {}),
+      response: { 200: op.response, '4xx': errorSchema, '5xx': errorSchema },
     },
-    async (request, reply) => (op.kind === 'list' ? answerList(op, deps, request, reply) : answerSingle(op, deps, request, reply)),
-  );
+    config: { access: { access: 'key', scope: op.scope } },
+  } satisfies RouteShorthandOptions;
+  // The route types are the plan's: the validator compiled from the operation's own schemas (and
+  // listOperation's ListQuery check) makes request.query and request.params those values.
+  if (op.kind === 'list') app.get<ListRoute>(url, options, async (request, reply) => answerList(op, deps, request, reply));
+  else app.get<SingleRoute>(url, options, async (request, reply) => answerSingle(op, deps, request, reply));
 }
+
+type ListRoute = { Querystring: Parameters<ListOperation['plan']>[0] };
+type SingleRoute = { Params: Parameters<SingleOperation['plan']>[0]; Querystring: Parameters<SingleOperation['plan']>[1] };
 
 /** ETag, Last-Modified, Cache-Control; true when answered 304 (before any selection or serialization). */
 function notModified(
@@ -56,16 +60,16 @@ function notModified(
   });
 }
 
-function answerList(op: ListOperation, deps: OperationDeps, request: FastifyRequest, reply: FastifyReply) {
+function answerList(op: ListOperation, deps: OperationDeps, request: FastifyRequest<ListRoute>, reply: FastifyReply) {
   const now = deps.now();
-  const query = request.query as Query;
+  const query = request.query;
   const plan = op.plan(query, now);
   const snapshot = deps.snapshots.require(op.dataset, now);
-  const limit = query.limit as number;
+  const limit = query.limit;
   const binding = { snapshotId: snapshot.snapshotId, operationId: op.operationId, queryHash: queryFingerprint(plan.filters) };
   // Profile A pages by cursor (a position inside the snapshot's order); Profile B by offset.
   const position =
-    op.profile === 'A' ? (typeof query.cursor === 'string' ? deps.cursors.decode(query.cursor, binding) : 0) : (query.offset as number);
+    op.profile === 'A' ? (typeof query.cursor === 'string' ? deps.cursors.decode(query.cursor, binding) : 0) : (query.offset ?? 0);
   const etag = etagOf([op.operationId, snapshot.snapshotId, plan.filters, limit, position], op.profile === 'A');
   if (notModified(request, reply, deps, snapshot, now, etag, plan.validSpan)) return reply.send();
 
@@ -82,9 +86,9 @@ function answerList(op: ListOperation, deps: OperationDeps, request: FastifyRequ
   };
 }
 
-function answerSingle(op: SingleOperation, deps: OperationDeps, request: FastifyRequest, reply: FastifyReply) {
+function answerSingle(op: SingleOperation, deps: OperationDeps, request: FastifyRequest<SingleRoute>, reply: FastifyReply) {
   const now = deps.now();
-  const plan = op.plan(request.params as Params, request.query as Query);
+  const plan = op.plan(request.params, request.query);
   const snapshot = deps.snapshots.require(op.dataset, now);
   const record = plan.find(snapshot.index);
   if (record === undefined) throw new ApiError(404, 'not_found', plan.notFoundMessage);

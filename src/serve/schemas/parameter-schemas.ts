@@ -11,55 +11,67 @@ import { REGIONS } from './profile-b-shapes.js';
  * `description` and the first of `examples` become the parameter's description and example there.
  */
 
-function query(properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
+// The helpers are generic with `const` type parameters and return `as const` objects, so each schema
+// keeps its literal type: operation.ts derives the value type of the validated parameters from it.
+type Properties = Record<string, JsonSchema>;
+
+function query<const P extends Properties>(properties: P): { type: 'object'; properties: P; additionalProperties: false };
+function query<const P extends Properties, const R extends readonly (keyof P & string)[]>(
+  properties: P,
+  required: R,
+): { type: 'object'; properties: P; required: R; additionalProperties: false };
+function query(properties: Properties, required: readonly string[] = []): JsonSchema {
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
 }
 
-const limit = (max: number, fallback: number): JsonSchema => ({
-  type: 'integer',
-  minimum: 1,
-  maximum: max,
-  default: fallback,
-  description: `Page size: 1 to ${max} records, ${fallback} when absent.`,
-  examples: [Math.min(5, max)],
-});
-const cursor: JsonSchema = {
+const limit = <const M extends number, const F extends number>(max: M, fallback: F) =>
+  ({
+    type: 'integer',
+    minimum: 1,
+    maximum: max,
+    default: fallback,
+    description: `Page size: 1 to ${max} records, ${fallback} when absent.`,
+    examples: [Math.min(5, max)],
+  }) as const;
+const cursor = {
   type: 'string',
   minLength: 1,
   maxLength: 2048,
   description: 'Opaque cursor from page.nextCursor of the previous page; bound to the snapshot, the operation and the filters.',
   examples: ['WzEsImFydGljbGVzLTIwMjYxMTIyVDEyMDAwMFoiLCJsaXN0QXJ0aWNsZXMiLCJUMVBOb1l3cnFnd0RWTHRmbWo3TDVlIiwyMF0.lDEHAefLTGeTh5fqH5QZLQ'],
-};
-const category = (example: string): JsonSchema => ({
-  type: 'string',
-  minLength: 1,
-  maxLength: 80,
-  description: 'Only records of this category (exact match).',
-  examples: [example],
-});
-const date = (description: string, example: string): JsonSchema => ({
-  type: 'string',
-  format: 'date',
-  pattern: '^\\d{4}-\\d{2}-\\d{2}$',
-  description,
-  examples: [example],
-});
-const region: JsonSchema = {
+} as const;
+const category = (example: string) =>
+  ({
+    type: 'string',
+    minLength: 1,
+    maxLength: 80,
+    description: 'Only records of this category (exact match).',
+    examples: [example],
+  }) as const;
+const date = (description: string, example: string) =>
+  ({
+    type: 'string',
+    format: 'date',
+    pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+    description,
+    examples: [example],
+  }) as const;
+const region = {
   type: 'string',
   enum: REGIONS,
   default: 'us',
   description: 'Region: us (en-US articles, US events), kr (ko-KR, KR) or jp (ja-JP, JP).',
   examples: ['us'],
-};
-const offset: JsonSchema = {
+} as const;
+const offset = {
   type: 'integer',
   minimum: 0,
   default: 0,
   description: 'Records to skip; past the end gives an empty page with the true total.',
   examples: [0],
-};
+} as const;
 
-export function slugParams(maxLength: number, example: string): JsonSchema {
+export function slugParams(maxLength: number, example: string) {
   return {
     type: 'object',
     properties: {
@@ -74,7 +86,7 @@ export function slugParams(maxLength: number, example: string): JsonSchema {
     },
     required: ['slug'],
     additionalProperties: false,
-  };
+  } as const;
 }
 
 const ARTICLE_SLUG_EXAMPLE = 'holiday-retail-sales-beat-forecasts';
