@@ -23,6 +23,23 @@ export const KeyRecord = z
   .strict();
 export type KeyRecord = z.infer<typeof KeyRecord>;
 
+/** The record of a new key, for either state store: the secret's id and hash, never the secret. */
+export function newKeyRecord(
+  input: { name: string; scopes: readonly Scope[]; tier: z.infer<typeof TierName> },
+  generated: { id: string; secretSha256: string },
+  now: Date,
+): KeyRecord {
+  return {
+    id: generated.id,
+    name: input.name,
+    scopes: [...new Set(input.scopes)],
+    tier: input.tier,
+    createdAt: now.toISOString(),
+    revokedAt: null,
+    secretSha256: generated.secretSha256,
+  };
+}
+
 export const KEY_FILE_FORMAT = 'pdsnap-keys/1';
 
 const KeyFile = z.object({ format: z.literal(KEY_FILE_FORMAT), keys: z.array(KeyRecord) }).strict();

@@ -3,7 +3,7 @@ import { type FSWatcher, readFileSync, statSync, watch } from 'node:fs';
 import path from 'node:path';
 import { replaceFileAtomically } from '../../lib/atomic-file.js';
 import { withFileLock } from '../../lib/file-lock.js';
-import { type KeyRecord, parseKeyFile, serializeKeyFile } from './key-record.js';
+import { type KeyRecord, newKeyRecord, parseKeyFile, serializeKeyFile } from './key-record.js';
 import { generateKeySecret, keyIdOfSecret, secretMatches } from './key-secret.js';
 import { type KeyDirectory, KeyNotFoundError, type NewKeyInput } from './state-store.js';
 
@@ -134,15 +134,7 @@ export async function createKey(file: string, input: NewKeyInput, now: Date): Pr
     let generated = generateKeySecret();
     // 48-bit ids collide only by astronomical bad luck, but a duplicate would shadow a key.
     while (keys.some((k) => k.id === generated.id)) generated = generateKeySecret();
-    const record: KeyRecord = {
-      id: generated.id,
-      name: input.name,
-      scopes: [...new Set(input.scopes)],
-      tier: input.tier,
-      createdAt: now.toISOString(),
-      revokedAt: null,
-      secretSha256: generated.secretSha256,
-    };
+    const record = newKeyRecord(input, generated, now);
     await replaceFileAtomically(file, serializeKeyFile([...keys, record]), { mode: 0o600 });
     return { record, secret: generated.secret };
   });

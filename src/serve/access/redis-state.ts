@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { KeyRecord } from './key-record.js';
+import { KeyRecord, newKeyRecord } from './key-record.js';
 import { generateKeySecret } from './key-secret.js';
 import type { TierName, UsageCounts } from './limits.js';
 import { redactedUrl } from './state-location.js';
@@ -272,21 +272,13 @@ class RedisKeyDirectory implements KeyDirectory {
       const hash = fields as Record<string, string>;
       if (Object.keys(hash).length > 0) records.push(recordFromHash(ids[index]!, hash));
     });
-    return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    return records.sort((a, b) => compareText(a.createdAt, b.createdAt) || compareText(a.id, b.id));
   }
 
   async create(input: NewKeyInput, now: Date): Promise<{ record: KeyRecord; secret: string }> {
     for (;;) {
       const generated = generateKeySecret();
-      const record: KeyRecord = {
-        id: generated.id,
-        name: input.name,
-        scopes: [...new Set(input.scopes)],
-        tier: input.tier,
-        createdAt: now.toISOString(),
-        revokedAt: null,
-        secretSha256: generated.secretSha256,
-      };
+      const record = newKeyRecord(input, generated, now);
       const fields = [
         'id',
         record.id,
