@@ -17,6 +17,14 @@ export const COMPRESSION_THRESHOLD_BYTES = 1024;
 export const BROTLI_QUALITY = 2;
 
 /**
+ * Bodies up to this size are compressed inline, as one call, instead of through a stream on the
+ * thread pool (the plugin's ceiling on a 2-core machine is 8 KiB). Every answer is a bounded page
+ * (a consensus page, the largest, stays under 512 KiB), and at BROTLI_QUALITY a 39 KB page takes
+ * about 0.4 ms inline, less than the stream's own setup and hand-offs cost per request.
+ */
+export const INLINE_COMPRESSION_MAX_BYTES = 512 * 1024;
+
+/**
  * Compression negotiated from Accept-Encoding by @fastify/compress: brotli (BROTLI_QUALITY) or gzip
  * (level 6), above the threshold only. Register it before any route: it attaches itself to routes
  * as they are registered.
@@ -30,6 +38,7 @@ export async function registerCompression(app: FastifyInstance): Promise<void> {
     global: true,
     encodings: [...TAGGED_ENCODINGS],
     threshold: COMPRESSION_THRESHOLD_BYTES,
+    syncThreshold: INLINE_COMPRESSION_MAX_BYTES,
     brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } },
   });
   app.addHook('onRoute', (route) => {
