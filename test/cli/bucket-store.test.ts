@@ -2,7 +2,6 @@ import { execa } from 'execa';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/publish/snapshot-store.js';
 import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { startS3, type TestS3 } from '../helpers/s3-server.js';
 import { ALL_SCOPES, bearer, get, newKey } from '../serve/helpers/harness.js';
@@ -14,21 +13,13 @@ const LATEST = '2026-11-22T14:00:00.000Z';
 
 let s3: TestS3;
 let sources: string;
-/** The worker's environment before this file pointed it at s3rver (for in-process store reads). */
-let savedEnv: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
   s3 = await startS3();
-  savedEnv = Object.fromEntries(Object.keys(s3.env).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, s3.env);
   sources = await tempDir('sources');
   expect((await runCli(['sample', '--out', sources, '--now', NOW, '--force'])).exitCode).toBe(0);
 });
 afterAll(async () => {
-  for (const [name, value] of Object.entries(savedEnv)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
   await s3?.dispose();
 });
 
@@ -48,26 +39,10 @@ async function builtId(store: string, now: string, datasets = 'articles'): Promi
   return JSON.parse(result.stdout).datasets[0].snapshotId;
 }
 
-type Pointers = Record<string, { state: string; snapshotId?: string }>;
-
-/** `pdsnap list --json`'s pointers, as a real process: the first test checks the command reads a bucket. */
-async function listedPointers(store: string): Promise<Pointers> {
+async function pointers(store: string): Promise<Record<string, { state: string; snapshotId?: string }>> {
   const result = await cli(['list', '--store', store, '--json']);
   expect(result.exitCode, result.stderr).toBe(0);
   return JSON.parse(result.stdout).pointers;
-}
-
-/**
- * The same pointers, read in-process by the store code `list` runs (openStore(...).pointerStates()),
- * without a process that loads the AWS SDK for each look: a test reads them a dozen times.
- */
-async function pointers(store: string): Promise<Pointers> {
-  const opened = openStore(store);
-  try {
-    return JSON.parse(JSON.stringify(await opened.pointerStates()));
-  } finally {
-    await opened.close();
-  }
 }
 
 /** Starts a build that stops at a named point inside publishing, then kills it with SIGKILL. */
@@ -141,8 +116,7 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
     expect(report.store).toBe(store);
     const ids = Object.fromEntries(report.datasets.map((d: { dataset: string; snapshotId: string }) => [d.dataset, d.snapshotId]));
 
-    const listed = await listedPointers(store);
-    expect(await pointers(store)).toEqual(listed);
+    const listed = await pointers(store);
     for (const dataset of ['articles', 'calendar', 'smart-money'])
       expect(listed[dataset]).toEqual({ state: 'ok', snapshotId: ids[dataset] });
     // The layout a folder store has, with pointer records beside the head.
@@ -176,9 +150,7 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
     expect(built.stdout + built.stderr + server.stderr() + server.stdout()).not.toContain('S3RVER');
   });
 
-  // The tests marked concurrent use prefixes of their own and no server: each next group runs side by
-  // side (vitest runs adjacent concurrent tests together), while a test that polls a server runs alone.
-  it.concurrent.each([
+  it.each([
     ['object-uploaded', 'previous'],
     ['manifest-written', 'previous'],
     ['pointer-recorded', 'new'],
@@ -203,7 +175,7 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
     },
   );
 
-  it.concurrent('two builds racing end with the snapshot generated last current, and the loser says so', async () => {
+  it('two builds racing end with the snapshot generated last current, and the loser says so', async () => {
     const store = bucket('race');
     const [later, latest] = await Promise.all([build(store, LATER, 'articles,calendar'), build(store, LATEST, 'articles,calendar')]);
     expect(later.exitCode, later.stdout + later.stderr).toBe(0);
@@ -329,7 +301,7 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
     }
   });
 
-  it.concurrent('sync copies bundles then pointers folder -> bucket -> folder, verifying, skipping what is there', async () => {
+  it('sync copies bundles then pointers folder -> bucket -> folder, verifying, skipping what is there', async () => {
     const folder = await tempDir('sync-from');
     const first = await builtId(folder, NOW);
     const second = await builtId(folder, LATER);
@@ -362,7 +334,7 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
     expect((await pointers(store)).articles).toEqual({ state: 'ok', snapshotId: second });
   }, 180_000); // a dozen CLI processes and two full copies: the slowest test, given room beside the others
 
-  it.concurrent('rollback and gc on a bucket follow the folder rules', async () => {
+  it('rollback and gc on a bucket follow the folder rules', async () => {
     const store = bucket('gc');
     const ids = [await builtId(store, NOW), await builtId(store, LATER), await builtId(store, LATEST)];
     const rolled = await cli(['rollback', 'articles', ids[0]!, '--store', store, '--now', LATEST]);
@@ -378,7 +350,7 @@ describe('a store in an S3 bucket (a real s3rver process)', () => {
     expect(listed.sort()).toEqual([ids[0], ids[2]].sort());
   });
 
-  it.concurrent('promote, diff and history refuse a bucket store instead of reading s3:// as a folder path', async () => {
+  it('promote, diff and history refuse a bucket store instead of reading s3:// as a folder path', async () => {
     for (const args of [
       ['promote', 'articles', 'articles-20261122T120000Z-000000000000'],
       ['diff', 'articles', 'current', 'current'],
