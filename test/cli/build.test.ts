@@ -1,4 +1,4 @@
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { cp, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -97,23 +97,30 @@ describe('pdsnap sample + build', () => {
   });
 
   it('refuses to publish a snapshot that is already stale and leaves current unchanged', async () => {
+    // The shared build at NOW, copied: its articles snapshot is current before the stale build.
     const store = await tempDir('store');
-    const first = await buildJson(sources, store, NOW, ['--datasets', 'articles']);
+    await cp(built.store, store, { recursive: true });
+    const first = built;
     const before = await readFile(path.join(store, 'current/articles.json'), 'utf8');
     const stale = await buildJson(sources, store, '2026-12-10T00:00:00.000Z', ['--datasets', 'articles']);
     expect(stale.result.exitCode).toBe(2);
     expect(stale.report.datasets[0].outcome).toBe('failed');
     expect(stale.report.datasets[0].reason).toMatch(/stale/);
     expect(await readFile(path.join(store, 'current/articles.json'), 'utf8')).toBe(before);
-    expect(first.report.datasets[0].snapshotId).toBe(JSON.parse(before).snapshotId);
+    expect(first.report.datasets.find((d: { dataset: string }) => d.dataset === 'articles').snapshotId).toBe(JSON.parse(before).snapshotId);
   });
 
   it('reports a rejected source record with file, location and reason, and --strict fails that dataset', async () => {
+    // The file's sample (the same command's output), copied.
     const broken = await tempDir('broken');
-    await runCli(['sample', '--out', broken, '--now', NOW, '--force']);
+    await cp(sources, broken, { recursive: true });
     await writeFile(path.join(broken, 'articles', 'zz-broken.md'), '---\ntitle: [unclosed\n---\nBody\n');
     const store = await tempDir('store');
-    const lenient = await buildJson(broken, store, NOW, ['--datasets', 'articles']);
+    const strictStore = await tempDir('store');
+    const [lenient, strict] = await Promise.all([
+      buildJson(broken, store, NOW, ['--datasets', 'articles']),
+      buildJson(broken, strictStore, NOW, ['--datasets', 'articles', '--strict']),
+    ]);
     expect(lenient.result.exitCode).toBe(0);
     // Line 3 of the file: where the front matter ends with the flow sequence still open.
     expect(lenient.report.datasets[0].rejected).toEqual([
@@ -123,8 +130,6 @@ describe('pdsnap sample + build', () => {
         reason: 'invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
       },
     ]);
-    const strictStore = await tempDir('store');
-    const strict = await buildJson(broken, strictStore, NOW, ['--datasets', 'articles', '--strict']);
     expect(strict.result.exitCode).toBe(2);
     expect(strict.report.datasets[0].reason).toMatch(/--strict/);
     await expect(readFile(path.join(strictStore, 'current/articles.json'))).rejects.toThrow();
@@ -132,7 +137,7 @@ describe('pdsnap sample + build', () => {
 
   it('refuses to publish a record carrying a security identifier, as validate would', async () => {
     const tainted = await tempDir('tainted');
-    await runCli(['sample', '--out', tainted, '--now', NOW, '--force']);
+    await cp(sources, tainted, { recursive: true });
     const dir = path.join(tainted, 'articles', 'en-US');
     const fedStory = (await readdir(dir)).find((name) => name.includes('fed-holds-rates'));
     const file = path.join(dir, fedStory!);

@@ -9,10 +9,21 @@ import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 const NOW = '2026-11-22T12:00:00.000Z';
 
 let sources: string;
+/** One build at the default part size: read as it is, or copied for a test to damage (a build is byte-identical). */
+let pristine: Awaited<ReturnType<typeof build>> & { store: string };
 beforeAll(async () => {
   sources = await tempDir('format-sources');
   await cp(path.join(REPO_ROOT, 'data/sources'), sources, { recursive: true });
+  const store = await tempDir('format-pristine');
+  pristine = { store, ...(await build(store)) };
 });
+
+/** A store of its own holding the pristine build, for a test that damages it. */
+async function pristineCopy(prefix: string) {
+  const store = await tempDir(prefix);
+  await cp(pristine.store, store, { recursive: true });
+  return { store, dataset: pristine.dataset };
+}
 
 async function build(store: string, env: Record<string, string> = {}) {
   const result = await runCli(['build', '--datasets', 'smart-money', '--sources', sources, '--store', store, '--now', NOW, '--json'], {
@@ -36,7 +47,7 @@ describe('bundles of NDJSON parts', () => {
     for (const part of tradeParts.slice(0, -1)) expect(part.bytes).toBeLessThanOrEqual(4096 + 2048);
 
     // The same records as with the default part size, and the same bundle again when rebuilt.
-    const { dataset: whole } = await build(await tempDir('format-whole'));
+    const { dataset: whole } = pristine;
     expect(dataset.records).toEqual(whole.records);
     const again = await build(await tempDir('format-again'), { PDSNAP_PART_BYTES: '4096' });
     expect(again.dataset.snapshotId).toBe(dataset.snapshotId);
@@ -49,8 +60,7 @@ describe('bundles of NDJSON parts', () => {
   });
 
   it.each([1, 2])('refuses a bundle of the older format %i with a message that says to rebuild', async (format) => {
-    const store = await tempDir('format-old');
-    const { dataset } = await build(store);
+    const { store, dataset } = await pristineCopy('format-old');
     const file = path.join(store, 'bundles/smart-money', dataset.snapshotId, 'manifest.json');
     const { servingIndex: _index, ...manifest } = JSON.parse(await readFile(file, 'utf8'));
     await writeFile(file, JSON.stringify({ ...manifest, format }));
@@ -74,13 +84,12 @@ function indexEntryFor(entry: { chunks: { bytes: number } }, bytes: Buffer): obj
 
 describe('the serving index in a Smart Money bundle', () => {
   it('is the same file for the same records, and takes no part in the snapshot id', async () => {
-    const one = await build(await tempDir('index-one'));
+    const one = pristine;
     const two = await build(await tempDir('index-two'));
     expect(two.dataset.snapshotId).toBe(one.dataset.snapshotId);
     expect(two.manifest.servingIndex).toEqual(one.manifest.servingIndex);
     // An index written by another SQLite (other bytes, other digest) leaves the id as it is.
-    const store = await tempDir('index-other-bytes');
-    const { dataset } = await build(store);
+    const { store, dataset } = await pristineCopy('index-other-bytes');
     const bundle = path.join(store, 'bundles/smart-money', dataset.snapshotId);
     const index = path.join(bundle, 'serving-index.sqlite');
     const bytes = await readFile(index);
@@ -94,8 +103,7 @@ describe('the serving index in a Smart Money bundle', () => {
   });
 
   it('is verified by validate and gate: a damaged index or one that disagrees with the manifest is named', async () => {
-    const store = await tempDir('index-damaged');
-    const { dataset } = await build(store);
+    const { store, dataset } = await pristineCopy('index-damaged');
     const bundle = path.join(store, 'bundles/smart-money', dataset.snapshotId);
     const index = path.join(bundle, 'serving-index.sqlite');
     const original = await readFile(index);

@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { cp, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
@@ -27,19 +27,28 @@ async function killBuildAt(point: string, sources: string, store: string): Promi
   expect(result.signal).toBe('SIGKILL');
 }
 
+let sources: string;
+beforeAll(async () => {
+  sources = await tempDir('sources');
+  expect((await runCli(['sample', '--out', sources, '--now', NOW, '--force'])).exitCode).toBe(0);
+});
+
 describe('a build killed in the middle of publishing', () => {
-  let sources: string;
+  /** A store with one articles build at NOW, copied for each test (a build is byte-identical). */
+  let built: string;
+  let firstId: string;
   beforeAll(async () => {
-    sources = await tempDir('sources');
-    expect((await runCli(['sample', '--out', sources, '--now', NOW, '--force'])).exitCode).toBe(0);
+    built = await tempDir('store-built');
+    const first = await runCli(['build', '--datasets', 'articles', '--sources', sources, '--store', built, '--now', NOW, '--json']);
+    expect(first.exitCode, String(first.stderr)).toBe(0);
+    firstId = JSON.parse(String(first.stdout)).datasets[0].snapshotId as string;
   });
 
   it.each(['resources-staged', 'manifest-written', 'bundle-renamed'])(
     'killed at %s leaves current on the previous, verifiable bundle',
     async (point) => {
       const store = await tempDir('store');
-      const first = await runCli(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', NOW, '--json']);
-      const firstId = JSON.parse(String(first.stdout)).datasets[0].snapshotId as string;
+      await cp(built, store, { recursive: true });
 
       await killBuildAt(point, sources, store);
 
@@ -70,8 +79,6 @@ describe('a build killed in the middle of publishing', () => {
 
 describe('a published bundle with one flipped byte', () => {
   it('is refused by inspect, and a rebuild of the same content republishes it whole, saying so', async () => {
-    const sources = await tempDir('sources');
-    await runCli(['sample', '--out', sources, '--now', NOW, '--force']);
     const store = await tempDir('store');
     const build = await runCli(['build', '--datasets', 'calendar', '--sources', sources, '--store', store, '--now', NOW, '--json']);
     const id = JSON.parse(String(build.stdout)).datasets[0].snapshotId as string;

@@ -51,6 +51,30 @@ function report(stdout: unknown) {
   };
 }
 
+/**
+ * One build of every dataset from the sample at NOW: each test that starts from it gets a copy in a
+ * store of its own (a build of the same sources and --now is byte-identical), instead of building it.
+ */
+let firstStore: string;
+beforeAll(async () => {
+  firstStore = path.join(await tempDir('drift-first'), 'store');
+  const first = await build(firstStore, SAMPLE, NOW, '--json');
+  expect(first.exitCode).toBe(0);
+  // The first build of each dataset passes drift with a note.
+  for (const d of report(first.stdout).datasets) {
+    expect(d.drift).toEqual([
+      expect.objectContaining({ rule: 'drift.baseline', status: 'pass', message: expect.stringContaining('first snapshot') }),
+    ]);
+  }
+});
+
+/** A copy of the first build, as `store` under dir. */
+async function firstBuilt(dir: string): Promise<string> {
+  const store = path.join(dir, 'store');
+  await cp(firstStore, store, { recursive: true });
+  return store;
+}
+
 describe('drift: a partial source tree', () => {
   let dir: string;
   let store: string;
@@ -59,16 +83,8 @@ describe('drift: a partial source tree', () => {
 
   beforeAll(async () => {
     dir = await tempDir('drift-partial');
-    store = path.join(dir, 'store');
+    store = await firstBuilt(dir);
     partial = await partialTree(dir);
-    const first = await build(store, SAMPLE, NOW, '--json');
-    expect(first.exitCode).toBe(0);
-    // The first build of each dataset passes drift with a note.
-    for (const d of report(first.stdout).datasets) {
-      expect(d.drift).toEqual([
-        expect.objectContaining({ rule: 'drift.baseline', status: 'pass', message: expect.stringContaining('first snapshot') }),
-      ]);
-    }
     before = { articles: await pointer(store, 'articles'), 'smart-money': await pointer(store, 'smart-money') };
   });
 
@@ -116,7 +132,12 @@ describe('drift: a partial source tree', () => {
     const published = report(result.stdout).datasets[0]!;
     expect(published).toMatchObject({ outcome: 'published', madeCurrent: true });
     expect(await pointer(store, 'smart-money')).toBe(published.snapshotId);
-    const inspect = await runCli(['inspect', published.snapshotId!, '--store', store, '--json']);
+    // Three readers of the store, side by side.
+    const [inspect, text, gate] = await Promise.all([
+      runCli(['inspect', published.snapshotId!, '--store', store, '--json']),
+      runCli(['inspect', published.snapshotId!, '--store', store]),
+      runCli(['gate', '--store', store, '--now', HOUR_LATER, '--datasets', 'smart-money', '--json']),
+    ]);
     expect(inspect.exitCode).toBe(0);
     const shown = JSON.parse(String(inspect.stdout));
     expect(shown.manifest.acceptedDrift).toMatchObject({
@@ -125,11 +146,9 @@ describe('drift: a partial source tree', () => {
       baseline: before['smart-money'],
     });
     expect(shown.manifest.acceptedDrift.checks.map((c: { rule: string }) => c.rule)).toContain('drift.investors.shrink');
-    const text = await runCli(['inspect', published.snapshotId!, '--store', store]);
     expect(String(text.stdout)).toContain('drift        accepted by build at 2026-11-22T13:00:00.000Z');
 
     // validate and gate then judge drift against the snapshot before, and see the acceptance.
-    const gate = await runCli(['gate', '--store', store, '--now', HOUR_LATER, '--datasets', 'smart-money', '--json']);
     const rules = JSON.parse(String(gate.stdout)).datasets[0].rules as Array<{ rule: string; status: string; message: string }>;
     expect(rules.find((r) => r.rule === 'drift.investors.shrink')).toMatchObject({
       status: 'pass',
@@ -141,9 +160,8 @@ describe('drift: a partial source tree', () => {
 describe('drift: candidates, diff and promote', () => {
   it('walks the manual flow: build --no-promote, list, diff, promote refused, promote --accept-drift', async () => {
     const dir = await tempDir('drift-manual');
-    const store = path.join(dir, 'store');
+    const store = await firstBuilt(dir);
     const partial = await partialTree(dir);
-    expect((await build(store, SAMPLE, NOW, '--datasets', 'smart-money')).exitCode).toBe(0);
     const current = await pointer(store, 'smart-money');
 
     const candidateBuild = await build(store, partial, HOUR_LATER, '--datasets', 'smart-money', '--no-promote', '--json');
@@ -153,18 +171,21 @@ describe('drift: candidates, diff and promote', () => {
     expect(candidate.reason).toContain('promoting it would fail drift');
     expect(await pointer(store, 'smart-money')).toBe(current);
 
-    const list = JSON.parse(String((await runCli(['list', '--store', store, '--json'])).stdout));
+    // Three readers of the store, side by side.
+    const [listJson, listText, diff] = await Promise.all([
+      runCli(['list', '--store', store, '--json']),
+      runCli(['list', '--store', store]),
+      runCli(['diff', 'smart-money', 'current', candidate.snapshotId!, '--store', store, '--limit', '2', '--json']),
+    ]);
+    const list = JSON.parse(String(listJson.stdout));
     expect(list.snapshots).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ snapshotId: candidate.snapshotId, candidate: true, current: false }),
         expect.objectContaining({ snapshotId: current, candidate: false, current: true }),
       ]),
     );
-    expect(String((await runCli(['list', '--store', store])).stdout)).toMatch(
-      new RegExp(`^c\\s+smart-money\\s+${candidate.snapshotId}`, 'm'),
-    );
+    expect(String(listText.stdout)).toMatch(new RegExp(`^c\\s+smart-money\\s+${candidate.snapshotId}`, 'm'));
 
-    const diff = await runCli(['diff', 'smart-money', 'current', candidate.snapshotId!, '--store', store, '--limit', '2', '--json']);
     expect(diff.exitCode).toBe(0);
     const investors = JSON.parse(String(diff.stdout)).resources.find((r: { resource: string }) => r.resource === 'investors');
     expect(investors).toMatchObject({ before: 25, after: 8, added: 0, removed: 17, changed: 0, unchanged: 8 });
@@ -211,8 +232,7 @@ describe('drift: candidates, diff and promote', () => {
 
 describe('drift: rebuilds that must pass', () => {
   it('passes the same sources an hour later', async () => {
-    const store = path.join(await tempDir('drift-same'), 'store');
-    expect((await build(store, SAMPLE, NOW)).exitCode).toBe(0);
+    const store = await firstBuilt(await tempDir('drift-same'));
     const again = await build(store, SAMPLE, HOUR_LATER, '--json');
     expect(again.exitCode).toBe(0);
     for (const d of report(again.stdout).datasets) {
@@ -224,10 +244,9 @@ describe('drift: rebuilds that must pass', () => {
 
   it('passes a new quarter of 13F filings for every filer', async () => {
     const dir = await tempDir('drift-quarter');
-    const store = path.join(dir, 'store');
+    const store = await firstBuilt(dir);
     const later = path.join(dir, 'next-quarter');
     expect((await runCli(['sample', '--out', later, '--now', '2027-02-22T00:00:00Z'])).exitCode).toBe(0);
-    expect((await build(store, SAMPLE, NOW, '--datasets', 'smart-money')).exitCode).toBe(0);
     const next = await build(store, later, '2027-02-22T12:00:00.000Z', '--datasets', 'smart-money', '--json');
     expect(next.exitCode).toBe(0);
     const d = report(next.stdout).datasets[0]!;
@@ -241,7 +260,7 @@ describe('drift: rebuilds that must pass', () => {
 
   it('passes one article added, one removed and one retitled, and diff reports exactly those three', async () => {
     const dir = await tempDir('drift-articles');
-    const store = path.join(dir, 'store');
+    const store = await firstBuilt(dir);
     const edited = path.join(dir, 'edited');
     await cp(SAMPLE, edited, { recursive: true });
     const enUS = path.join(edited, 'articles/en-US');
@@ -255,7 +274,6 @@ describe('drift: rebuilds that must pass', () => {
     );
     await writeFile(path.join(enUS, '2026-11-19-dollar-firms-as-yields-climb.md'), added);
 
-    expect((await build(store, SAMPLE, NOW, '--datasets', 'articles')).exitCode).toBe(0);
     const next = await build(store, edited, HOUR_LATER, '--datasets', 'articles', '--json');
     expect(next.exitCode).toBe(0);
     expect(report(next.stdout).datasets[0]!.drift.filter((r) => r.status !== 'pass')).toEqual([]);
@@ -303,9 +321,8 @@ describe('--format markdown', () => {
 
   it('renders build, gate and diff as GitHub-flavoured tables with ✓ / ⚠ / ✗, time left and drift figures', async () => {
     const dir = await tempDir('drift-markdown');
-    const store = path.join(dir, 'store');
+    const store = await firstBuilt(dir);
     const partial = await partialTree(dir);
-    expect((await build(store, SAMPLE, NOW)).exitCode).toBe(0);
 
     const failed = await build(store, partial, HOUR_LATER, '--format', 'markdown');
     expect(failed.exitCode).toBe(2);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +13,9 @@ import {
   storeContains,
   type HostileBuild,
 } from '../helpers/hostile.js';
+import { writeLongLineDatasetZip } from '../helpers/long-line-zip.js';
+import { DATASET_FIXTURE } from '../../bench/hostile-inputs.js';
+import yauzl from 'yauzl';
 
 /**
  * One hostile filing source at a time, planted into the committed sample and built with the real
@@ -37,6 +40,25 @@ async function expectOthersPublished(build: HostileBuild, rssBound = 400 * MiB):
 
 const PLANTED_FOLDER = 'filings/edgar/9000001/0009000001-26-000001/primary_doc.xml';
 const ZIP = 'filings/datasets/2026q3_form13f.zip';
+
+/** Each member's uncompressed size, as the ZIP's central directory declares it. */
+async function memberSizes(file: string): Promise<Record<string, number>> {
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true }, (error, opened) => (error ? reject(error) : resolve(opened))),
+  );
+  const sizes: Record<string, number> = {};
+  await new Promise<void>((resolve, reject) => {
+    zip.on('entry', (entry: yauzl.Entry) => {
+      sizes[entry.fileName] = entry.uncompressedSize;
+      zip.readEntry();
+    });
+    zip.on('end', resolve);
+    zip.on('error', reject);
+    zip.readEntry();
+  });
+  zip.close();
+  return sizes;
+}
 
 /** The fixture data set's filings were read: each one gets its value-unit note. */
 function datasetRead(notes: { source: string; message: string }[], source: string): boolean {
@@ -122,7 +144,13 @@ describe('the investor registry', () => {
 
 describe('Form 13F data set ZIPs', () => {
   it('rejects a ZIP whose INFOTABLE.tsv inflates to one 1 GiB line, in bounded memory, naming zip, member and line', async () => {
-    const build = await buildCase('dataset-zip-1gib-line');
+    // The case's ZIP (about 1 MB), written without deflating the gigabyte: see long-line-zip.ts.
+    const build = await buildCase('dataset-zip-1gib-line', [], (sources) =>
+      writeLongLineDatasetZip(path.join(sources, ZIP), DATASET_FIXTURE, 1024 * MiB),
+    );
+    const zip = await stat(path.join(build.sources, ZIP));
+    expect(zip.size).toBeLessThan(2 * MiB);
+    expect(await memberSizes(path.join(build.sources, ZIP))).toMatchObject({ '2026q3_form13f/INFOTABLE.tsv': 1024 * MiB });
     await expectOthersPublished(build, 300 * MiB);
     expect((await newRejections(build, 'smart-money')).filter((r) => r.source === ZIP)).toEqual([
       {

@@ -10,10 +10,23 @@ const NOW = '2026-11-22T12:00:00.000Z';
 const at = (hour: number) => `2026-11-22T${String(hour).padStart(2, '0')}:00:00.000Z`;
 
 let sources: string;
+/** A store holding one articles build at 10:00, which most tests start from. */
+let builtAt10: { store: string; report: any };
 beforeAll(async () => {
   sources = await tempDir('damage-sources');
   await cp(path.join(REPO_ROOT, 'data/sources'), sources, { recursive: true });
+  const store = await tempDir('store-at-10');
+  const first = await build(store, at(10));
+  expect(first.result.exitCode, String(first.result.stderr)).toBe(0);
+  builtAt10 = { store, report: first.report };
 });
+
+/** A store of the test's own with the 10:00 build in it, copied (a build is byte-identical), and that build's report. */
+async function storeBuiltAt10() {
+  const store = await tempDir('store');
+  await cp(builtAt10.store, store, { recursive: true });
+  return { store, first: { report: builtAt10.report } };
+}
 
 async function build(store: string, now = NOW, env: Record<string, string> = {}) {
   const result = await runCli(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', now, '--json'], { env });
@@ -45,8 +58,7 @@ describe('a store damaged from outside pdsnap', () => {
   });
 
   it('a garbage current pointer: list marks it, validate fails naming it, build repairs it with a note, rollback repairs it too', async () => {
-    const store = await tempDir('store');
-    const first = await build(store, at(10));
+    const { store, first } = await storeBuiltAt10();
     await writeFile(pointerFile(store), 'garbage from a bad restore');
 
     const list = await runCli(['list', '--store', store]);
@@ -87,8 +99,7 @@ describe('a store damaged from outside pdsnap', () => {
   });
 
   it("gc and build remove what dead processes on this host left behind, report it, and keep a live process's", async () => {
-    const store = await tempDir('store');
-    await build(store, at(10));
+    const { store } = await storeBuiltAt10();
     const dead = await deadPid();
     const host = hostname().replace(/[^A-Za-z0-9.-]/g, '_');
     await mkdir(path.join(store, `tmp/articles~${host}~${dead}~0a0b0c`), { recursive: true });
@@ -109,8 +120,7 @@ describe('a store damaged from outside pdsnap', () => {
   });
 
   it('gc --dry-run takes no lock: it answers while another process holds it', async () => {
-    const store = await tempDir('store');
-    await build(store, at(10));
+    const { store } = await storeBuiltAt10();
     await mkdir(path.join(store, 'publish.lock'));
     await writeFile(path.join(store, 'publish.lock/holder.json'), JSON.stringify({ host: hostname(), pid: process.pid, startedAt: NOW }));
     const dry = await runCli(['gc', '--keep', '1', '--dry-run', '--store', store]);
@@ -123,8 +133,7 @@ describe('a disk that fills during publish', () => {
   it.each(['part-write', 'manifest-write'])(
     'at %s: the build fails naming the file, the store is as it was, no temp file stays',
     async (point) => {
-      const store = await tempDir('store');
-      const first = await build(store, at(10));
+      const { store, first } = await storeBuiltAt10();
       const { result, report } = await build(store, at(11), { PDSNAP_FAIL_AT: point });
       expect(result.exitCode).toBe(3);
       expect(report.published).toBe(false);
@@ -140,8 +149,7 @@ describe('a disk that fills during publish', () => {
   );
 
   it('at pointer-write: the report says the bundle is in place and current is unchanged, and no temp pointer stays', async () => {
-    const store = await tempDir('store');
-    const first = await build(store, at(10));
+    const { store, first } = await storeBuiltAt10();
     const { result, report } = await build(store, at(11), { PDSNAP_FAIL_AT: 'pointer-write' });
     expect(result.exitCode).toBe(2);
     expect(report).toMatchObject({ outcome: 'failed', published: true, madeCurrent: false });

@@ -73,13 +73,17 @@ describe('pdsnap validate', () => {
 
   it('exits 0 when every dataset is fresh and valid, with a table and the summary line', async () => {
     for (const dataset of ['articles', 'calendar', 'smart-money'] as const) await publish(store, dataset);
-    const result = await pdsnap('validate', '--store', store, '--now', NOW);
+    // Two readers of one store, side by side.
+    const [result, jsonResult] = await Promise.all([
+      pdsnap('validate', '--store', store, '--now', NOW),
+      pdsnap('validate', '--store', store, '--now', NOW, '--json'),
+    ]);
     expect(result.exitCode).toBe(0);
     const lines = String(result.stdout).trimEnd().split('\n');
     expect(lines.at(-1)).toMatch(/^PASS=\d+ WARN=0 FAIL=0$/);
     expect(String(result.stdout)).toMatch(/smart-money\s+content\.consensus-page-size\s+PASS/);
 
-    const json = await jsonOf(await pdsnap('validate', '--store', store, '--now', NOW, '--json'));
+    const json = await jsonOf(jsonResult);
     expect(json.status).toBe('pass');
     expect(statusByDataset(json)).toEqual({ articles: 'pass', calendar: 'pass', 'smart-money': 'pass' });
     expect(json.datasets.find((d) => d.dataset === 'articles')?.freshUntil).toBe('2026-11-26T00:00:00.000Z');
@@ -88,7 +92,10 @@ describe('pdsnap validate', () => {
   it('exits 1 when a dataset is fresh but fails within --warn-within', async () => {
     for (const dataset of ['articles', 'calendar', 'smart-money'] as const) await publish(store, dataset);
     // articles go stale after 2026-11-26T00:00Z: 12 hours left.
-    const result = await pdsnap('validate', '--store', store, '--now', '2026-11-25T12:00:00Z', '--json');
+    const [result, narrower] = await Promise.all([
+      pdsnap('validate', '--store', store, '--now', '2026-11-25T12:00:00Z', '--json'),
+      pdsnap('validate', '--store', store, '--now', '2026-11-25T12:00:00Z', '--warn-within', '6h'),
+    ]);
     expect(result.exitCode).toBe(1);
     const json = await jsonOf(result);
     expect(statusByDataset(json)).toEqual({ articles: 'warn', calendar: 'pass', 'smart-money': 'pass' });
@@ -97,7 +104,7 @@ describe('pdsnap validate', () => {
       failsAt: '2026-11-26T00:00:00.000Z',
     });
     // A narrower window turns the same state into a pass.
-    expect((await pdsnap('validate', '--store', store, '--now', '2026-11-25T12:00:00Z', '--warn-within', '6h')).exitCode).toBe(0);
+    expect(narrower.exitCode).toBe(0);
   });
 
   it('exits 2 when one dataset is stale and the others fresh, and the JSON shows which', async () => {
@@ -200,8 +207,11 @@ describe('pdsnap gate', () => {
   });
 
   it('passes at exactly the remaining time and fails (exit 2) when a dataset would expire sooner', async () => {
-    expect((await pdsnap('gate', '--store', store, '--now', NOW, '--min-remaining', '3d12h')).exitCode).toBe(0);
-    const result = await pdsnap('gate', '--store', store, '--now', NOW, '--min-remaining', '4d', '--json');
+    const [exactly, result] = await Promise.all([
+      pdsnap('gate', '--store', store, '--now', NOW, '--min-remaining', '3d12h'),
+      pdsnap('gate', '--store', store, '--now', NOW, '--min-remaining', '4d', '--json'),
+    ]);
+    expect(exactly.exitCode).toBe(0);
     expect(result.exitCode).toBe(2);
     const json = await jsonOf(result);
     expect(statusByDataset(json)).toEqual({ articles: 'fail', calendar: 'pass', 'smart-money': 'pass' });

@@ -65,14 +65,21 @@ export async function buildSources(sources: string, dataset: Dataset, args: stri
   };
 }
 
-/** Copies the sample, plants the case, builds its dataset, and undoes what must not outlive the build. */
-export async function buildCase(id: string, args: string[] = []): Promise<HostileBuild> {
+/**
+ * Copies the sample, plants the case, builds its dataset, and undoes what must not outlive the build.
+ * `plant`, when given, writes the same hostile input as the case's own plant, faster.
+ */
+export async function buildCase(
+  id: string,
+  args: string[] = [],
+  plant?: (sources: string, outside: string) => Promise<void>,
+): Promise<HostileBuild> {
   const hostile = hostileCase(id);
   const root = await mkdtemp(path.join(tmpdir(), `pdsnap-hostile-${id}-`));
   const sources = path.join(root, 'sources');
   const outside = path.join(root, 'outside');
   await cp(SAMPLE_SOURCES, sources, { recursive: true });
-  const undo = await hostile.plant(sources, outside);
+  const undo = plant ? await plant(sources, outside) : await hostile.plant(sources, outside);
   try {
     return await buildSources(sources, hostile.dataset, args, outside);
   } finally {

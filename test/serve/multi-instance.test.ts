@@ -87,8 +87,8 @@ afterEach(async () => {
 
 describe('two serve processes, one Redis', () => {
   it('admit together exactly the tier per-minute limit, and both refuse a key revoked with pdsnap keys', async () => {
-    const { id, key } = await createKey('member');
-    const [one, two] = await serveTwo();
+    // The keys are created (each by a pdsnap keys process) while the servers start.
+    const [{ id, key }, calendarKey, [one, two]] = await Promise.all([createKey('member'), createKey('premium'), serveTwo()]);
 
     const answers = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
@@ -103,7 +103,6 @@ describe('two serve processes, one Redis', () => {
     expect(answers.filter((a, i) => i % 2 === 1 && a.status === 200).length).toBeGreaterThan(0);
     expect(await usageOf(id)).toMatchObject({ requests: 60, rejected: 40 });
 
-    const calendarKey = await createKey('premium');
     expect((await get(one.base, '/v1/articles?limit=1', bearer(calendarKey.key))).status).toBe(200);
     expect((await get(two.base, '/v1/articles?limit=1', bearer(calendarKey.key))).status).toBe(200);
     const revoke = await runCli(['keys', '--state', redis.url, 'revoke', calendarKey.id]);
@@ -118,8 +117,7 @@ describe('two serve processes, one Redis', () => {
   });
 
   it('answer 503 in each profile envelope while Redis is stopped, count nothing then, and serve again once it is back', async () => {
-    const { id, key } = await createKey('premium');
-    const [one, two] = await serveTwo();
+    const [{ id, key }, [one, two]] = await Promise.all([createKey('premium'), serveTwo()]);
     let served = 0;
     for (const server of [one, two]) {
       expect((await get(server.base, '/v1/articles?limit=1', bearer(key))).status).toBe(200);
