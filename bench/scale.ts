@@ -20,7 +20,8 @@ export interface ScaleResult {
   validateExit: number | undefined;
   serveReadyMs: number;
   serveRssBytes: number;
-  deep: { label: string; requests: number; p50Ms: number; p99Ms: number }[];
+  /** Latency seen by the client, and by the server itself (its access log's latencyMs, by request id). */
+  deep: { label: string; requests: number; p50Ms: number; p99Ms: number; server: { p50Ms: number; p99Ms: number } }[];
 }
 
 const DEEP_INVESTORS = 50;
@@ -103,6 +104,7 @@ export async function measureServe(
 ): Promise<Pick<ScaleResult, 'serveReadyMs' | 'serveRssBytes' | 'deep'>> {
   const keysFile = path.join(dir, 'keys.json');
   const keys = await writeKeysFile(keysFile, now, 100);
+  const logFile = path.join(dir, 'serve.log');
   const started = performance.now();
   const serve = await startChild(
     'node',
@@ -121,16 +123,44 @@ export async function measureServe(
       path.join(dir, 'usage.sqlite'),
     ],
     repoRoot,
+    logFile,
   );
+  let deep: Awaited<ReturnType<typeof deepPages>>;
+  let serveReadyMs: number;
+  let serveRssBytes: number;
   try {
     const readyz = await waitReady(serve.base);
-    const serveReadyMs = performance.now() - started;
-    const deep = await deepPages(serve.base, keys, readyz, path.join(dir, 'cursor-secret'), trades);
-    return { serveReadyMs, serveRssBytes: await peakRss(serve.child.pid!), deep };
+    serveReadyMs = performance.now() - started;
+    deep = await deepPages(serve.base, keys, readyz, path.join(dir, 'cursor-secret'), trades);
+    serveRssBytes = await peakRss(serve.child.pid!);
   } finally {
     serve.child.kill('SIGTERM');
     await serve.child.catch(() => {});
   }
+  // After the server has stopped, so that every line of its log is written.
+  const latencyById = await serverLatencies(logFile);
+  const serverSide = (ids: string[]) => {
+    const ms = ids.map((id) => latencyById.get(id));
+    if (ms.some((value) => value === undefined)) throw new Error(`the server logged no latency for some of ${ids.length} requests`);
+    const { p50Ms, p99Ms } = percentiles(ms as number[]);
+    return { p50Ms, p99Ms };
+  };
+  return {
+    serveReadyMs,
+    serveRssBytes,
+    deep: deep.map(({ requestIds, ...series }) => ({ ...series, server: serverSide(requestIds) })),
+  };
+}
+
+/** latencyMs of every request the server logged, by request id. */
+async function serverLatencies(logFile: string): Promise<Map<string, number>> {
+  const byId = new Map<string, number>();
+  for (const line of (await readFile(logFile, 'utf8')).split('\n')) {
+    if (!line.includes('"latencyMs"')) continue;
+    const entry = JSON.parse(line) as { requestId?: string; latencyMs?: number };
+    if (entry.requestId !== undefined && entry.latencyMs !== undefined) byId.set(entry.requestId, entry.latencyMs);
+  }
+  return byId;
 }
 
 /** Polls /readyz until every dataset is loaded; returns its answer. */
@@ -154,13 +184,19 @@ async function deepPages(
   readyz: { datasets: Record<string, { snapshotId: string }> },
   secretFile: string,
   trades: number,
-): Promise<ScaleResult['deep']> {
+): Promise<(Omit<ScaleResult['deep'][number], 'server'> & { requestIds: string[] })[]> {
   const call = async (url: string) => {
     const started = performance.now();
     const answer = await fetch(base + url, { headers: keys() });
     const body = (await answer.json()) as { data: { slug?: string }[]; page?: { nextCursor: string | null } };
     if (answer.status !== 200) throw new Error(`${url} answered ${answer.status}: ${JSON.stringify(body)}`);
-    return { ms: performance.now() - started, body };
+    return { ms: performance.now() - started, body, requestId: answer.headers.get('x-request-id') ?? '' };
+  };
+  const timed = () => ({ ms: [] as number[], requestIds: [] as string[] });
+  const record = <A extends { ms: number; requestId: string }>(series: ReturnType<typeof timed>, answer: A): A => {
+    series.ms.push(answer.ms);
+    series.requestIds.push(answer.requestId);
+    return answer;
   };
   const slugs: string[] = [];
   for (let url: string | null = '/v1/smart-money/investors?limit=100'; url; ) {
@@ -168,14 +204,14 @@ async function deepPages(
     slugs.push(...body.data.map((i) => i.slug!));
     url = body.page?.nextCursor ? `/v1/smart-money/investors?limit=100&cursor=${body.page.nextCursor}` : null;
   }
-  const detail: number[] = [];
-  const byInvestor: number[] = [];
+  const detail = timed();
+  const byInvestor = timed();
   for (const slug of slugs.slice(-DEEP_INVESTORS)) {
-    detail.push((await call(`/v1/smart-money/investors/${slug}`)).ms);
+    record(detail, await call(`/v1/smart-money/investors/${slug}`));
     const first = `/v1/smart-money/trades?limit=100&investorSlug=${slug}`;
     for (let url: string | null = first; url; ) {
-      const { ms, body } = await call(url);
-      byInvestor.push(ms);
+      const answer = await call(url);
+      const { body } = record(byInvestor, answer);
       url = body.page?.nextCursor ? `${first}&cursor=${body.page.nextCursor}` : null;
     }
   }
@@ -185,15 +221,16 @@ async function deepPages(
     operationId: 'listSmartMoneyTrades',
     queryHash: queryFingerprint({}),
   };
-  const deepTrades: number[] = [];
+  const deepTrades = timed();
   for (let i = 0; i < DEEP_TRADE_PAGES; i++) {
     const position = trades - Math.floor(((i + 1) * trades) / 10 / DEEP_TRADE_PAGES);
-    deepTrades.push((await call(`/v1/smart-money/trades?limit=100&cursor=${codec.encode(binding, position)}`)).ms);
+    record(deepTrades, await call(`/v1/smart-money/trades?limit=100&cursor=${codec.encode(binding, position)}`));
   }
+  const series = (label: string, { ms, requestIds }: ReturnType<typeof timed>) => ({ label, ...percentiles(ms), requestIds });
   return [
-    { label: 'investor detail, last 50 investors', ...percentiles(detail) },
-    { label: 'trades by investor, every page, last 50', ...percentiles(byInvestor) },
-    { label: 'trades pages in the last tenth, by cursor', ...percentiles(deepTrades) },
+    series('investor detail, last 50 investors', detail),
+    series('trades by investor, every page, last 50', byInvestor),
+    series('trades pages in the last tenth, by cursor', deepTrades),
   ];
 }
 
@@ -225,7 +262,11 @@ export function formatScale(results: ScaleResult[]): string {
       `  bundle               ${mib(r.bundleBytes).padStart(8)}   (serving index ${mib(r.servingIndexBytes)})`,
       `  validate             ${seconds(r.validateMs).padStart(8)}   peak RSS ${mib(r.validateRssBytes)}   exit ${r.validateExit}`,
       `  serve ready          ${seconds(r.serveReadyMs).padStart(8)}   peak RSS ${mib(r.serveRssBytes)} (after the deep pages)`,
-      ...r.deep.map((d) => `  ${d.label.padEnd(44)} ${String(d.requests).padStart(5)} requests  p50 ${d.p50Ms} ms  p99 ${d.p99Ms} ms`),
+      ...r.deep.map(
+        (d) =>
+          `  ${d.label.padEnd(44)} ${String(d.requests).padStart(5)} requests  p50 ${d.p50Ms} ms  p99 ${d.p99Ms} ms` +
+          `  (in the server: p50 ${d.server.p50Ms} ms  p99 ${d.server.p99Ms} ms)`,
+      ),
     );
   }
   return lines.join('\n');

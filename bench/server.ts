@@ -33,8 +33,14 @@ const CONNECTIONS = 10;
 const KEY_COUNT = 2000;
 
 /** Starts a server child process and resolves with its base URL from the "listening on" line. */
-export async function startChild(command: string, args: string[], cwd: string): Promise<{ base: string; child: ResultPromise }> {
-  const child = execa(command, args, { cwd, reject: false, stdout: 'ignore' });
+/** Starts a server process; its log lines (stdout) go to `logFile` when given, else nowhere. */
+export async function startChild(
+  command: string,
+  args: string[],
+  cwd: string,
+  logFile?: string,
+): Promise<{ base: string; child: ResultPromise }> {
+  const child = execa(command, args, { cwd, reject: false, stdout: logFile === undefined ? 'ignore' : { file: logFile } });
   const base = await new Promise<string>((resolve, reject) => {
     let seen = '';
     child.stderr?.on('data', (chunk: Buffer) => {
