@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CursorCodec, queryFingerprint } from '../src/serve/cursor.js';
 import { measureProcess, mib, seconds } from './measure.js';
+import { JsonClient } from './json-client.js';
 import { startChild, writeKeysFile } from './server.js';
 
 export interface ScaleResult {
@@ -185,12 +186,13 @@ async function deepPages(
   secretFile: string,
   trades: number,
 ): Promise<(Omit<ScaleResult['deep'][number], 'server'> & { requestIds: string[] })[]> {
+  const client = new JsonClient(base);
   const call = async (url: string) => {
     const started = performance.now();
-    const answer = await fetch(base + url, { headers: keys() });
-    const body = (await answer.json()) as { data: { slug?: string }[]; page?: { nextCursor: string | null } };
+    const answer = await client.get(url, keys());
+    const body = answer.body as { data: { slug?: string }[]; page?: { nextCursor: string | null } };
     if (answer.status !== 200) throw new Error(`${url} answered ${answer.status}: ${JSON.stringify(body)}`);
-    return { ms: performance.now() - started, body, requestId: answer.headers.get('x-request-id') ?? '' };
+    return { ms: performance.now() - started, body, requestId: answer.requestId };
   };
   const timed = () => ({ ms: [] as number[], requestIds: [] as string[] });
   const record = <A extends { ms: number; requestId: string }>(series: ReturnType<typeof timed>, answer: A): A => {
@@ -226,6 +228,7 @@ async function deepPages(
     const position = trades - Math.floor(((i + 1) * trades) / 10 / DEEP_TRADE_PAGES);
     record(deepTrades, await call(`/v1/smart-money/trades?limit=100&cursor=${codec.encode(binding, position)}`));
   }
+  client.close();
   const series = (label: string, { ms, requestIds }: ReturnType<typeof timed>) => ({ label, ...percentiles(ms), requestIds });
   return [
     series('investor detail, last 50 investors', detail),
