@@ -1,7 +1,7 @@
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../src/cli/commands/index.js';
+import { COMMANDS, commandsFor } from '../../src/cli/commands/index.js';
 import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { execa } from 'execa';
 
@@ -318,6 +318,11 @@ describe('what users of dbt and Soda expect', () => {
       expect(result.exitCode).toBe(0);
       expect(String(result.stdout).trim()).toBe(version);
     }
+    // Without loading a single subcommand (they would cost a second of start-up); a named one loads alone.
+    expect(await commandsFor(['node', 'pdsnap', '--version'])).toEqual([]);
+    expect(await commandsFor(['node', 'pdsnap', '-V'])).toEqual([]);
+    expect((await commandsFor(['node', 'pdsnap', 'list'])).map((command) => command.name())).toEqual(['list']);
+    expect(await commandsFor(['node', 'pdsnap', '--help'])).toHaveLength(Object.keys(COMMANDS).length);
   });
 
   it('pdsnap help keys create shows the subcommand help', async () => {

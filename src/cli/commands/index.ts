@@ -22,9 +22,13 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   usage: async () => (await import('./usage.js')).usageCommand(),
 };
 
-/** The command named on the command line, or all of them (for --help and for unknown names). */
+/** Program options that end the run before any subcommand: loading all fifteen would cost about a second of CPU. */
+const PROGRAM_ONLY = new Set(['-V', '--version']);
+
+/** The command named on the command line, none for --version, or all of them (for --help and for unknown names). */
 export async function commandsFor(argv: string[]): Promise<Command[]> {
   const name = argv[2];
+  if (name !== undefined && PROGRAM_ONLY.has(name)) return [];
   const load = name !== undefined && Object.hasOwn(COMMANDS, name) ? [COMMANDS[name]!] : Object.values(COMMANDS);
   return Promise.all(load.map((factory) => factory()));
 }
