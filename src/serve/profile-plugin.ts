@@ -41,17 +41,14 @@ export function profilePlugin(profile: Profile, operations: readonly Operation[]
         reply.headers({ ...deps.access.headersForUnauthenticated(profile), 'Retry-After': String(retryAfter) });
         throw new ApiError(429, 'rate_limited', 'Too many failed authentication attempts from this address; retry after the window resets');
       }
-      const outcome = await deps.access.authenticate(profile, credentialHeaders(request), access?.scope);
+      const outcome = await deps.access.authorize(profile, credentialHeaders(request), access?.scope);
+      reply.headers(outcome.headers);
+      if (outcome.key) request.keyId = outcome.key.id;
       if (!outcome.ok) {
-        reply.headers(outcome.headers);
-        if (outcome.status === 401) deps.throttle.recordFailure(address, now);
+        if (outcome.status === 401 && outcome.key === null) deps.throttle.recordFailure(address, now);
         throw new ApiError(outcome.status, outcome.code, outcome.message);
       }
-      request.keyId = outcome.key.id;
-      const admission = await deps.access.admit(profile, outcome.key.id, outcome.key.tier);
-      reply.headers(admission.headers);
-      if (!admission.allowed) throw new ApiError(admission.status, admission.code, admission.message);
-      request.admittedMonth = admission.month;
+      request.admittedMonth = outcome.month;
     });
     deps.registerRoutes?.(scope);
     for (const op of operations) registerOperation(scope, op, deps, PROFILE_PREFIX[profile]);

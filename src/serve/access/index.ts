@@ -55,6 +55,21 @@ export type Admission =
   | { allowed: false; status: 429; code: LimitCode; message: string; headers: Record<string, string> }
   | ({ allowed: false } & StateUnavailableOutcome);
 
+type AuthFailure = Exclude<AuthOutcome, { ok: true }>;
+
+/** authenticate and admit in one: the key when it was authenticated (for the log), and the answer. */
+export type Authorization =
+  | { ok: true; key: AuthenticatedKey; headers: Record<string, string> /** UTC month it was counted in. */; month: string }
+  | {
+      ok: false;
+      status: 401 | 403 | 429 | 503;
+      code: AuthErrorCode | LimitCode | 'internal_error';
+      message: string;
+      headers: Record<string, string>;
+      /** Null when no key was authenticated (a 401 is then a failed attempt of the caller's address). */
+      key: AuthenticatedKey | null;
+    };
+
 /**
  * Authentication and admission of API requests over a state store (files or Redis). Every method
  * that may ask the store returns a promise; when the store cannot answer, the outcome is a 503
@@ -71,6 +86,13 @@ export interface Access {
   authenticate(profile: Profile, headers: RequestHeaders, requiredScope?: Scope): Promise<AuthOutcome>;
   /** Hard cap, then per-minute window; an admitted request is counted. Headers go on the response whatever its final status. */
   admit(profile: Profile, keyId: string, tier: TierName): Promise<Admission>;
+  /**
+   * authenticate, then admit, as the request path does it: the admission counts only while the key
+   * record the request was authenticated on is still the stored one (UsageLedger.admit). When it
+   * changed in between (revoked through another server), the key is read again and the request
+   * decided anew, so a revocation made anywhere refuses the next request everywhere.
+   */
+  authorize(profile: Profile, headers: RequestHeaders, requiredScope?: Scope): Promise<Authorization>;
   /**
    * Takes an admitted request back out of its month's billable count: for answers that are the
    * server's fault (5xx), which a client should not pay for. The per-minute window keeps it, so
@@ -90,6 +112,16 @@ export type AccessOptions = {
   /** Called when the state store fails a request (at most once every 10 s while it keeps failing). */
   onStateError?: (error: Error) => void;
 } & ({ store: StateStore } | FileStateOptions);
+
+/** What admitOn answers when the key record changed since the request was authenticated. */
+const STALE = Symbol('stale');
+/** A request whose key record changes under it more often than this gets a 503. */
+const MAX_AUTHORIZE_ATTEMPTS = 3;
+
+/** What a handler may know of a key record. */
+function authenticatedKey(record: KeyRecord): AuthenticatedKey {
+  return { id: record.id, name: record.name, tier: record.tier, scopes: [...record.scopes] };
+}
 
 const UNAVAILABLE_MESSAGE = 'The service cannot check API keys and limits right now; nothing was counted. Retry shortly';
 const STATE_ERROR_REPORT_INTERVAL_MS = 10_000;
@@ -122,7 +154,7 @@ export function createAccess(options: AccessOptions): Access {
     };
   };
 
-  const refuse = (profile: Profile, code: AuthErrorCode, message: string): AuthOutcome => ({
+  const refuse = (profile: Profile, code: AuthErrorCode, message: string): AuthFailure => ({
     ok: false,
     status: 401,
     code,
@@ -130,9 +162,9 @@ export function createAccess(options: AccessOptions): Access {
     headers: headersForUnauthenticated(profile),
   });
 
-  const lookUp = async (id: string): Promise<KeyRecord | null> => {
+  const lookUp = async (id: string, fresh: boolean): Promise<KeyRecord | null> => {
     try {
-      return await keys.keyById(id);
+      return await keys.keyById(id, fresh);
     } catch (error) {
       if (!(error instanceof KeyRecordError)) throw error;
       options.onKeysReloadError?.(error);
@@ -140,64 +172,98 @@ export function createAccess(options: AccessOptions): Access {
     }
   };
 
+  /** authenticate, with the record it was decided on (which never leaves this module). */
+  const authenticateRecord = async (
+    profile: Profile,
+    headers: RequestHeaders,
+    requiredScope: Scope | undefined,
+    fresh: boolean,
+  ): Promise<{ ok: true; record: KeyRecord } | AuthFailure> => {
+    const invalid: AuthErrorCode = profile === 'A' ? 'invalid_api_key' : 'invalid_key';
+    const credential = presentedCredential(profile, headers);
+    if (credential.kind === 'missing') return refuse(profile, profile === 'A' ? 'invalid_api_key' : 'unauthorized', credential.message);
+    if (credential.kind === 'unusable') return refuse(profile, invalid, credential.message);
+    const id = keyIdOfSecret(credential.key);
+    if (id === null) return refuse(profile, invalid, 'Invalid API key');
+    let record: KeyRecord | null;
+    try {
+      record = await lookUp(id, fresh);
+    } catch (error) {
+      return { ok: false, ...unavailable(profile, error) };
+    }
+    if (!record || !secretMatches(credential.key, record.secretSha256)) return refuse(profile, invalid, 'Invalid API key');
+    // Only the holder of the full secret gets this far, so saying "revoked" tells an attacker nothing.
+    if (record.revokedAt !== null) return refuse(profile, invalid, 'API key has been revoked');
+    if (requiredScope !== undefined && !record.scopes.includes(requiredScope)) {
+      // A 403 carries its key's own headers, unchanged (nothing counted).
+      const at = now();
+      let counts;
+      try {
+        counts = await usage.counts(record.id, utcMonth(at), windowStartSeconds(at));
+      } catch (error) {
+        return { ok: false, ...unavailable(profile, error, record.tier) };
+      }
+      return {
+        ok: false,
+        status: 403,
+        code: 'insufficient_scope',
+        message: `API key lacks the scope ${requiredScope}`,
+        headers: limitHeaders(profile, record.tier, counts, at),
+      };
+    }
+    return { ok: true, record };
+  };
+
+  /** admit; given the record the request was authorized on, STALE when that record changed meanwhile. */
+  const admitOn = async (profile: Profile, keyId: string, tier: TierName, authorizedOn?: KeyRecord): Promise<Admission | typeof STALE> => {
+    const at = now();
+    const month = utcMonth(at);
+    let counted;
+    try {
+      counted = await usage.admit(keyId, tier, month, windowStartSeconds(at), TIERS[tier], authorizedOn);
+    } catch (error) {
+      return { allowed: false, ...unavailable(profile, error, tier) };
+    }
+    if (counted.stale) return STALE;
+    const decision = decideAdmission(tier, counted.before, at);
+    if (decision.allowed !== counted.admitted) {
+      throw new Error(`the ${store.description} state store and the limits disagree on a request of ${keyId}`);
+    }
+    if (decision.allowed) return { allowed: true, headers: limitHeaders(profile, tier, decision.counts, at), month };
+    return {
+      allowed: false,
+      status: 429,
+      code: decision.code,
+      message: decision.message,
+      headers: limitHeaders(profile, tier, decision.counts, at, decision.retryAfterSeconds),
+    };
+  };
+
   return {
     async authenticate(profile, headers, requiredScope) {
-      const invalid: AuthErrorCode = profile === 'A' ? 'invalid_api_key' : 'invalid_key';
-      const credential = presentedCredential(profile, headers);
-      if (credential.kind === 'missing') return refuse(profile, profile === 'A' ? 'invalid_api_key' : 'unauthorized', credential.message);
-      if (credential.kind === 'unusable') return refuse(profile, invalid, credential.message);
-      const id = keyIdOfSecret(credential.key);
-      if (id === null) return refuse(profile, invalid, 'Invalid API key');
-      let record: KeyRecord | null;
-      try {
-        record = await lookUp(id);
-      } catch (error) {
-        return { ok: false, ...unavailable(profile, error) };
-      }
-      if (!record || !secretMatches(credential.key, record.secretSha256)) return refuse(profile, invalid, 'Invalid API key');
-      // Only the holder of the full secret gets this far, so saying "revoked" tells an attacker nothing.
-      if (record.revokedAt !== null) return refuse(profile, invalid, 'API key has been revoked');
-      if (requiredScope !== undefined && !record.scopes.includes(requiredScope)) {
-        // A 403 carries its key's own headers, unchanged (nothing counted).
-        const at = now();
-        let counts;
-        try {
-          counts = await usage.counts(record.id, utcMonth(at), windowStartSeconds(at));
-        } catch (error) {
-          return { ok: false, ...unavailable(profile, error, record.tier) };
-        }
-        return {
-          ok: false,
-          status: 403,
-          code: 'insufficient_scope',
-          message: `API key lacks the scope ${requiredScope}`,
-          headers: limitHeaders(profile, record.tier, counts, at),
-        };
-      }
-      return { ok: true, key: { id: record.id, name: record.name, tier: record.tier, scopes: [...record.scopes] } };
+      const outcome = await authenticateRecord(profile, headers, requiredScope, false);
+      return outcome.ok ? { ok: true, key: authenticatedKey(outcome.record) } : outcome;
     },
 
     async admit(profile, keyId, tier) {
-      const at = now();
-      const month = utcMonth(at);
-      let counted;
-      try {
-        counted = await usage.admit(keyId, tier, month, windowStartSeconds(at), TIERS[tier]);
-      } catch (error) {
-        return { allowed: false, ...unavailable(profile, error, tier) };
+      const admission = await admitOn(profile, keyId, tier);
+      if (admission === STALE) throw new Error('an admission without a key record cannot be stale');
+      return admission;
+    },
+
+    async authorize(profile, headers, requiredScope) {
+      for (let attempt = 0; attempt < MAX_AUTHORIZE_ATTEMPTS; attempt++) {
+        // After a stale admission the cached record is known to be old: read the key from the store.
+        const outcome = await authenticateRecord(profile, headers, requiredScope, attempt > 0);
+        if (!outcome.ok) return { ...outcome, key: null };
+        const key = authenticatedKey(outcome.record);
+        const admission = await admitOn(profile, key.id, key.tier, outcome.record);
+        if (admission === STALE) continue;
+        if (admission.allowed) return { ok: true, key, headers: admission.headers, month: admission.month };
+        return { ok: false, status: admission.status, code: admission.code, message: admission.message, headers: admission.headers, key };
       }
-      const decision = decideAdmission(tier, counted.before, at);
-      if (decision.allowed !== counted.admitted) {
-        throw new Error(`the ${store.description} state store and the limits disagree on a request of ${keyId}`);
-      }
-      if (decision.allowed) return { allowed: true, headers: limitHeaders(profile, tier, decision.counts, at), month };
-      return {
-        allowed: false,
-        status: 429,
-        code: decision.code,
-        message: decision.message,
-        headers: limitHeaders(profile, tier, decision.counts, at, decision.retryAfterSeconds),
-      };
+      const error = new StateUnavailableError(`the key record changed ${MAX_AUTHORIZE_ATTEMPTS} times while one request was admitted`);
+      return { ok: false, ...unavailable(profile, error), key: null };
     },
 
     async release(keyId, month) {

@@ -13,6 +13,7 @@ import {
   KeyRecordError,
   type MonthlyUsageRow,
   type NewKeyInput,
+  REDIS_UNKNOWN_KEY_CACHE_MS,
   type StateStore,
   StateUnavailableError,
   type UsageLedger,
@@ -66,6 +67,18 @@ redis.call('HINCRBY', KEYS[1], ARGV[1] .. ':rejected', 1)
 return {0, month, window}
 `;
 
+/**
+ * ADMIT_LUA for a request authorized on a key record: KEYS[3] is the key hash, ARGV[6] and ARGV[7]
+ * the secret's SHA-256 and the scopes it was authorized on. Counts only while the stored key still
+ * has them, the same tier and no revokedAt; otherwise returns {-1, 0, 0} (stale) and counts nothing.
+ */
+const ADMIT_AUTHORIZED_LUA = `
+local key = redis.call('HMGET', KEYS[3], 'secretSha256', 'tier', 'scopes', 'revokedAt')
+if key[1] ~= ARGV[6] or key[2] ~= ARGV[2] or key[3] ~= ARGV[7] or key[4] then
+  return {-1, 0, 0}
+end
+${ADMIT_LUA}`;
+
 /** KEYS: month hash. ARGV: key id. Never below 0, as the SQLite store. */
 const RELEASE_LUA = `
 local field = ARGV[1] .. ':requests'
@@ -98,6 +111,18 @@ type PdsnapRedis = Redis & {
     hardCap: number,
     perMinute: number,
     ttl: number,
+  ): Promise<[number, number, number]>;
+  pdsnapAdmitAuthorized(
+    month: string,
+    window: string,
+    key: string,
+    keyId: string,
+    tier: string,
+    hardCap: number,
+    perMinute: number,
+    ttl: number,
+    secretSha256: string,
+    scopes: string,
   ): Promise<[number, number, number]>;
   pdsnapRelease(month: string, keyId: string): Promise<number>;
   pdsnapCreateKey(key: string, ids: string, id: string, ...fields: string[]): Promise<number>;
@@ -139,6 +164,7 @@ export async function openRedisState(url: string, options: RedisStateOptions = {
     enableAutoPipelining: true,
   }) as PdsnapRedis;
   client.defineCommand('pdsnapAdmit', { numberOfKeys: 2, lua: ADMIT_LUA });
+  client.defineCommand('pdsnapAdmitAuthorized', { numberOfKeys: 3, lua: ADMIT_AUTHORIZED_LUA });
   client.defineCommand('pdsnapRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
   client.defineCommand('pdsnapCreateKey', { numberOfKeys: 2, lua: CREATE_KEY_LUA });
   client.defineCommand('pdsnapRevokeKey', { numberOfKeys: 1, lua: REVOKE_KEY_LUA });
@@ -233,25 +259,29 @@ class RedisKeyDirectory implements KeyDirectory {
   ) {}
 
   /**
-   * Answers from a cache at most `cacheMs` old (a monotonic clock, not the injected "now"), so
-   * Redis sees one lookup per key and instance every `cacheMs` however busy the key is; concurrent
-   * misses share one lookup. Unknown ids are cached too, in a bounded map.
+   * Answers from a cache (a monotonic clock, not the injected "now"): a key found is reused for
+   * `cacheMs`, an id found unknown for at most REDIS_UNKNOWN_KEY_CACHE_MS, so Redis sees one lookup
+   * per key and instance in that time however busy the key is; concurrent misses share one lookup.
+   * What is reused only authenticates: admission checks the record in Redis itself (admit).
    */
-  keyById(id: string): Promise<KeyRecord | null> {
+  keyById(id: string, fresh = false): Promise<KeyRecord | null> {
     const at = performance.now();
     const cached = this.cache.get(id);
-    if (cached && cached.until > at) return Promise.resolve(cached.record);
+    if (!fresh && cached && cached.until > at) return Promise.resolve(cached.record);
     const pending = this.inFlight.get(id);
-    if (pending) return pending;
+    if (!fresh && pending) return pending;
     const lookup = this.fetch(id)
       .then((record) => {
-        if (this.cacheMs > 0) {
+        const keepMs = record ? this.cacheMs : Math.min(this.cacheMs, REDIS_UNKNOWN_KEY_CACHE_MS);
+        if (keepMs > 0) {
           if (this.cache.size >= 100_000) this.cache.clear();
-          this.cache.set(id, { record, until: performance.now() + this.cacheMs });
+          this.cache.set(id, { record, until: performance.now() + keepMs });
         }
         return record;
       })
-      .finally(() => this.inFlight.delete(id));
+      .finally(() => {
+        if (this.inFlight.get(id) === lookup) this.inFlight.delete(id);
+      });
     this.inFlight.set(id, lookup);
     return lookup;
   }
@@ -329,19 +359,23 @@ function recordFromHash(id: string, fields: Record<string, string>): KeyRecord {
 class RedisUsageLedger implements UsageLedger {
   constructor(private readonly client: PdsnapRedis) {}
 
-  async admit(keyId: string, tier: TierName, month: string, windowStart: number, limits: AdmissionLimits): Promise<CountedAdmission> {
+  async admit(
+    keyId: string,
+    tier: TierName,
+    month: string,
+    windowStart: number,
+    limits: AdmissionLimits,
+    authorizedOn?: KeyRecord,
+  ): Promise<CountedAdmission> {
+    const keys = [monthHash(month), windowCounter(keyId, windowStart)] as const;
+    // Two windows: long enough for a server whose clock is a little behind, short enough to stay small.
+    const rule = [keyId, tier, limits.hardCapPerMonth, limits.requestsPerMinute, 2 * WINDOW_SECONDS] as const;
     const [admitted, monthBefore, windowBefore] = await guarded(
-      this.client.pdsnapAdmit(
-        monthHash(month),
-        windowCounter(keyId, windowStart),
-        keyId,
-        tier,
-        limits.hardCapPerMonth,
-        limits.requestsPerMinute,
-        // Two windows: long enough for a server whose clock is a little behind, short enough to stay small.
-        2 * WINDOW_SECONDS,
-      ),
+      authorizedOn === undefined
+        ? this.client.pdsnapAdmit(...keys, ...rule)
+        : this.client.pdsnapAdmitAuthorized(...keys, keyHash(keyId), ...rule, authorizedOn.secretSha256, authorizedOn.scopes.join(',')),
     );
+    if (admitted === -1) return { admitted: false, before: { month: 0, window: 0 }, stale: true };
     return { admitted: admitted === 1, before: { month: monthBefore, window: windowBefore } };
   }
 

@@ -20,6 +20,11 @@ export interface NewKeyInput {
 export interface CountedAdmission {
   admitted: boolean;
   before: UsageCounts;
+  /**
+   * Nothing was counted: the key record the request was authorized on is no longer the stored one
+   * (revoked, replaced, its tier or scopes changed). The caller reads the key again and decides anew.
+   */
+  stale?: true;
 }
 
 /**
@@ -27,8 +32,8 @@ export interface CountedAdmission {
  * an answer can be (that bound is how long a revocation can take to reach a running server).
  */
 export interface KeyDirectory {
-  /** The key with this id, revoked or not; null when there is none. */
-  keyById(id: string): Promise<KeyRecord | null>;
+  /** The key with this id, revoked or not; null when there is none. `fresh`: not from a cache. */
+  keyById(id: string, fresh?: boolean): Promise<KeyRecord | null>;
   list(): Promise<KeyRecord[]>;
   /** Adds a key and returns its secret, which exists nowhere else: the caller shows it once. */
   create(input: NewKeyInput, now: Date): Promise<{ record: KeyRecord; secret: string }>;
@@ -44,9 +49,19 @@ export interface UsageLedger {
   /**
    * Atomically reads the key's counts, applies `admits` (limits.ts) with `limits`, and counts the
    * request as admitted (month and window) or refused (month's refused column only): two servers
-   * sharing the ledger can never both admit the request after the limit.
+   * sharing the ledger can never both admit the request after the limit. Given `authorizedOn`, the
+   * key record the request was authorized on, a ledger that shares keys with other servers counts
+   * only while that record is still the stored one, in the same atomic step, and answers `stale`
+   * otherwise: a revocation made anywhere stops the next admission everywhere, whatever the caches.
    */
-  admit(keyId: string, tier: TierName, month: string, windowStart: number, limits: AdmissionLimits): Promise<CountedAdmission>;
+  admit(
+    keyId: string,
+    tier: TierName,
+    month: string,
+    windowStart: number,
+    limits: AdmissionLimits,
+    authorizedOn?: KeyRecord,
+  ): Promise<CountedAdmission>;
   counts(keyId: string, month: string, windowStart: number): Promise<UsageCounts>;
   /** Takes one admitted request back out of the month (never below 0); the window keeps it. */
   release(keyId: string, month: string): Promise<void>;
@@ -84,5 +99,11 @@ export class KeyRecordError extends Error {
   override readonly name = 'KeyRecordError';
 }
 
-/** How long a Redis key lookup is reused: a revocation reaches every instance within this. */
-export const DEFAULT_REDIS_KEY_CACHE_MS = 2000;
+/**
+ * How long a Redis lookup that found a key is reused to authenticate. Admission re-checks the record
+ * in Redis on every request (see UsageLedger.admit), so a revocation stops admissions at once; this
+ * bounds only how long a hand-edited scope can take to reach a 403 answer, which counts nothing.
+ */
+export const DEFAULT_REDIS_KEY_CACHE_MS = 60_000;
+/** How long a Redis lookup that found no key is reused: a key created elsewhere works within this. */
+export const REDIS_UNKNOWN_KEY_CACHE_MS = 2000;

@@ -76,6 +76,60 @@ describe('Redis state shared by several servers', () => {
     });
   });
 
+  it('counts nothing for a key revoked through another server, however long its lookup is cached', async () => {
+    const serving = await open({ keyCacheMs: 60_000 });
+    const access = accessOver(serving);
+    const other = await open();
+    const { record, secret } = await other.keys.create({ name: 'shared', scopes: ['articles:read'], tier: 'member' }, clock());
+    expect(await access.authorize('A', bearer(secret), 'articles:read')).toMatchObject({ ok: true, key: { id: record.id } });
+    await other.keys.revoke(record.id, clock());
+    // The cached lookup still says "valid"; the admission in Redis finds the revocation and the key is read again.
+    expect((await access.authenticate('A', bearer(secret), 'articles:read')).ok).toBe(true);
+    expect(await access.authorize('A', bearer(secret), 'articles:read')).toMatchObject({
+      ok: false,
+      status: 401,
+      code: 'invalid_api_key',
+      message: 'API key has been revoked',
+      key: null,
+    });
+    expect(await (await open()).usage.monthlyUsage('2026-11')).toEqual([{ keyId: record.id, tier: 'member', requests: 1, rejected: 0 }]);
+    // Read again, the revoked record is what the cache holds now.
+    expect(await access.authenticate('B', bearer(secret))).toMatchObject({ ok: false, status: 401, message: 'API key has been revoked' });
+  });
+
+  it('decides anew with the stored tier when a key record was edited by hand after it was cached', async () => {
+    const serving = await open({ keyCacheMs: 60_000 });
+    const access = accessOver(serving);
+    const { record, secret } = await serving.keys.create({ name: 'upgraded', scopes: ['articles:read'], tier: 'member' }, clock());
+    const first = await access.authorize('A', bearer(secret), 'articles:read');
+    expect(first).toMatchObject({ ok: true, key: { tier: 'member' }, headers: { 'X-RateLimit-Limit': '60' } });
+    await admin.hset(`pdsnap:key:${record.id}`, 'tier', 'premium');
+    const second = await access.authorize('A', bearer(secret), 'articles:read');
+    expect(second).toMatchObject({ ok: true, key: { tier: 'premium' }, headers: { 'X-RateLimit-Limit': '300' } });
+    expect(await serving.usage.monthlyUsage('2026-11')).toEqual([{ keyId: record.id, tier: 'premium', requests: 2, rejected: 0 }]);
+  });
+
+  it('answers stale and counts nothing when the record an admission was authorized on is not the stored one', async () => {
+    const state = await open();
+    const { record } = await state.keys.create({ name: 'k', scopes: ['calendar:read'], tier: 'member' }, clock());
+    const limits = { hardCapPerMonth: 1000, requestsPerMinute: 60 };
+    const admit = (authorizedOn: typeof record) => state.usage.admit(record.id, 'member', '2026-11', 1_795_000_000, limits, authorizedOn);
+    expect(await admit(record)).toEqual({ admitted: true, before: { month: 0, window: 0 } });
+    for (const changed of [
+      { ...record, scopes: ['calendar:read', 'articles:read'] as typeof record.scopes },
+      { ...record, secretSha256: '0'.repeat(64) },
+      { ...record, tier: 'premium' as const },
+    ]) {
+      expect(await state.usage.admit(record.id, changed.tier, '2026-11', 1_795_000_000, limits, changed)).toMatchObject({
+        admitted: false,
+        stale: true,
+      });
+    }
+    await state.keys.revoke(record.id, clock());
+    expect(await admit(record)).toMatchObject({ admitted: false, stale: true });
+    expect(await state.usage.monthlyUsage('2026-11')).toEqual([{ keyId: record.id, tier: 'member', requests: 1, rejected: 0 }]);
+  });
+
   it('signs cursors with one secret for every instance, created by the first', async () => {
     const first = await (await open()).cursorSecret();
     const second = await (await open()).cursorSecret();
