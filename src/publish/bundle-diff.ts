@@ -14,11 +14,13 @@ import { parseLine, readPartLines } from './record-reader.js';
  * written twice.
  *
  * Bounded memory, whatever the size: a line's bytes are canonical JSON, so an unchanged record is
- * byte-identical on both sides. Each side's line digests (MD5, 64 bits kept: 16 bytes a record in
+ * byte-identical on both sides. Each side's line digests (SHA-256, 64 bits kept: 16 bytes a record in
  * an open-addressing table) tell the unchanged lines without parsing them; only lines missing from
  * the other side are parsed and keyed. The new side's differing lines wait in a temporary SQLite
- * file, not in memory, and the old side's are matched against them by key in a second pass.
- * Parts with the same digest on both sides are not read at all.
+ * file, not in memory, and the old side's are matched against them by key in a second pass, which
+ * takes each old line's digest from the first (kept in order, 8 more bytes a record) instead of
+ * hashing it again. Parts with the same digest on both sides are not read at all. SHA-256, not a
+ * faster-looking MD5: on CPUs with SHA extensions it is twice as fast, and it is the better hash.
  */
 
 /** One side of a comparison: a published bundle or a staged one (not yet in the store). */
@@ -98,15 +100,22 @@ async function diffResource(before: BundleSide, after: BundleSide, resource: str
   }
 
   const digestsBefore = new DigestSet(countBefore);
+  // The old side is read twice; its line digests are kept in order so the second pass hashes nothing.
+  const orderBefore = new Uint32Array(2 * countBefore);
+  let lineBefore = 0;
   for await (const { line, entry, number } of numberedLines(before, partsBefore)) {
-    digestsBefore.add(hash('md5', line, 'buffer'));
+    const digest = hash('sha256', line, 'buffer');
+    digestsBefore.add(digest);
+    orderBefore[2 * lineBefore] = digest.readUInt32LE(0);
+    orderBefore[2 * lineBefore + 1] = digest.readUInt32LE(4);
+    lineBefore += 1;
     if (observe) observe.record('before', resource, parseLine(before.label, entry, line, number));
   }
   const digestsAfter = new DigestSet(countAfter);
   const pending = new PendingRecords();
   try {
     for await (const { line, entry, number } of numberedLines(after, partsAfter)) {
-      const digest = hash('md5', line, 'buffer');
+      const digest = hash('sha256', line, 'buffer');
       digestsAfter.add(digest);
       let record: unknown;
       if (observe) {
@@ -121,8 +130,10 @@ async function diffResource(before: BundleSide, after: BundleSide, resource: str
       await pending.add(recordKey(resource, record), line);
     }
     pending.index();
+    lineBefore = 0;
     for await (const { line, entry, number } of numberedLines(before, partsBefore)) {
-      if (digestsAfter.has(hash('md5', line, 'buffer'))) continue;
+      const at = 2 * lineBefore++;
+      if (digestsAfter.hasPair(orderBefore[at]!, orderBefore[at + 1]!)) continue;
       const record = parseLine(before.label, entry, line, number);
       const key = recordKey(resource, record);
       const match = pending.take(key);
@@ -205,8 +216,11 @@ class DigestSet {
   }
 
   has(digest: Buffer): boolean {
-    const high = digest.readUInt32LE(0);
-    const low = digest.readUInt32LE(4);
+    return this.hasPair(digest.readUInt32LE(0), digest.readUInt32LE(4));
+  }
+
+  /** has() for a digest's first and second 32-bit words (little-endian), as kept in order lists. */
+  hasPair(high: number, low: number): boolean {
     for (let slot = low & this.mask; this.used[slot] === 1; slot = (slot + 1) & this.mask) {
       if (this.high[slot] === high && this.low[slot] === low) return true;
     }
