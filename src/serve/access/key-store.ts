@@ -51,7 +51,8 @@ export class KeyStore implements KeyDirectory {
     return this.byId.get(id) ?? null;
   }
 
-  async keyById(id: string): Promise<KeyRecord | null> {
+  async keyById(id: string, fresh = false): Promise<KeyRecord | null> {
+    if (fresh) this.refresh(false);
     return this.recordById(id);
   }
 

@@ -32,7 +32,7 @@ export interface CountedAdmission {
  * an answer can be (that bound is how long a revocation can take to reach a running server).
  */
 export interface KeyDirectory {
-  /** The key with this id, revoked or not; null when there is none. `fresh`: not from a cache. */
+  /** The key with this id, revoked or not; null when there is none. `fresh`: read from the store now, not from what was read before. */
   keyById(id: string, fresh?: boolean): Promise<KeyRecord | null>;
   list(): Promise<KeyRecord[]>;
   /** Adds a key and returns its secret, which exists nowhere else: the caller shows it once. */

@@ -56,6 +56,18 @@ describe('key store', () => {
     expect(store.find(secret)?.revokedAt).toBe('2026-11-23T00:00:00.000Z');
   });
 
+  it('reads the file again for a fresh lookup, however long it may otherwise reuse what it read', async () => {
+    const { record } = await createKey(file, { name: 'cached', scopes: ['articles:read'], tier: 'member' }, NOW);
+    const store = new KeyStore(file, undefined, 3_600_000);
+    try {
+      expect((await store.keyById(record.id))?.revokedAt).toBeNull();
+      await revokeKey(file, record.id, new Date('2026-11-23T00:00:00Z'));
+      expect((await store.keyById(record.id, true))?.revokedAt).toBe('2026-11-23T00:00:00.000Z');
+    } finally {
+      store.close();
+    }
+  });
+
   it('keeps the first revocation date when a key is revoked twice', async () => {
     const { record } = await createKey(file, { name: 'x', scopes: ['articles:read'], tier: 'member' }, NOW);
     await revokeKey(file, record.id, new Date('2026-11-23T00:00:00Z'));
