@@ -103,20 +103,23 @@ export function sqliteDriver(): SqliteDriver {
 export function openSqlite(file: string, options: OpenSqliteOptions = {}): SqliteDatabase {
   const native = resolveOpener().open(file, options);
   let open = true;
+  // Prepared once, on first use: the usage store opens a transaction per batch of requests.
+  let control: { begin: NativeStatement; commit: NativeStatement; rollback: NativeStatement } | undefined;
   return {
     file,
     prepare: <Params extends unknown[], Row>(sql: string) => native.prepare(sql) as unknown as SqliteStatement<Params, Row>,
     exec: (sql) => native.exec(sql),
     immediateTransaction<T>(work: () => T): T {
-      native.exec('BEGIN IMMEDIATE');
+      control ??= { begin: native.prepare('BEGIN IMMEDIATE'), commit: native.prepare('COMMIT'), rollback: native.prepare('ROLLBACK') };
+      control.begin.run();
       let result: T;
       try {
         result = work();
       } catch (error) {
-        native.exec('ROLLBACK');
+        control.rollback.run();
         throw error;
       }
-      native.exec('COMMIT');
+      control.commit.run();
       return result;
     },
     close() {

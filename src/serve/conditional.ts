@@ -32,7 +32,7 @@ export function cacheControlOf(v: Pick<Validators, 'freshUntilMs' | 'nowMs' | 'r
  * `if_modified_since exact`).
  */
 export function answerConditionally(request: FastifyRequest, reply: FastifyReply, v: Validators): boolean {
-  const lastModified = new Date(Math.floor(v.lastModifiedMs / 1000) * 1000).toUTCString();
+  const lastModified = httpDate(v.lastModifiedMs);
   reply.headers({ ETag: v.etag, 'Last-Modified': lastModified, 'Cache-Control': cacheControlOf(v) });
   // On 304s and small bodies too: whether a body is compressed is decided from Accept-Encoding.
   addVary(reply, 'accept-encoding');
@@ -49,9 +49,23 @@ export function answerConditionally(request: FastifyRequest, reply: FastifyReply
   return true;
 }
 
+/** The last instant formatted, kept: every answer of one snapshot carries the same Last-Modified. */
+let lastDate = { ms: Number.NaN, text: '' };
+
+/** An HTTP date (IMF-fixdate) of the whole second holding `ms`. */
+function httpDate(ms: number): string {
+  const second = Math.floor(ms / 1000) * 1000;
+  if (lastDate.ms !== second) lastDate = { ms: second, text: new Date(second).toUTCString() };
+  return lastDate.text;
+}
+
 /** Adds a field to Vary, keeping what is there (lower case, as @fastify/compress looks for it). */
 export function addVary(reply: FastifyReply, field: string): void {
   const current = reply.getHeader('Vary');
+  if (current === undefined) {
+    reply.header('Vary', field);
+    return;
+  }
   const fields = (Array.isArray(current) ? current.join(',') : String(current ?? ''))
     .split(',')
     .map((f) => f.trim())

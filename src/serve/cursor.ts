@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { CursorProblem } from './api-error.js';
 import { compareText } from '../lib/text-order.js';
 
@@ -71,5 +71,5 @@ export function queryFingerprint(filters: Record<string, unknown>): string {
   const entries = Object.entries(filters)
     .filter(([, value]) => value !== undefined)
     .sort(([a], [b]) => compareText(a, b));
-  return createHash('sha256').update(JSON.stringify(entries)).digest('base64url').slice(0, 22);
+  return hash('sha256', JSON.stringify(entries), 'base64url').slice(0, 22);
 }

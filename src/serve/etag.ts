@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * An ETag from what determines a response's content: the snapshot (immutable), the operation and
@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
  * are byte-identical for the same tag, so theirs is strong.
  */
 export function etagOf(parts: readonly unknown[], weak: boolean): string {
-  const tag = `"${createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 32)}"`;
+  // crypto.hash: one call, no Hash object per request (about half the time of createHash on short input).
+  const tag = `"${hash('sha256', JSON.stringify(parts), 'base64url').slice(0, 32)}"`;
   return weak ? `W/${tag}` : tag;
 }
 

@@ -28,12 +28,18 @@ describe('openSqlite', () => {
           insert.run('a', 9); // primary key clash: the whole transaction goes
         }),
       ).toThrow();
+      // The transaction's statements are prepared once: after a rollback the next one commits.
+      db.immediateTransaction(() => insert.run('d', 4));
       const rows = db.prepare<[], { k: string; n: number }>('SELECT k, n FROM t ORDER BY k').all();
       expect(rows.map((row) => ({ ...row }))).toEqual([
         { k: 'a', n: 1 },
         { k: 'b', n: 2 },
+        { k: 'd', n: 4 },
       ]);
-      expect([...db.prepare<[number], { k: string }>('SELECT k FROM t WHERE n > ? ORDER BY k').iterate(1)].map((r) => r.k)).toEqual(['b']);
+      expect([...db.prepare<[number], { k: string }>('SELECT k FROM t WHERE n > ? ORDER BY k').iterate(1)].map((r) => r.k)).toEqual([
+        'b',
+        'd',
+      ]);
       expect(db.prepare<[string], { n: number }>('SELECT n FROM t WHERE k = ?').get('zz')).toBeUndefined();
       db.close();
       db.close(); // closing twice is harmless

@@ -1,5 +1,5 @@
 import { sha256Hex } from '../../lib/file-digest.js';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * API key secrets: `pds_live_<12 hex>_<32 base64url chars>`. The 12 hex characters are the
@@ -37,6 +37,6 @@ export function keyIdOfSecret(presented: string): string | null {
 /** Compares in constant time (digests of equal length), so response timing leaks nothing of the stored hash. */
 export function secretMatches(presented: string, storedSha256: string): boolean {
   const expected = Buffer.from(storedSha256, 'hex');
-  const actual = createHash('sha256').update(presented, 'utf8').digest();
+  const actual = hash('sha256', presented, 'buffer');
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }

@@ -15,9 +15,17 @@ export function windowEndSeconds(now: Date): number {
   return windowStartSeconds(now) + WINDOW_SECONDS;
 }
 
+/** The month last asked for, kept: every request of a month asks for the same one. */
+let lastMonth = { fromMs: 0, untilMs: -1, text: '' };
+
 /** The UTC calendar month of `now` as YYYY-MM, the key of the monthly quota. */
 export function utcMonth(now: Date): string {
-  return now.toISOString().slice(0, 7);
+  const ms = now.getTime();
+  if (ms < lastMonth.fromMs || ms >= lastMonth.untilMs) {
+    const fromMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+    lastMonth = { fromMs, untilMs: nextUtcMonthStart(now).getTime(), text: now.toISOString().slice(0, 7) };
+  }
+  return lastMonth.text;
 }
 
 /** First instant of the UTC month after the one holding `now`. */

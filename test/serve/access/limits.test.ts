@@ -16,6 +16,12 @@ describe('clock windows', () => {
   it('names the UTC month, not the local one, and finds the next month start across a year end', () => {
     expect(utcMonth(at('2026-11-30T23:59:59Z'))).toBe('2026-11');
     expect(utcMonth(at('2026-12-01T00:30:00+01:00'))).toBe('2026-11');
+    // The month is kept between calls: moving across its edges either way still names the right one.
+    expect(utcMonth(at('2026-12-01T00:00:00Z'))).toBe('2026-12');
+    expect(utcMonth(at('2026-11-30T23:59:59.999Z'))).toBe('2026-11');
+    expect(utcMonth(at('2026-11-01T00:00:00Z'))).toBe('2026-11');
+    expect(utcMonth(at('2026-10-31T23:59:59.999Z'))).toBe('2026-10');
+    expect(utcMonth(at('2027-01-01T00:00:00Z'))).toBe('2027-01');
     expect(nextUtcMonthStart(at('2026-12-15T08:00:00Z')).toISOString()).toBe('2027-01-01T00:00:00.000Z');
   });
 
