@@ -29,7 +29,23 @@ export function compileParameterValidator(schema: JsonSchema): PartValidator {
   const declared = schema as ObjectSchema;
   const properties = declared.properties ?? {};
   const validate = ajv.compile(schema);
+  // The answer for a frozen query object (the query parser hands out one per query string): the same
+  // object always validates to the same value, so it is validated once.
+  const known = new WeakMap<object, { value: Record<string, unknown> }>();
   return (data) => {
+    if (typeof data !== 'object' || data === null || !Object.isFrozen(data)) return check(data);
+    let answer = known.get(data);
+    if (answer === undefined) {
+      const result = check(data);
+      // A refusal is not kept: Fastify decorates the error it is given.
+      if (!('value' in result)) return result;
+      answer = { value: Object.freeze(result.value) };
+      known.set(data, answer);
+    }
+    return answer;
+  };
+
+  function check(data: unknown): { value: Record<string, unknown> } | { error: ParameterProblem } {
     const value: Record<string, unknown> = {};
     for (const [name, raw] of Object.entries((data ?? {}) as Record<string, unknown>)) {
       // Own properties only: `__proto__` or `constructor` must be unknown parameters, not inherited ones.
@@ -42,7 +58,7 @@ export function compileParameterValidator(schema: JsonSchema): PartValidator {
     if (validate(value)) return { value };
     const first = validate.errors?.[0];
     return { error: problemOf(first, properties) };
-  };
+  }
 }
 
 function problemOf(error: ErrorObject | undefined, properties: Record<string, JsonSchema>): ParameterProblem {

@@ -10,7 +10,33 @@ export class InvalidEncoding {
 
 export type QueryValue = string | InvalidEncoding | Array<string | InvalidEncoding>;
 
-export function parseQueryString(text: string): Record<string, QueryValue> {
+/**
+ * Most requests repeat a few query strings (`limit=20`), so the parsed object of a short query string
+ * is kept, frozen, and handed out again: parameter validation then finds its own answer for that
+ * object too (parameter-validation.ts). At most this many are kept; the map starts over when full,
+ * so a client sending a new query string on every request costs a parse each time and no memory.
+ */
+const PARSED_KEPT = 1024;
+const KEPT_MAX_LENGTH = 256;
+const parsedQueries = new Map<string, Readonly<Record<string, QueryValue>>>();
+
+export function parseQueryString(text: string): Readonly<Record<string, QueryValue>> {
+  if (text.length > KEPT_MAX_LENGTH) return parse(text);
+  let parsed = parsedQueries.get(text);
+  if (parsed === undefined) {
+    parsed = deepFreeze(parse(text));
+    if (parsedQueries.size >= PARSED_KEPT) parsedQueries.clear();
+    parsedQueries.set(text, parsed);
+  }
+  return parsed;
+}
+
+function deepFreeze(query: Record<string, QueryValue>): Readonly<Record<string, QueryValue>> {
+  for (const value of Object.values(query)) Object.freeze(value);
+  return Object.freeze(query);
+}
+
+function parse(text: string): Record<string, QueryValue> {
   const query: Record<string, QueryValue> = Object.create(null);
   if (text === '') return query;
   for (const pair of text.split('&')) {
