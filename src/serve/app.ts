@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { destination } from 'pino';
 import { type Access, type StateStore, createAccess } from './access/index.js';
 import { CursorCodec } from './cursor.js';
 import { clientErrorResponder, MAX_HEADER_BYTES } from './client-error.js';
@@ -99,13 +100,23 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   }
 }
 
+/**
+ * The log on standard output, written asynchronously: lines made while a write is under way go out
+ * together in the next one, instead of one blocking write per line (a tenth of the server's CPU
+ * under load). Lines still go out at once when the server is idle, and pino flushes what is left
+ * when the process exits; a SIGKILL can lose the lines of the write in progress.
+ */
+function standardOutput() {
+  return destination({ dest: 1, sync: false });
+}
+
 async function assemble(options: ServerOptions, now: () => Date, access: Access): Promise<FastifyInstance> {
   const cursors = new CursorCodec(options.cursorSecret);
   const app = Fastify<Server>({
     logger: options.logger
       ? {
           level: options.logger.level,
-          ...(options.logger.stream ? { stream: options.logger.stream } : {}),
+          stream: options.logger.stream ?? standardOutput(),
           // Belt and braces: no log line of ours carries headers, and none ever may carry a key.
           redact: ['req.headers.authorization', 'req.headers["x-api-key"]'],
         }
