@@ -1,9 +1,9 @@
 import autocannon from 'autocannon';
 import { execa, type ResultPromise } from 'execa';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { fixedRateLoad } from './fixed-rate.js';
+import { fixedRateInChild } from './fixed-rate.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type KeyRecord, serializeKeyFile } from '../src/serve/access/key-record.js';
@@ -22,9 +22,17 @@ export interface LoadResult {
   p99Ms: number;
   non2xx: number;
   total: number;
+  /** For a fixed-rate series: the server's own latency of the same requests (its access log). */
+  server?: { p50Ms: number; p99Ms: number };
 }
 
+/** Headers for each request, rotating over the key secrets (kept, for a client in another process). */
+export type RotatingHeaders = (() => Record<string, string>) & { secrets: readonly string[] };
+
+const NO_KEY: RotatingHeaders = Object.assign(() => ({}), { secrets: [] });
+
 const DURATION_S = 10;
+const WARM_UP_S = 2;
 const CONNECTIONS = 10;
 /**
  * Premium keys allow 300 requests a minute each; rotating over 2,000 of them (600,000 a minute)
@@ -71,21 +79,33 @@ async function load(
   label: string,
   base: string,
   urlPath: string,
-  headers: () => Record<string, string>,
+  headers: RotatingHeaders | (() => Record<string, string>),
   rate?: number,
+  serverLog?: string,
 ): Promise<LoadResult> {
   const first = await wireGet(base + urlPath, headers());
   const bodyBytes = first.bytes;
   if (first.status !== 200) throw new Error(`${label}: warm-up answered ${first.status}`);
   const asked = headers()['accept-encoding'];
   if (asked !== undefined && first.encoding !== asked) throw new Error(`${label}: asked for ${asked}, got ${first.encoding ?? 'identity'}`);
-  if (rate) return { label, rate, path: urlPath, bodyBytes, ...(await fixedRateLoad(base + urlPath, headers, rate, DURATION_S)) };
-  const result = await autocannon({
-    url: base + urlPath,
-    connections: CONNECTIONS,
-    duration: DURATION_S,
-    requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, ...headers() } }) }],
-  });
+  if (rate) {
+    const secrets = 'secrets' in headers ? headers.secrets : [];
+    const from = Date.now();
+    const result = await fixedRateInChild(base + urlPath, secrets, rate, DURATION_S);
+    const server = serverLog === undefined ? undefined : await serverLatency(serverLog, from, Date.now());
+    return { label, rate, path: urlPath, bodyBytes, ...result, ...(server ? { server } : {}) };
+  }
+  const series = (duration: number) =>
+    autocannon({
+      url: base + urlPath,
+      connections: CONNECTIONS,
+      duration,
+      requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, ...headers() } }) }],
+    });
+  // Not counted: the first seconds of a process run its code before the JIT has compiled it, which
+  // is start-up, not the request path (the same for every target, the bare route's included).
+  await series(WARM_UP_S);
+  const result = await series(DURATION_S);
   return {
     label,
     path: urlPath,
@@ -96,6 +116,26 @@ async function load(
     non2xx: result.non2xx,
     total: result.requests.total,
   };
+}
+
+/**
+ * p50 and p99 of the latency the server logged (`latencyMs` of its request lines) for the requests
+ * it answered between two instants; undefined when the log holds none (logging off).
+ */
+async function serverLatency(logFile: string, fromMs: number, untilMs: number): Promise<{ p50Ms: number; p99Ms: number } | undefined> {
+  // The log is written asynchronously: give the last lines a moment to reach the file.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const latencies: number[] = [];
+  for (const line of (await readFile(logFile, 'utf8')).split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const entry = JSON.parse(line) as { time?: number; latencyMs?: number };
+    if (entry.latencyMs !== undefined && entry.time !== undefined && entry.time >= fromMs && entry.time <= untilMs)
+      latencies.push(entry.latencyMs);
+  }
+  if (latencies.length === 0) return undefined;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 10) / 10;
+  return { p50Ms: at(0.5), p99Ms: at(0.99) };
 }
 
 /** The fixed rate at which p99 latency is measured (the target: under 10 ms). */
@@ -123,15 +163,17 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
     const keysFile = path.join(dir, 'keys.json');
     const fileKeys = await writeKeysFile(keysFile, now);
     const serveArgs = ['serve', '--store', store, '--port', '0', '--reload-interval', '0'];
+    const fileLog = path.join(dir, 'file-serve.log');
     const fileServe = await startChild(
       'node',
       [cli, ...serveArgs, '--keys', keysFile, '--usage-db', path.join(dir, 'usage.sqlite')],
       repoRoot,
+      fileLog,
     );
     children.push(fileServe.child);
     results.push(await load('file   Profile A  GET /v1/articles?limit=20', fileServe.base, '/v1/articles?limit=20', fileKeys));
     results.push(await load('file   Profile B  GET /api/v1/articles?limit=20', fileServe.base, '/api/v1/articles?limit=20', fileKeys));
-    results.push(await load('file   Profile A, fixed rate', fileServe.base, '/v1/articles?limit=20', fileKeys, FIXED_RATE));
+    results.push(await load('file   Profile A, fixed rate', fileServe.base, '/v1/articles?limit=20', fileKeys, FIXED_RATE, fileLog));
     // Compression: the largest consensus page (10 rows of 10 top holders: its size does not grow with
     // the number of filers) and the largest article page, as they are and as brotli and gzip.
     for (const [name, urlPath] of [
@@ -150,11 +192,12 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
       children.push(redis.child);
       const redisState = await openRedisState(redis.url);
       const redisKeys = await createKeys(redisState, now);
-      const redisServe = await startChild('node', [cli, ...serveArgs, '--state', redis.url], repoRoot);
+      const redisLog = path.join(dir, 'redis-serve.log');
+      const redisServe = await startChild('node', [cli, ...serveArgs, '--state', redis.url], repoRoot, redisLog);
       children.push(redisServe.child);
       results.push(await load('redis  Profile A  GET /v1/articles?limit=20', redisServe.base, '/v1/articles?limit=20', redisKeys));
       results.push(await load('redis  Profile B  GET /api/v1/articles?limit=20', redisServe.base, '/api/v1/articles?limit=20', redisKeys));
-      results.push(await load('redis  Profile A, fixed rate', redisServe.base, '/v1/articles?limit=20', redisKeys, FIXED_RATE));
+      results.push(await load('redis  Profile A, fixed rate', redisServe.base, '/v1/articles?limit=20', redisKeys, FIXED_RATE, redisLog));
       redisServe.child.kill('SIGTERM');
     } else {
       process.stderr.write('bench: no redis-server on this machine; the Redis rows are left out\n');
@@ -165,8 +208,8 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
     await writeFile(bodyFile, Buffer.alloc(bodyBytes, ' ').fill('{"data":[]}', 0, 11));
     const bare = await startChild('node', [path.join(path.dirname(cli), '../../bench/bare-server.js'), bodyFile], repoRoot);
     children.push(bare.child);
-    results.push(await load(`bare Fastify, same-size body`, bare.base, '/bare', () => ({})));
-    results.push(await load(`bare Fastify, fixed rate`, bare.base, '/bare', () => ({}), FIXED_RATE));
+    results.push(await load(`bare Fastify, same-size body`, bare.base, '/bare', NO_KEY));
+    results.push(await load(`bare Fastify, fixed rate`, bare.base, '/bare', NO_KEY, FIXED_RATE));
     return results;
   } finally {
     for (const child of children) child.kill('SIGTERM');
@@ -178,16 +221,16 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
 const SCOPES = ['articles:read', 'calendar:read', 'smart-money:read'] as const;
 
 /** Rotates over the secrets, one per request. */
-function rotating(secrets: string[]): () => Record<string, string> {
+function rotating(secrets: string[]): RotatingHeaders {
   let next = 0;
-  return () => ({ authorization: `Bearer ${secrets[next++ % secrets.length]}` });
+  return Object.assign(() => ({ authorization: `Bearer ${secrets[next++ % secrets.length]}` }), { secrets });
 }
 
 /**
  * The keys file of KEY_COUNT premium keys, written at once: records exactly as `keys create` makes
  * them, without its lock and rewrite per key (which would make this quadratic).
  */
-export async function writeKeysFile(file: string, now: Date, count = KEY_COUNT): Promise<() => Record<string, string>> {
+export async function writeKeysFile(file: string, now: Date, count = KEY_COUNT): Promise<RotatingHeaders> {
   const secrets: string[] = [];
   const records: KeyRecord[] = [];
   for (let i = 0; i < count; i++) {
@@ -208,7 +251,7 @@ export async function writeKeysFile(file: string, now: Date, count = KEY_COUNT):
 }
 
 /** Premium keys made through the state's own key directory. */
-async function createKeys(state: StateStore, now: Date): Promise<() => Record<string, string>> {
+async function createKeys(state: StateStore, now: Date): Promise<RotatingHeaders> {
   const secrets: string[] = [];
   try {
     for (let i = 0; i < KEY_COUNT; i++) {
@@ -250,10 +293,11 @@ export function formatServer(results: LoadResult[]): string {
         ? `  ${((100 * r.requestsPerSecond) / bare.requestsPerSecond).toFixed(0).padStart(3)} % of bare`
         : '';
     const rate = r.rate ? ` (at ${r.rate}/s)` : '';
-    return `  ${r.label.padEnd(48)} ${String(r.bodyBytes).padStart(7)} B  ${r.requestsPerSecond.toFixed(0).padStart(6)} req/s${rate}  p50 ${String(r.p50Ms).padStart(3)} ms  p99 ${String(r.p99Ms).padStart(3)} ms  non-2xx ${r.non2xx}/${r.total}${share}`;
+    const server = r.server ? `  (server's own: p50 ${r.server.p50Ms} ms, p99 ${r.server.p99Ms} ms)` : '';
+    return `  ${r.label.padEnd(48)} ${String(r.bodyBytes).padStart(7)} B  ${r.requestsPerSecond.toFixed(0).padStart(6)} req/s${rate}  p50 ${String(r.p50Ms).padStart(3)} ms  p99 ${String(r.p99Ms).padStart(3)} ms  non-2xx ${r.non2xx}/${r.total}${share}${server}`;
   });
   return [
-    `Server on loopback, ${DURATION_S} s each: autocannon with ${CONNECTIONS} connections as fast as answered; "fixed rate": requests sent evenly, latency from their scheduled instant`,
+    `Server on loopback, ${DURATION_S} s each: autocannon with ${CONNECTIONS} connections as fast as answered (after ${WARM_UP_S} s not counted); "fixed rate": requests sent evenly by a client process of its own, latency from their scheduled instant`,
     ...rows,
   ].join('\n');
 }
