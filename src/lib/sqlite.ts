@@ -112,15 +112,18 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
     immediateTransaction<T>(work: () => T): T {
       control ??= { begin: native.prepare('BEGIN IMMEDIATE'), commit: native.prepare('COMMIT'), rollback: native.prepare('ROLLBACK') };
       control.begin.run();
-      let result: T;
       try {
-        result = work();
+        const result = work();
+        control.commit.run();
+        return result;
       } catch (error) {
-        control.rollback.run();
+        // A failed COMMIT leaves the transaction open; after some errors (a full disk, I/O) SQLite
+        // has already rolled it back itself, and ROLLBACK then fails: the first error is the one to report.
+        try {
+          control.rollback.run();
+        } catch {}
         throw error;
       }
-      control.commit.run();
-      return result;
     },
     close() {
       if (!open) return;
