@@ -21,7 +21,8 @@ let lastMonth = { fromMs: 0, untilMs: -1, text: '' };
 /** The UTC calendar month of `now` as YYYY-MM, the key of the monthly quota. */
 export function utcMonth(now: Date): string {
   const ms = now.getTime();
-  if (ms < lastMonth.fromMs || ms >= lastMonth.untilMs) {
+  // Written so that an invalid date (NaN) is never inside: toISOString below refuses it, as before.
+  if (!(ms >= lastMonth.fromMs && ms < lastMonth.untilMs)) {
     const fromMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
     lastMonth = { fromMs, untilMs: nextUtcMonthStart(now).getTime(), text: now.toISOString().slice(0, 7) };
   }
