@@ -107,8 +107,20 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
  * when the process exits; a SIGKILL can lose the lines of the write in progress.
  */
 function standardOutput() {
-  return destination({ dest: 1, sync: false });
+  // Bounded: when nothing reads standard output, lines past 16 MiB are dropped (and counted on
+  // stderr) instead of piling up in memory; a blocking write used to stall the server instead.
+  const stream = destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_MAX_BYTES });
+  let dropped = 0;
+  stream.on('drop', () => {
+    dropped += 1;
+    if (dropped === 1 || dropped % 10_000 === 0) {
+      process.stderr.write(`pdsnap serve: standard output is not read; ${dropped} log line(s) dropped so far\n`);
+    }
+  });
+  return stream;
 }
+
+const LOG_BUFFER_MAX_BYTES = 16 * 1024 * 1024;
 
 async function assemble(options: ServerOptions, now: () => Date, access: Access): Promise<FastifyInstance> {
   const cursors = new CursorCodec(options.cursorSecret);
