@@ -81,7 +81,7 @@ export function fixedRateInChild(url: string, secrets: readonly string[], rate: 
   return new Promise((resolve, reject) => {
     child.once('message', (result) => resolve(result as FixedRateResult));
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`fixed-rate client exited with code ${code} before answering`)));
+    child.once('close', (code) => reject(new Error(`fixed-rate client exited with code ${code} before answering`)));
     child.send({ url, secrets, rate, durationS });
   });
 }

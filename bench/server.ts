@@ -22,6 +22,8 @@ export interface LoadResult {
   p99Ms: number;
   non2xx: number;
   total: number;
+  /** The server process's CPU time (all threads) per request of an autocannon series, in µs. */
+  cpuMicrosPerRequest?: number;
   /** For a fixed-rate series: the server's own latency of the same requests (its access log). */
   server?: { p50Ms: number; p99Ms: number };
 }
@@ -75,14 +77,33 @@ function wireGet(url: string, headers: Record<string, string>): Promise<{ status
   });
 }
 
+/** A server process under load: where it listens, and its process (for its CPU time). */
+interface Target {
+  base: string;
+  child: ResultPromise;
+}
+
+/** User + system CPU seconds of a process so far, all its threads (Linux /proc). */
+async function cpuSecondsOf(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (!fields || fields.length < 13) return undefined;
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+/** USER_HZ, 100 on Linux for every architecture Node.js runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 async function load(
   label: string,
-  base: string,
+  target: Target,
   urlPath: string,
   headers: RotatingHeaders | (() => Record<string, string>),
   rate?: number,
   serverLog?: string,
 ): Promise<LoadResult> {
+  const { base } = target;
   const first = await wireGet(base + urlPath, headers());
   const bodyBytes = first.bytes;
   if (first.status !== 200) throw new Error(`${label}: warm-up answered ${first.status}`);
@@ -105,8 +126,15 @@ async function load(
   // Not counted: the first seconds of a process run its code before the JIT has compiled it, which
   // is start-up, not the request path (the same for every target, the bare route's included).
   await series(WARM_UP_S);
+  const cpuBefore = await cpuSecondsOf(target.child.pid);
   const result = await series(DURATION_S);
+  const cpuAfter = await cpuSecondsOf(target.child.pid);
+  const cpuMicrosPerRequest =
+    cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0
+      ? undefined
+      : Math.round(((cpuAfter - cpuBefore) * 1e6) / result.requests.total);
   return {
+    ...(cpuMicrosPerRequest === undefined ? {} : { cpuMicrosPerRequest }),
     label,
     path: urlPath,
     bodyBytes,
@@ -128,7 +156,12 @@ async function serverLatency(logFile: string, fromMs: number, untilMs: number): 
   const latencies: number[] = [];
   for (const line of (await readFile(logFile, 'utf8')).split('\n')) {
     if (!line.startsWith('{')) continue;
-    const entry = JSON.parse(line) as { time?: number; latencyMs?: number };
+    let entry: { time?: number; latencyMs?: number };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue; // a last line still being written
+    }
     if (entry.latencyMs !== undefined && entry.time !== undefined && entry.time >= fromMs && entry.time <= untilMs)
       latencies.push(entry.latencyMs);
   }
@@ -171,9 +204,9 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
       fileLog,
     );
     children.push(fileServe.child);
-    results.push(await load('file   Profile A  GET /v1/articles?limit=20', fileServe.base, '/v1/articles?limit=20', fileKeys));
-    results.push(await load('file   Profile B  GET /api/v1/articles?limit=20', fileServe.base, '/api/v1/articles?limit=20', fileKeys));
-    results.push(await load('file   Profile A, fixed rate', fileServe.base, '/v1/articles?limit=20', fileKeys, FIXED_RATE, fileLog));
+    results.push(await load('file   Profile A  GET /v1/articles?limit=20', fileServe, '/v1/articles?limit=20', fileKeys));
+    results.push(await load('file   Profile B  GET /api/v1/articles?limit=20', fileServe, '/api/v1/articles?limit=20', fileKeys));
+    results.push(await load('file   Profile A, fixed rate', fileServe, '/v1/articles?limit=20', fileKeys, FIXED_RATE, fileLog));
     // Compression: the largest consensus page (10 rows of 10 top holders: its size does not grow with
     // the number of filers) and the largest article page, as they are and as brotli and gzip.
     for (const [name, urlPath] of [
@@ -182,7 +215,7 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
     ] as const) {
       for (const encoding of ['identity', 'br', 'gzip'] as const) {
         const withEncoding = encoding === 'identity' ? fileKeys : () => ({ ...fileKeys(), 'accept-encoding': encoding });
-        results.push(await load(`file   ${name} ${encoding.padEnd(8)}`, fileServe.base, urlPath, withEncoding));
+        results.push(await load(`file   ${name} ${encoding.padEnd(8)}`, fileServe, urlPath, withEncoding));
       }
     }
     fileServe.child.kill('SIGTERM');
@@ -195,9 +228,9 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
       const redisLog = path.join(dir, 'redis-serve.log');
       const redisServe = await startChild('node', [cli, ...serveArgs, '--state', redis.url], repoRoot, redisLog);
       children.push(redisServe.child);
-      results.push(await load('redis  Profile A  GET /v1/articles?limit=20', redisServe.base, '/v1/articles?limit=20', redisKeys));
-      results.push(await load('redis  Profile B  GET /api/v1/articles?limit=20', redisServe.base, '/api/v1/articles?limit=20', redisKeys));
-      results.push(await load('redis  Profile A, fixed rate', redisServe.base, '/v1/articles?limit=20', redisKeys, FIXED_RATE, redisLog));
+      results.push(await load('redis  Profile A  GET /v1/articles?limit=20', redisServe, '/v1/articles?limit=20', redisKeys));
+      results.push(await load('redis  Profile B  GET /api/v1/articles?limit=20', redisServe, '/api/v1/articles?limit=20', redisKeys));
+      results.push(await load('redis  Profile A, fixed rate', redisServe, '/v1/articles?limit=20', redisKeys, FIXED_RATE, redisLog));
       redisServe.child.kill('SIGTERM');
     } else {
       process.stderr.write('bench: no redis-server on this machine; the Redis rows are left out\n');
@@ -208,8 +241,8 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
     await writeFile(bodyFile, Buffer.alloc(bodyBytes, ' ').fill('{"data":[]}', 0, 11));
     const bare = await startChild('node', [path.join(path.dirname(cli), '../../bench/bare-server.js'), bodyFile], repoRoot);
     children.push(bare.child);
-    results.push(await load(`bare Fastify, same-size body`, bare.base, '/bare', NO_KEY));
-    results.push(await load(`bare Fastify, fixed rate`, bare.base, '/bare', NO_KEY, FIXED_RATE));
+    results.push(await load(`bare Fastify, same-size body`, bare, '/bare', NO_KEY));
+    results.push(await load(`bare Fastify, fixed rate`, bare, '/bare', NO_KEY, FIXED_RATE));
     return results;
   } finally {
     for (const child of children) child.kill('SIGTERM');
@@ -294,7 +327,8 @@ export function formatServer(results: LoadResult[]): string {
         : '';
     const rate = r.rate ? ` (at ${r.rate}/s)` : '';
     const server = r.server ? `  (server's own: p50 ${r.server.p50Ms} ms, p99 ${r.server.p99Ms} ms)` : '';
-    return `  ${r.label.padEnd(48)} ${String(r.bodyBytes).padStart(7)} B  ${r.requestsPerSecond.toFixed(0).padStart(6)} req/s${rate}  p50 ${String(r.p50Ms).padStart(3)} ms  p99 ${String(r.p99Ms).padStart(3)} ms  non-2xx ${r.non2xx}/${r.total}${share}${server}`;
+    const cpu = r.cpuMicrosPerRequest === undefined ? '' : `  server CPU ${r.cpuMicrosPerRequest} µs/req`;
+    return `  ${r.label.padEnd(48)} ${String(r.bodyBytes).padStart(7)} B  ${r.requestsPerSecond.toFixed(0).padStart(6)} req/s${rate}  p50 ${String(r.p50Ms).padStart(3)} ms  p99 ${String(r.p99Ms).padStart(3)} ms  non-2xx ${r.non2xx}/${r.total}${share}${cpu}${server}`;
   });
   return [
     `Server on loopback, ${DURATION_S} s each: autocannon with ${CONNECTIONS} connections as fast as answered (after ${WARM_UP_S} s not counted); "fixed rate": requests sent evenly by a client process of its own, latency from their scheduled instant`,
