@@ -22,6 +22,7 @@ describe('clock windows', () => {
     expect(utcMonth(at('2026-11-01T00:00:00Z'))).toBe('2026-11');
     expect(utcMonth(at('2026-10-31T23:59:59.999Z'))).toBe('2026-10');
     expect(utcMonth(at('2027-01-01T00:00:00Z'))).toBe('2027-01');
+    expect(() => utcMonth(new Date(Number.NaN))).toThrow(RangeError);
     expect(nextUtcMonthStart(at('2026-12-15T08:00:00Z')).toISOString()).toBe('2027-01-01T00:00:00.000Z');
   });
 
