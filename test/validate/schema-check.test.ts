@@ -1,9 +1,32 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { DATASET_RESOURCES, DATASETS } from '../../src/model/dataset.js';
+import { resourceJsonSchema } from '../../src/model/json-schema.js';
 import { checkResourceSchema, describeSchemaProblem } from '../../src/validate/schema-check.js';
 import { article, calendarEvent } from '../helpers/records.js';
 import { consensusRow, investor, trade } from './records.js';
 
 describe('checkResourceSchema', () => {
+  it('checks against schemas that are valid JSON Schema 2020-12 (the check itself skips the meta-schema)', () => {
+    const meta = new Ajv2020({ strict: false });
+    const checked: string[] = [];
+    for (const dataset of DATASETS) {
+      for (const resource of Object.keys(DATASET_RESOURCES[dataset])) {
+        expect(meta.validateSchema(resourceJsonSchema(dataset, resource)), `${dataset}/${resource}: ${meta.errorsText()}`).toBe(true);
+        checked.push(`${dataset}/${resource}`);
+      }
+    }
+    expect(checked).toEqual([
+      'articles/articles',
+      'calendar/events',
+      'smart-money/investors',
+      'smart-money/consensus',
+      'smart-money/trades',
+    ]);
+    // The meta-schema check can fail: a schema with a wrongly typed keyword is refused.
+    expect(meta.validateSchema({ type: 'object', required: 'id' })).toBe(false);
+  });
+
   it('accepts records that match the generated JSON Schemas', () => {
     expect(checkResourceSchema('articles', 'articles', [article('one'), article('two')])).toEqual([]);
     expect(checkResourceSchema('calendar', 'events', [calendarEvent('evt-0123456789abcdef', '2026-12-01T13:30:00.000Z')])).toEqual([]);
