@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { percentiles } from './measure.js';
 
 export interface FixedRateResult {
   requestsPerSecond: number;
@@ -58,12 +59,11 @@ export async function fixedRateLoad(
   }
   await Promise.all(inFlight);
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 10) / 10;
+  const { p50Ms, p99Ms } = percentiles(latencies);
   return {
     requestsPerSecond: Math.round((total * 1000) / (performance.now() - started)),
-    p50Ms: at(0.5),
-    p99Ms: at(0.99),
+    p50Ms,
+    p99Ms,
     non2xx,
     total,
   };

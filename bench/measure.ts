@@ -37,3 +37,46 @@ export async function measureProcess(command: string, args: string[], cwd: strin
 
 export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** p50 and p99 of latencies in milliseconds, to 0.1 ms, and how many there were. */
+export function percentiles(ms: readonly number[]): { requests: number; p50Ms: number; p99Ms: number } {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1));
+  return { requests: sorted.length, p50Ms: at(0.5), p99Ms: at(0.99) };
+}
+
+/** One request line of a `pdsnap serve` log. */
+export interface RequestLogEntry {
+  requestId?: string;
+  /** When the line was written (ms since the epoch). */
+  time?: number;
+  latencyMs: number;
+}
+
+/** The request lines of a server's log; other lines, and a last line still being written, are skipped. */
+export async function readRequestLog(logFile: string): Promise<RequestLogEntry[]> {
+  const entries: RequestLogEntry[] = [];
+  for (const line of (await readFile(logFile, 'utf8')).split('\n')) {
+    if (!line.includes('"latencyMs"')) continue;
+    let entry: Partial<RequestLogEntry>;
+    try {
+      entry = JSON.parse(line) as Partial<RequestLogEntry>;
+    } catch {
+      continue;
+    }
+    if (entry.latencyMs !== undefined) entries.push({ ...entry, latencyMs: entry.latencyMs });
+  }
+  return entries;
+}
+
+/** User + system CPU seconds of a process so far, all its threads (Linux /proc). */
+export async function cpuSecondsOf(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (!fields || fields.length < 13) return undefined;
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+/** USER_HZ, 100 on Linux for every architecture Node.js runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;

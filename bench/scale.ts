@@ -2,7 +2,7 @@ import { readdir, readFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CursorCodec, queryFingerprint } from '../src/serve/cursor.js';
-import { measureProcess, mib, seconds } from './measure.js';
+import { measureProcess, mib, percentiles, readRequestLog, seconds } from './measure.js';
 import { JsonClient } from './json-client.js';
 import { startChild, writeKeysFile } from './server.js';
 
@@ -156,11 +156,7 @@ export async function measureServe(
 /** latencyMs of every request the server logged, by request id. */
 async function serverLatencies(logFile: string): Promise<Map<string, number>> {
   const byId = new Map<string, number>();
-  for (const line of (await readFile(logFile, 'utf8')).split('\n')) {
-    if (!line.includes('"latencyMs"')) continue;
-    const entry = JSON.parse(line) as { requestId?: string; latencyMs?: number };
-    if (entry.requestId !== undefined && entry.latencyMs !== undefined) byId.set(entry.requestId, entry.latencyMs);
-  }
+  for (const entry of await readRequestLog(logFile)) if (entry.requestId !== undefined) byId.set(entry.requestId, entry.latencyMs);
   return byId;
 }
 
@@ -235,12 +231,6 @@ async function deepPages(
     series('trades by investor, every page, last 50', byInvestor),
     series('trades pages in the last tenth, by cursor', deepTrades),
   ];
-}
-
-function percentiles(ms: number[]): { requests: number; p50Ms: number; p99Ms: number } {
-  const sorted = [...ms].sort((a, b) => a - b);
-  const at = (q: number) => Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1));
-  return { requests: sorted.length, p50Ms: at(0.5), p99Ms: at(0.99) };
 }
 
 async function peakRss(pid: number): Promise<number> {

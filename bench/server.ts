@@ -1,9 +1,10 @@
 import autocannon from 'autocannon';
 import { execa, type ResultPromise } from 'execa';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { fixedRateInChild } from './fixed-rate.js';
+import { cpuSecondsOf, percentiles, readRequestLog } from './measure.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type KeyRecord, serializeKeyFile } from '../src/serve/access/key-record.js';
@@ -83,18 +84,6 @@ interface Target {
   child: ResultPromise;
 }
 
-/** User + system CPU seconds of a process so far, all its threads (Linux /proc). */
-async function cpuSecondsOf(pid: number | undefined): Promise<number | undefined> {
-  if (pid === undefined) return undefined;
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
-  if (!fields || fields.length < 13) return undefined;
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-}
-/** USER_HZ, 100 on Linux for every architecture Node.js runs on. */
-const CLOCK_TICKS_PER_SECOND = 100;
-
 async function load(
   label: string,
   target: Target,
@@ -153,22 +142,10 @@ async function load(
 async function serverLatency(logFile: string, fromMs: number, untilMs: number): Promise<{ p50Ms: number; p99Ms: number } | undefined> {
   // The log is written asynchronously: give the last lines a moment to reach the file.
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const latencies: number[] = [];
-  for (const line of (await readFile(logFile, 'utf8')).split('\n')) {
-    if (!line.startsWith('{')) continue;
-    let entry: { time?: number; latencyMs?: number };
-    try {
-      entry = JSON.parse(line) as typeof entry;
-    } catch {
-      continue; // a last line still being written
-    }
-    if (entry.latencyMs !== undefined && entry.time !== undefined && entry.time >= fromMs && entry.time <= untilMs)
-      latencies.push(entry.latencyMs);
-  }
-  if (latencies.length === 0) return undefined;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 10) / 10;
-  return { p50Ms: at(0.5), p99Ms: at(0.99) };
+  const window = (await readRequestLog(logFile)).filter(({ time }) => time !== undefined && time >= fromMs && time <= untilMs);
+  if (window.length === 0) return undefined;
+  const { p50Ms, p99Ms } = percentiles(window.map((entry) => entry.latencyMs));
+  return { p50Ms, p99Ms };
 }
 
 /** The fixed rate at which p99 latency is measured (the target: under 10 ms). */
