@@ -34,7 +34,7 @@ interface Report {
   }[];
 }
 
-const PEAK_RSS = pathToFileURL(path.join(REPO_ROOT, 'dist/bench/peak-rss.js')).href;
+const PEAK_RSS = pathToFileURL(path.join(REPO_ROOT, 'dist/preload/peak-rss.js')).href;
 
 export async function runBuild(cli: string, sources: string, dataset: Dataset, args: string[] = [], timeoutMs = 300_000) {
   const store = await mkdtemp(path.join(tmpdir(), 'pdsnap-hostile-store-'));

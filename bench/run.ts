@@ -12,7 +12,7 @@ import { benchSmartMoney, formatSmartMoney } from './smart-money.js';
  * BENCH_FILERS overrides the number of filers per quarter (default 9000, the size of a real quarter).
  */
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cli = path.join(repoRoot, 'dist/src/cli/main.js');
+const cli = path.join(repoRoot, 'dist/bin/pdsnap.js');
 const which = process.argv[2] ?? 'all';
 const filers = Number(process.env.BENCH_FILERS ?? 9000);
 

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-/** The built CLI: `npm test` compiles before vitest runs, so tests exercise what users run. */
-export const CLI = path.join(REPO_ROOT, 'dist/src/cli/main.js');
+/** The bundled CLI (`npm test` bundles before vitest runs), so tests exercise what users run. */
+export const CLI = path.join(REPO_ROOT, 'dist/bin/pdsnap.js');
 
 /** Runs `pdsnap <args>` as a real process; never throws on a non-zero exit. */
 export function runCli(args: string[], options: Options = {}) {
@@ -18,7 +18,7 @@ export async function tempDir(prefix: string): Promise<string> {
 }
 
 /** The preload that makes a pdsnap process write its peak RSS at exit (compiled with the CLI). */
-const PEAK_RSS = pathToFileURL(path.join(REPO_ROOT, 'dist/bench/peak-rss.js')).href;
+const PEAK_RSS = pathToFileURL(path.join(REPO_ROOT, 'dist/preload/peak-rss.js')).href;
 
 /** Runs `pdsnap <args>` like runCli and measures the process's peak resident set size, in bytes. */
 export async function runCliMeasured(args: string[], options: Options = {}) {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, bearer, get, newKey, type RunningServer, startServer, TestClock } from './helpers/harness.js';
 
 // Bundles made by the real pipeline: `pdsnap sample` sources, `pdsnap build` into a temp store.
-const cli = path.resolve(fileURLToPath(import.meta.url), '../../../dist/src/cli/main.js');
+const cli = path.resolve(fileURLToPath(import.meta.url), '../../../dist/bin/pdsnap.js');
 const NOW = '2026-11-22T12:00:00.000Z';
 const clock = new TestClock(new Date(NOW));
 let server: RunningServer;
