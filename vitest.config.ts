@@ -11,5 +11,9 @@ export default defineConfig({
     // vitest's default of one worker per core but one on a 2-core machine, a core sat idle.
     maxWorkers: 3,
     hookTimeout: 60_000,
+    // Test files share a worker's module cache instead of importing every module again per file
+    // (vitest's import time fell from 58 to 14 s of the run). Safe here because no test mocks a
+    // module or stubs a global, and what src keeps at module level is caches of pure results.
+    isolate: false,
   },
 });

@@ -107,7 +107,9 @@ async function until<T>(what: string, probe: () => Promise<T>, ok: (value: T) =>
   return last;
 }
 
-describe('a store in an S3 bucket (a real s3rver process)', () => {
+// Each test works in a store (a prefix of the bucket) of its own, so they run side by side: one
+// after the other they took 100 s, the longest file of the suite.
+describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
   it('builds into s3://, then list, validate, gate, inspect and serve read it; serve verifies into a cache of its own', async () => {
     const store = bucket('main');
     const built = await build(store, NOW, 'articles,calendar,smart-money');
