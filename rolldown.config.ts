@@ -11,7 +11,9 @@ import { defineConfig } from 'rolldown';
  */
 export default defineConfig([
   {
-    input: { pdsnap: 'src/cli/main.ts' },
+    // The data set worker lands in the chunks folder, beside the chunk that starts it
+    // (src/ingest/filings/dataset-workers.ts finds it as ./dataset-worker.js).
+    input: { pdsnap: 'src/cli/main.ts', 'chunks/dataset-worker': 'src/ingest/filings/dataset-worker.ts' },
     platform: 'node',
     external: ['better-sqlite3'],
     output: {

@@ -81,6 +81,7 @@ export function buildCommand(): Command {
         acceptDrift: options.acceptDrift ?? null,
         promote: options.promote,
         progress: stderrProgress(options.quiet || options.json),
+        ingestThreads: ingestThreadsFromEnv(process.env),
       });
       if (options.output !== undefined) await writeReportFile(options.output, report);
       if (options.json) printJson(report);
@@ -91,6 +92,17 @@ export function buildCommand(): Command {
       // docs/spec.md, Exit codes: rejected records alone never fail a build unless asked to.
       if (options.failOn === 'rejected' && rejectedCount(report) > 0) throw new ExitWith(ExitCode.warn);
     });
+}
+
+/** PDSNAP_INGEST_THREADS: Form 13F data sets read at once in worker threads; 0 reads them one after the other. */
+function ingestThreadsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.PDSNAP_INGEST_THREADS;
+  if (raw === undefined || raw === '') return undefined;
+  const threads = Number(raw);
+  if (!Number.isInteger(threads) || threads < 0 || threads > 64) {
+    throw new UsageError(`PDSNAP_INGEST_THREADS must be a whole number from 0 to 64 (got "${raw}")`);
+  }
+  return threads;
 }
 
 function rejectedCount(report: BuildReport): number {

@@ -30,6 +30,8 @@ export interface BuildOptions {
   /** false (--no-promote): publish a candidate and leave the pointer where it is. */
   promote: boolean;
   progress: Progress;
+  /** Form 13F data sets read at once in worker threads (PDSNAP_INGEST_THREADS); default one per core. */
+  ingestThreads?: number;
 }
 
 /** failed: the data was refused (stale, invalid, empty, --strict); error: the program failed. */
@@ -133,6 +135,7 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
       strict: options.strict,
       allowStale: options.allowStale,
       progress: options.progress,
+      ingestThreads: options.ingestThreads,
     });
   } catch (error) {
     return fail(`could not read sources: ${(error as Error).message}`);

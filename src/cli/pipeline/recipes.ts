@@ -20,6 +20,8 @@ export interface RecipeContext {
   /** --allow-stale: Smart Money keeps investors past the quarter-age rule (docs/smart-money.md). */
   allowStale: boolean;
   progress: Progress;
+  /** Form 13F data sets read at once in worker threads; undefined: one per core. */
+  ingestThreads?: number | undefined;
 }
 
 /**
@@ -53,8 +55,11 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
   articles: singleResourceRecipe('articles', 'articles', ingestArticles, deriveArticles),
   calendar: singleResourceRecipe('calendar', 'events', ingestCalendar, deriveCalendar),
 
-  async 'smart-money'({ sourcesDir, now, limits, allFilers, strict, allowStale, progress }) {
-    const ingested = await ingestFilings(sourcesDir, progress, { strictTotals: strict });
+  async 'smart-money'({ sourcesDir, now, limits, allFilers, strict, allowStale, progress, ingestThreads }) {
+    const ingested = await ingestFilings(sourcesDir, progress, {
+      strictTotals: strict,
+      ...(ingestThreads === undefined ? {} : { threads: ingestThreads }),
+    });
     return {
       dataset: 'smart-money',
       sources: ingested.sources,

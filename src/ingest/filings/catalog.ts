@@ -49,6 +49,27 @@ class StringTable {
   }
 }
 
+/**
+ * The committed filings of a catalog filled in a worker thread, as it is posted to the main thread:
+ * the row columns move (their buffers are transferred, not copied), the string tables are copied.
+ */
+export interface CatalogTransfer {
+  issuers: string[];
+  titles: string[];
+  cusips: string[];
+  issuerIds: Int32Array[];
+  titleIds: Int32Array[];
+  cusipIds: Int32Array[];
+  amounts: Int32Array[];
+  values: Int32Array[];
+  flags: Uint8Array[];
+  wideAmounts: [number, number][];
+  wideValues: [number, number][];
+  rowTotal: number;
+  /** In commit order. */
+  filings: { accession: string; spans: number[]; rowCount: number; meta: FilingMeta }[];
+}
+
 interface StagedFiling {
   accession: string;
   /** Row positions owned, as inclusive [first, last] pairs in the order written. */
@@ -214,6 +235,79 @@ export class CompactFilingCatalog implements FilingCatalog {
       row.value = toWholeDollars(this.valueAt(position, chunk, offset), unit);
       row.positionId = cusipId * 8 + flags;
       visit(row);
+    }
+  }
+
+  /**
+   * Everything committed, for absorb() in another thread; the buffers to transfer come with it.
+   * The catalog must not be used afterwards (its columns are handed over).
+   */
+  exportCommitted(): { transfer: CatalogTransfer; buffers: ArrayBuffer[] } {
+    const transfer: CatalogTransfer = {
+      issuers: this.issuers.values,
+      titles: this.titles.values,
+      cusips: this.cusips.values,
+      issuerIds: this.issuerIds,
+      titleIds: this.titleIds,
+      cusipIds: this.cusipIds,
+      amounts: this.amounts,
+      values: this.values,
+      flags: this.flags,
+      wideAmounts: [...this.wideAmounts],
+      wideValues: [...this.wideValues],
+      rowTotal: this.rowTotal,
+      filings: [...this.committed.values()].map((id) => {
+        const filing = this.staged[id]!;
+        return { accession: filing.accession, spans: filing.spans, rowCount: filing.rowCount, meta: filing.meta! };
+      }),
+    };
+    const columns = [this.issuerIds, this.titleIds, this.cusipIds, this.amounts, this.values, this.flags];
+    return { transfer, buffers: columns.flatMap((chunks) => chunks.map((chunk) => chunk.buffer as ArrayBuffer)) };
+  }
+
+  /**
+   * Appends the committed filings of another catalog (exportCommitted), in its commit order, as if
+   * they had been staged and committed here: its chunks are taken over whole, from the next chunk
+   * boundary on, and its string ids are mapped to this catalog's, once per distinct string.
+   */
+  absorb(other: CatalogTransfer): void {
+    for (const filing of other.filings) {
+      if (this.committed.has(filing.accession)) throw new Error(`filing ${filing.accession} is already in the catalog`);
+    }
+    const base = this.issuerIds.length * CHUNK_ROWS;
+    const remap = (table: StringTable, values: string[]) => Int32Array.from(values, (value) => table.intern(value));
+    const issuerMap = remap(this.issuers, other.issuers);
+    const titleMap = remap(this.titles, other.titles);
+    const cusipMap = remap(this.cusips, other.cusips);
+    for (let chunk = 0; chunk < other.issuerIds.length; chunk++) {
+      const rows = Math.min(CHUNK_ROWS, other.rowTotal - chunk * CHUNK_ROWS);
+      const issuers = other.issuerIds[chunk]!;
+      const titles = other.titleIds[chunk]!;
+      const cusips = other.cusipIds[chunk]!;
+      for (let offset = 0; offset < rows; offset++) {
+        issuers[offset] = issuerMap[issuers[offset]!]!;
+        titles[offset] = titleMap[titles[offset]!]!;
+        cusips[offset] = cusipMap[cusips[offset]!]!;
+      }
+      this.issuerIds.push(issuers);
+      this.titleIds.push(titles);
+      this.cusipIds.push(cusips);
+      this.amounts.push(other.amounts[chunk]!);
+      this.values.push(other.values[chunk]!);
+      this.flags.push(other.flags[chunk]!);
+    }
+    for (const [position, amount] of other.wideAmounts) this.wideAmounts.set(base + position, amount);
+    for (const [position, value] of other.wideValues) this.wideValues.set(base + position, value);
+    this.rowTotal = base + other.rowTotal;
+    for (const filing of other.filings) {
+      this.staged.push({
+        accession: filing.accession,
+        spans: filing.spans.map((position) => base + position),
+        rowCount: filing.rowCount,
+        meta: filing.meta,
+        discarded: false,
+      });
+      this.committed.set(filing.accession, this.staged.length - 1);
     }
   }
 

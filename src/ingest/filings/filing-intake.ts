@@ -2,7 +2,8 @@ import type { FilingMeta } from '../../model/filing.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import type { CompactFilingCatalog } from './catalog.js';
 import { SourceProblem } from '../source-problem.js';
-import { IdentifiersInNames } from './identifiers-in-names.js';
+import { IdentifiersInNames, type NameChange } from './identifiers-in-names.js';
+import type { CatalogTransfer } from './catalog.js';
 import type { RawHoldingRow } from './raw-holding-row.js';
 import { tableTotalsDisagreement } from './table-totals.js';
 import { decideValueUnit, DOLLARS_FROM, type ValueUnitDecision } from './value-unit.js';
@@ -29,6 +30,19 @@ export interface FilingLocations {
   totals: SourceLocation;
 }
 
+/** What an intake of one data set in a worker thread hands to the main thread's intake (see absorb). */
+export interface IntakeTransfer {
+  rejections: Rejection[];
+  notes: BuildNote[];
+  committedAt: [string, string][];
+  unitDecisions: ValueUnitDecision[];
+  nameChanges: NameChange[];
+  totalsDisagreements: number;
+  /** Every accession whose earlier copy the intake looked for: what an earlier source could have changed. */
+  consulted: string[];
+  catalog: CatalogTransfer;
+}
+
 export interface IntakeOptions {
   /** `--strict`: a filing whose cover page totals disagree with its table is rejected, not noted. */
   strictTotals: boolean;
@@ -49,6 +63,8 @@ export class FilingIntake {
   private readonly committedAt = new Map<string, string>();
   private readonly unitDecisions: ValueUnitDecision[] = [];
   private readonly names = new IdentifiersInNames();
+  /** Accessions looked up among the committed ones (committedCopy, complete). */
+  private readonly consulted = new Set<string>();
   /** Committed filings whose cover page totals disagree with their information table. */
   totalsDisagreements = 0;
 
@@ -63,6 +79,7 @@ export class FilingIntake {
 
   /** `source (location)` of the committed copy of an accession, or undefined when none is committed yet. */
   committedCopy(accession: string): string | undefined {
+    this.consulted.add(accession);
     return this.committedAt.get(accession);
   }
 
@@ -122,6 +139,7 @@ export class FilingIntake {
       disagreement = tableTotalsDisagreement(rowCount, sum, totals.tableEntryTotal, totals.tableValueTotal);
     }
     if (disagreement && this.options.strictTotals) return rejectFiling(at.totals, `${disagreement} (--strict)`);
+    this.consulted.add(accession);
     if (this.committedAt.has(accession)) {
       this.discard(stagingId);
       this.rejectDuplicate(accession, at.accession);
@@ -165,6 +183,54 @@ export class FilingIntake {
       );
     }
     return true;
+  }
+
+  /**
+   * The outcome of this intake (one data set read in a worker thread, before finish()) for the
+   * main thread's absorb(); the catalog's column buffers are to be transferred.
+   */
+  exportTransfer(): { transfer: IntakeTransfer; buffers: ArrayBuffer[] } {
+    const catalog = this.catalog.exportCommitted();
+    return {
+      transfer: {
+        rejections: this.rejections,
+        notes: this.notes,
+        committedAt: [...this.committedAt],
+        unitDecisions: this.unitDecisions,
+        nameChanges: this.names.committedChanges(),
+        totalsDisagreements: this.totalsDisagreements,
+        consulted: [...this.consulted],
+        catalog: catalog.transfer,
+      },
+      buffers: catalog.buffers,
+    };
+  }
+
+  /**
+   * True when an intake that started empty saw what this one would not have shown it: an accession
+   * it looked for that is committed here. Reading its data set here instead is then the only way
+   * to the same outcome as reading it after the sources before it.
+   */
+  conflictsWith(other: IntakeTransfer): boolean {
+    return other.consulted.some((accession) => this.committedAt.has(accession));
+  }
+
+  /**
+   * Takes in what another intake read (one data set, in a worker thread) as if it had been read
+   * here, after everything read so far: the same rejections, notes, filings and counts, in the
+   * same order. Only valid when conflictsWith(other) is false.
+   */
+  absorb(other: IntakeTransfer): void {
+    if (this.conflictsWith(other)) throw new Error('absorb: the other intake looked for an accession committed here');
+    this.catalog.absorb(other.catalog);
+    // One push per item: a spread of a hostile data set's million rejections would overflow the stack.
+    for (const rejection of other.rejections) this.rejections.push(rejection);
+    for (const note of other.notes) this.notes.push(note);
+    for (const [accession, copy] of other.committedAt) this.committedAt.set(accession, copy);
+    for (const accession of other.consulted) this.consulted.add(accession);
+    for (const decision of other.unitDecisions) this.unitDecisions.push(decision);
+    this.names.absorb(other.nameChanges);
+    this.totalsDisagreements += other.totalsDisagreements;
   }
 
   /** The notes of the names changed, then one summary note after the per-filing ones, counted from the decisions. */

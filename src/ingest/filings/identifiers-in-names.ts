@@ -5,7 +5,7 @@ import { SourceProblem } from '../source-problem.js';
 /** The names of a filing that Smart Money publishes. */
 export type NameField = 'issuer name' | 'title of class' | 'filer name';
 
-interface NameChange {
+export interface NameChange {
   field: NameField;
   from: string;
   to: string;
@@ -73,6 +73,25 @@ export class IdentifiersInNames {
 
   discard(stagingId: number): void {
     this.pending.delete(stagingId);
+  }
+
+  /** The changes of committed filings, in the order first committed (for absorb() in another thread). */
+  committedChanges(): NameChange[] {
+    return [...this.changes.values()];
+  }
+
+  /** Counts changes committed elsewhere after this one's own, as if their filings were committed here. */
+  absorb(changes: readonly NameChange[]): void {
+    for (const change of changes) {
+      const key = `${change.field}\n${change.from}`;
+      const known = this.changes.get(key);
+      if (known) {
+        known.rows += change.rows;
+        known.filings += change.filings;
+      } else {
+        this.changes.set(key, { ...change });
+      }
+    }
   }
 
   /** One note per distinct change, in the order first committed. */

@@ -1,24 +1,24 @@
 import path from 'node:path';
 import type { FilingCatalog, InvestorRegistryEntry } from '../../model/filing.js';
-import type { Progress } from '../../model/progress.js';
+import type { Progress, ProgressStep } from '../../model/progress.js';
 import type { BuildNote, Rejection, SourceFile } from '../../model/report.js';
-import {
-  listSourceFiles,
-  loadSource,
-  openSourceDescriptor,
-  openSourceStream,
-  relativeSourcePath,
-  sourceProvenance,
-  UnreadableSource,
-} from '../source-files.js';
+import { loadSource, sourceProvenance, UnreadableSource } from '../source-files.js';
 import { decodeSourceText } from '../source-text.js';
 import { CompactFilingCatalog } from './catalog.js';
-import { folderMembers, zipMembers, type DatasetMembers } from './dataset-members.js';
 import { ingestEdgarTree } from './edgar-submissions.js';
 import { FilingIntake, type IntakeOptions } from './filing-intake.js';
-import { ingestForm13fDataset } from './form13f-dataset.js';
+import { type DatasetLocation, findDatasets } from './dataset-location.js';
+import { DATASET_WORKERS_AVAILABLE, type DatasetReading, DatasetWorkers, defaultIngestThreads } from './dataset-workers.js';
+import { readDataset } from './read-dataset.js';
 import { parseInvestorRegistry } from './investor-registry.js';
-import { compareText } from '../../lib/text-order.js';
+
+export interface IngestFilingsOptions extends IntakeOptions {
+  /**
+   * Data sets read at once in worker threads; 0 reads them on this thread, one after the other.
+   * The outcome is the same either way. Default: one per core, when the worker script exists.
+   */
+  threads?: number;
+}
 
 export interface FilingsIngest {
   catalog: FilingCatalog;
@@ -40,44 +40,58 @@ export interface FilingsIngest {
 export async function ingestFilings(
   sourcesRoot: string,
   progress: Progress,
-  options: IntakeOptions = { strictTotals: false },
+  options: IngestFilingsOptions = { strictTotals: false },
 ): Promise<FilingsIngest & { catalog: CompactFilingCatalog }> {
   const catalog = new CompactFilingCatalog();
   const intake = new FilingIntake(catalog, options);
   const sources: SourceFile[] = [];
 
-  const edgarStep = progress.step('smart-money: read EDGAR filings');
-  sources.push(...(await ingestEdgarTree(sourcesRoot, intake)));
-  edgarStep.done(`${catalog.filingCount} filings`);
-
   const datasetsDir = path.join(sourcesRoot, 'filings', 'datasets');
   const datasets = await findDatasets(sourcesRoot, datasetsDir);
-  intake.notes.push(...datasets.notes);
-  for (const dataset of datasets.found) {
-    const before = catalog.filingCount;
-    const members = await dataset.open(intake.notes).catch((error: Error) => {
-      intake.reject(dataset.source, 'file', `data set not read: ${error.message}`);
-      return null;
-    });
-    // Progress in bytes of INFOTABLE scanned, out of its inflated size: the rows are the time.
-    const total = members?.has('INFOTABLE.tsv') ? (members.size('INFOTABLE.tsv') ?? undefined) : undefined;
-    const step = progress.step(`smart-money: read ${dataset.source} INFOTABLE (bytes)`, total);
-    if (members) {
-      try {
-        await ingestForm13fDataset(dataset.source, members, intake, step);
-      } finally {
-        members.close();
+  // The data sets are most of the work: read them in worker threads from the start, beside EDGAR.
+  const threads = Math.min(options.threads ?? (DATASET_WORKERS_AVAILABLE ? defaultIngestThreads() : 0), datasets.found.length);
+  const workers = threads > 0 ? new DatasetWorkers(sourcesRoot, datasets.found, { strictTotals: options.strictTotals }, threads) : null;
+  try {
+    const edgarStep = progress.step('smart-money: read EDGAR filings');
+    sources.push(...(await ingestEdgarTree(sourcesRoot, intake)));
+    edgarStep.done(`${catalog.filingCount} filings`);
+
+    intake.notes.push(...datasets.notes);
+    for (const [index, dataset] of datasets.found.entries()) {
+      const before = catalog.filingCount;
+      const label = `smart-money: read ${dataset.source} INFOTABLE (bytes)`;
+      const step = workers
+        ? await takeFromWorker(workers.readings[index]!, dataset, label)
+        : await readDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
+      for (const file of dataset.files) {
+        try {
+          sources.push(await sourceProvenance(sourcesRoot, file));
+        } catch (error) {
+          if (!(error instanceof UnreadableSource)) throw error;
+          intake.reject(error.source, error.location, error.reason);
+        }
       }
+      step.done(`${catalog.filingCount - before} filings`);
     }
-    for (const file of dataset.files) {
-      try {
-        sources.push(await sourceProvenance(sourcesRoot, file));
-      } catch (error) {
-        if (!(error instanceof UnreadableSource)) throw error;
-        intake.reject(error.source, error.location, error.reason);
-      }
+  } finally {
+    await workers?.close();
+  }
+
+  /**
+   * The worker's outcome, taken in as if read here; or, when it looked for an accession that a
+   * source read before it has committed (a copy of one filing in two sources), the data set read
+   * again here, since only then are its duplicates found as they are in order.
+   */
+  async function takeFromWorker(reading: DatasetReading, dataset: DatasetLocation, label: string): Promise<ProgressStep> {
+    const step = progress.step(label, await reading.opened);
+    reading.follow(step);
+    const transfer = await reading.result;
+    if (!intake.conflictsWith(transfer)) {
+      intake.absorb(transfer);
+      return step;
     }
-    step.done(`${catalog.filingCount - before} filings`);
+    step.done('read again after the sources before it');
+    return readDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
   }
 
   // The registry decides who is published: unreadable (too large, not a regular file, not text,
@@ -108,43 +122,4 @@ export async function ingestFilings(
     sources,
     totalsDisagreements: intake.totalsDisagreements,
   };
-}
-
-interface DatasetLocation {
-  source: string;
-  files: string[];
-  open(notes: BuildNote[]): Promise<DatasetMembers>;
-}
-
-/** Each `*.zip` is one data set; each folder holding `.tsv` files is one extracted data set. */
-async function findDatasets(sourcesRoot: string, datasetsDir: string): Promise<{ found: DatasetLocation[]; notes: BuildNote[] }> {
-  const listing = await listSourceFiles(sourcesRoot, datasetsDir);
-  const files = listing.files;
-  const relative = (file: string) => relativeSourcePath(sourcesRoot, file);
-  const found: DatasetLocation[] = [];
-  const folders = new Map<string, string[]>();
-  for (const file of files) {
-    const extension = path.extname(file).toLowerCase();
-    if (extension === '.zip') {
-      found.push({
-        source: relative(file),
-        files: [file],
-        open: async (notes) => zipMembers(await openSourceDescriptor(sourcesRoot, file), relative(file), notes),
-      });
-    } else if (extension === '.tsv') {
-      const folder = path.dirname(file);
-      folders.set(folder, [...(folders.get(folder) ?? []), file]);
-    }
-  }
-  for (const [folder, tsvFiles] of folders) {
-    const used = tsvFiles.filter((file) =>
-      ['SUBMISSION.TSV', 'COVERPAGE.TSV', 'SUMMARYPAGE.TSV', 'INFOTABLE.TSV'].includes(path.basename(file).toUpperCase()),
-    );
-    found.push({
-      source: relative(folder),
-      files: used,
-      open: async () => folderMembers(folder, used, relative, (file) => openSourceStream(sourcesRoot, file)),
-    });
-  }
-  return { found: found.sort((a, b) => compareText(a.source, b.source)), notes: listing.notes };
 }

@@ -1,0 +1,22 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { CompactFilingCatalog } from './catalog.js';
+import { FilingIntake } from './filing-intake.js';
+import type { DatasetWorkerData, DatasetWorkerMessage } from './dataset-workers.js';
+import { readDataset } from './read-dataset.js';
+
+/**
+ * A worker thread's whole job: read one Form 13F data set into an intake and catalog of its own,
+ * exactly as the main thread would, and post the outcome (the catalog's columns transferred, not
+ * copied). The main thread decides whether it may take it in (DatasetWorkers, FilingIntake.absorb).
+ */
+const { sourcesRoot, location, options } = workerData as DatasetWorkerData;
+const port = parentPort!;
+const post = (message: DatasetWorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+
+const intake = new FilingIntake(new CompactFilingCatalog(), options);
+await readDataset(sourcesRoot, location, intake, (total) => {
+  post({ kind: 'opened', total });
+  return { advance: (bytes = 1) => post({ kind: 'progress', bytes }), done: () => {} };
+});
+const { transfer, buffers } = intake.exportTransfer();
+post({ kind: 'done', transfer }, buffers);

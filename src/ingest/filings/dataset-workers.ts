@@ -1,0 +1,125 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { ProgressStep } from '../../model/progress.js';
+import type { DatasetLocation } from './dataset-location.js';
+import type { IntakeOptions, IntakeTransfer } from './filing-intake.js';
+
+/** What a data set worker is told (dataset-worker.ts). */
+export interface DatasetWorkerData {
+  sourcesRoot: string;
+  location: DatasetLocation;
+  options: IntakeOptions;
+}
+
+export type DatasetWorkerMessage =
+  | { kind: 'opened'; total: number | undefined }
+  | { kind: 'progress'; bytes: number }
+  | { kind: 'done'; transfer: IntakeTransfer };
+
+/**
+ * The worker's script beside this module: dataset-worker.js in dist/src, and in the bundle an entry
+ * of its own in the chunks folder (rolldown.config.ts). Run from its TypeScript source (the test
+ * runner), this module has no script Node can start: data sets are then read on the main thread.
+ */
+const WORKER_SCRIPT = new URL('./dataset-worker.js', import.meta.url);
+export const DATASET_WORKERS_AVAILABLE = !import.meta.url.endsWith('.ts');
+
+/** Data sets read at once by default: one per core the process may use. */
+export function defaultIngestThreads(): number {
+  return availableParallelism();
+}
+
+/** One data set being read in a worker thread. */
+export interface DatasetReading {
+  /** The INFOTABLE's inflated size, once the worker has opened the data set. */
+  readonly opened: Promise<number | undefined>;
+  /** The worker's progress so far, then as it comes. */
+  follow(step: ProgressStep): void;
+  readonly result: Promise<IntakeTransfer>;
+}
+
+/**
+ * Reads data sets in worker threads, at most `threads` at a time, started in the order given; the
+ * caller takes the results in that order (FilingIntake.absorb), so the outcome is the one of
+ * reading them one after the other.
+ */
+export class DatasetWorkers {
+  readonly readings: DatasetReading[];
+  private readonly running = new Set<Worker>();
+  private readonly waiting: (() => void)[] = [];
+  private free: number;
+  private closed = false;
+
+  constructor(sourcesRoot: string, locations: readonly DatasetLocation[], options: IntakeOptions, threads: number) {
+    if (!DATASET_WORKERS_AVAILABLE) throw new Error('data set workers need the compiled worker script');
+    this.free = Math.max(1, threads);
+    this.readings = locations.map((location) => this.reading({ sourcesRoot, location, options }));
+  }
+
+  /** Stops the workers still running: after a failure nothing waits for them. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.waiting.length = 0;
+    await Promise.all([...this.running].map((worker) => worker.terminate()));
+  }
+
+  private reading(data: DatasetWorkerData): DatasetReading {
+    let advanced = 0;
+    let following: ProgressStep | null = null;
+    let settleOpened!: { resolve: (total: number | undefined) => void; reject: (error: Error) => void };
+    let settleResult!: { resolve: (transfer: IntakeTransfer) => void; reject: (error: Error) => void };
+    const opened = new Promise<number | undefined>((resolve, reject) => (settleOpened = { resolve, reject }));
+    const result = new Promise<IntakeTransfer>((resolve, reject) => (settleResult = { resolve, reject }));
+    // Awaited in order later; until then a failure must not count as unhandled.
+    opened.catch(() => {});
+    result.catch(() => {});
+
+    const start = () => {
+      if (this.closed) return;
+      const worker = new Worker(WORKER_SCRIPT, { workerData: data });
+      this.running.add(worker);
+      let finished = false;
+      const fail = (error: Error) => {
+        finished = true;
+        const wrapped = new Error(`reading ${data.location.source} in a worker thread: ${error.message}`, { cause: error });
+        settleOpened.reject(wrapped);
+        settleResult.reject(wrapped);
+      };
+      worker.on('message', (message: DatasetWorkerMessage) => {
+        if (message.kind === 'opened') settleOpened.resolve(message.total);
+        else if (message.kind === 'progress') {
+          advanced += message.bytes;
+          following?.advance(message.bytes);
+        } else {
+          finished = true;
+          settleResult.resolve(message.transfer);
+        }
+      });
+      worker.on('error', fail);
+      worker.on('exit', (code) => {
+        this.running.delete(worker);
+        if (!finished) fail(new Error(`the worker stopped (exit code ${code}) before it finished`));
+        this.free += 1;
+        this.waiting.shift()?.();
+      });
+    };
+    if (this.free > 0) {
+      this.free -= 1;
+      start();
+    } else {
+      this.waiting.push(() => {
+        this.free -= 1;
+        start();
+      });
+    }
+
+    return {
+      opened,
+      result,
+      follow(step) {
+        following = step;
+        if (advanced > 0) step.advance(advanced);
+      },
+    };
+  }
+}

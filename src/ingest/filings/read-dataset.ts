@@ -1,0 +1,31 @@
+import type { ProgressStep } from '../../model/progress.js';
+import { type DatasetLocation, openDataset } from './dataset-location.js';
+import type { FilingIntake } from './filing-intake.js';
+import { ingestForm13fDataset } from './form13f-dataset.js';
+
+/**
+ * Opens one data set and reads it into the intake, on whichever thread calls it. A data set that
+ * cannot be opened is rejected as a whole. `startStep` gets the INFOTABLE's inflated size (the
+ * progress total, in bytes: the rows are the time) once the data set is open.
+ */
+export async function readDataset(
+  sourcesRoot: string,
+  location: DatasetLocation,
+  intake: FilingIntake,
+  startStep: (totalBytes: number | undefined) => ProgressStep,
+): Promise<ProgressStep> {
+  const members = await openDataset(sourcesRoot, location, intake.notes).catch((error: Error) => {
+    intake.reject(location.source, 'file', `data set not read: ${error.message}`);
+    return null;
+  });
+  const total = members?.has('INFOTABLE.tsv') ? (members.size('INFOTABLE.tsv') ?? undefined) : undefined;
+  const step = startStep(total);
+  if (members) {
+    try {
+      await ingestForm13fDataset(location.source, members, intake, step);
+    } finally {
+      members.close();
+    }
+  }
+  return step;
+}
