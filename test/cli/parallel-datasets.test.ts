@@ -1,10 +1,8 @@
-import { createWriteStream } from 'node:fs';
-import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { finished } from 'node:stream/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import yazl from 'yazl';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { zipDatasetFolder } from '../helpers/dataset-zip.js';
 
 /**
  * The Form 13F data sets are read in worker threads, several at once, and taken in in source order
@@ -18,17 +16,6 @@ const NOW = '2026-11-22T00:00:00.000Z';
 const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/filings');
 const DATASET = path.join(FIXTURES, 'dataset-2026q3');
 
-async function zipFolder(folder: string, zipPath: string): Promise<void> {
-  const zip = new yazl.ZipFile();
-  for (const name of (await readdir(folder)).sort()) {
-    zip.addBuffer(await readFile(path.join(folder, name)), `2026q3_form13f/${name}`, { mtime: new Date('2026-12-01T00:00:00Z') });
-  }
-  zip.end();
-  const out = createWriteStream(zipPath);
-  zip.outputStream.pipe(out);
-  await finished(out);
-}
-
 let sources: string;
 beforeAll(async () => {
   sources = await tempDir('parallel-sources');
@@ -37,7 +24,7 @@ beforeAll(async () => {
   await mkdir(datasets, { recursive: true });
   await cp(DATASET, path.join(datasets, 'a-2026q3'), { recursive: true });
   // The same filings again: each is a duplicate of a-2026q3's copy.
-  await zipFolder(DATASET, path.join(datasets, 'b-copy.zip'));
+  await zipDatasetFolder(DATASET, path.join(datasets, 'b-copy.zip'));
   await writeFile(path.join(datasets, 'c-broken.zip'), 'PK\u0003\u0004 not a zip at all');
   await cp(path.join(FIXTURES, 'real-world/filings/datasets/2026q3_form13f'), path.join(datasets, 'd-real-world'), { recursive: true });
 });

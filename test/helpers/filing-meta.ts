@@ -1,3 +1,4 @@
+import type { RawHoldingRow } from '../../src/ingest/filings/raw-holding-row.js';
 import type { FilingMeta } from '../../src/model/filing.js';
 
 /** One filing's metadata for catalog tests: a real filer's shape, dollars unless a test says otherwise. */
@@ -12,4 +13,22 @@ export const filingMeta = (accessionNumber: string, valueUnit: FilingMeta['value
   source: 'filings/edgar/1523000',
   valueUnit,
   valueUnitReason: 'test',
+});
+
+/** One information-table row as filed, for catalog tests: common shares unless a test says otherwise. */
+export const holdingRow = (
+  issuerName: string,
+  cusip: string,
+  amount: number,
+  reportedValue: number,
+  extra: Partial<RawHoldingRow> = {},
+): RawHoldingRow => ({
+  issuerName,
+  titleOfClass: 'COM',
+  cusip,
+  putCall: null,
+  amountType: 'SH',
+  amount,
+  reportedValue,
+  ...extra,
 });

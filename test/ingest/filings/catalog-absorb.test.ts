@@ -2,24 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { CompactFilingCatalog } from '../../../src/ingest/filings/catalog.js';
 import { FilingIntake } from '../../../src/ingest/filings/filing-intake.js';
 import type { RawHoldingRow } from '../../../src/ingest/filings/raw-holding-row.js';
-import { filingMeta } from '../../helpers/filing-meta.js';
+import { filingMeta, holdingRow } from '../../helpers/filing-meta.js';
 
-const row = (
-  issuerName: string,
-  cusip: string,
-  amount: number,
-  reportedValue: number,
-  extra: Partial<RawHoldingRow> = {},
-): RawHoldingRow => ({
-  issuerName,
-  titleOfClass: 'COM',
-  cusip,
-  putCall: null,
-  amountType: 'SH',
-  amount,
-  reportedValue,
-  ...extra,
-});
+const row = holdingRow;
 
 type Filing = { accession: string; rows: RawHoldingRow[]; discard?: boolean };
 

@@ -1,26 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CompactFilingCatalog } from '../../../src/ingest/filings/catalog.js';
-import type { RawHoldingRow } from '../../../src/ingest/filings/raw-holding-row.js';
-import { filingMeta } from '../../helpers/filing-meta.js';
+import { filingMeta, holdingRow } from '../../helpers/filing-meta.js';
 
 const meta = filingMeta;
 
-const row = (
-  issuerName: string,
-  cusip: string,
-  amount: number,
-  reportedValue: number,
-  extra: Partial<RawHoldingRow> = {},
-): RawHoldingRow => ({
-  issuerName,
-  titleOfClass: 'COM',
-  cusip,
-  putCall: null,
-  amountType: 'SH',
-  amount,
-  reportedValue,
-  ...extra,
-});
+const row = holdingRow;
 
 describe('CompactFilingCatalog', () => {
   it('materializes rows equal to what was added, with put/call and PRN flags', () => {

@@ -1,11 +1,9 @@
-import { createWriteStream } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { finished } from 'node:stream/promises';
-import yazl from 'yazl';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ingestFilings } from '../../../src/ingest/filings/index.js';
+import { zipDatasetFolder } from '../../helpers/dataset-zip.js';
 import { SILENT_PROGRESS, type Progress } from '../../../src/model/progress.js';
 
 const DATASET = path.resolve('test/fixtures/filings/dataset-2026q3');
@@ -20,16 +18,7 @@ async function sourcesWith(setup: (root: string) => Promise<void>): Promise<stri
 }
 
 /** The SEC's ZIP nests the TSVs in a folder; the reader matches members by base name. */
-async function zipDataset(zipPath: string): Promise<void> {
-  const zip = new yazl.ZipFile();
-  for (const name of (await readdir(DATASET)).sort()) {
-    zip.addBuffer(await readFile(path.join(DATASET, name)), `2026q3_form13f/${name}`, { mtime: new Date('2026-12-01T00:00:00Z') });
-  }
-  zip.end();
-  const out = createWriteStream(zipPath);
-  zip.outputStream.pipe(out);
-  await finished(out);
-}
+const zipDataset = (zipPath: string) => zipDatasetFolder(DATASET, zipPath);
 
 afterAll(async () => {
   for (const root of roots) await rm(root, { recursive: true, force: true });
