@@ -11,9 +11,13 @@ import { defineConfig } from 'rolldown';
  */
 export default defineConfig([
   {
-    // The data set worker lands in the chunks folder, beside the chunk that starts it
-    // (src/ingest/filings/dataset-workers.ts finds it as ./dataset-worker.js).
-    input: { pdsnap: 'src/cli/main.ts', 'chunks/dataset-worker': 'src/ingest/filings/dataset-worker.ts' },
+    // Worker scripts land in the chunks folder, beside the chunk that starts them
+    // (src/lib/worker-script.ts).
+    input: {
+      pdsnap: 'src/cli/main.ts',
+      'chunks/dataset-worker': 'src/ingest/filings/dataset-worker.ts',
+      'chunks/serving-index-worker': 'src/publish/serving-index-worker.ts',
+    },
     platform: 'node',
     external: ['better-sqlite3'],
     output: {

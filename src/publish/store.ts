@@ -28,7 +28,8 @@ import type { SnapshotStore } from './snapshot-store.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter, partBytes } from './resource-writer.js';
 import { resourceSerializer } from './compiled-canonical.js';
-import { checkServingIndex, ServingIndexWriter } from './serving-index.js';
+import { checkServingIndex } from './serving-index.js';
+import { openServingIndexBuilder, type ServingIndexBuilder } from './serving-index-thread.js';
 import { type ChunkDigests, findChunkMismatch } from '../lib/chunk-digest.js';
 import { BundleIntegrityError, datasetOfSnapshotId, isSnapshotId, SnapshotNotFoundError } from './snapshot-id.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
@@ -340,9 +341,9 @@ export class BundleStore implements SnapshotStore {
         new NdjsonPartsWriter(directory, name, (r) => checkRecord(dataset, name, r), partBytes(), resourceSerializer(dataset, name)),
       ]),
     );
-    let index: ServingIndexWriter | null = null;
+    let index: ServingIndexBuilder | null = null;
     try {
-      index = hasServingIndex(dataset) ? new ServingIndexWriter(directory) : null;
+      index = hasServingIndex(dataset) ? openServingIndexBuilder(directory) : null;
       const result = await produce({
         add(resource, record) {
           const writer = writers.get(resource);
@@ -351,11 +352,14 @@ export class BundleStore implements SnapshotStore {
           index?.add(resource, record, json);
         },
       });
+      // The index thread orders, indexes, syncs and digests its file while the parts are synced here.
+      const indexed = index?.finish();
+      indexed?.catch(() => {}); // awaited below, or abandoned when the parts fail
       const files = names.flatMap((name) => writers.get(name)!.finish());
-      const servingIndex = index?.finish();
+      const servingIndex = await indexed;
       return { staged: { dataset, directory, files, ...(servingIndex ? { servingIndex } : {}) }, result };
     } catch (error) {
-      index?.abandon();
+      await index?.abandon();
       for (const writer of writers.values()) {
         try {
           writer.abandon();

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,6 +39,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await serve?.stop();
+  // The global setup's temporary root cannot hold it (see above): removed here, so a run leaves nothing behind.
+  if (work) await rm(work, { recursive: true, force: true });
 });
 
 /** The TypeScript code blocks of docs/client.md, in order. */

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ProgressStep } from '../../model/progress.js';
+import { workerScriptBeside } from '../../lib/worker-script.js';
 import type { DatasetLocation } from './dataset-location.js';
 import type { IntakeOptions, IntakeTransfer } from './filing-intake.js';
 
@@ -16,13 +17,9 @@ export type DatasetWorkerMessage =
   | { kind: 'progress'; bytes: number }
   | { kind: 'done'; transfer: IntakeTransfer };
 
-/**
- * The worker's script beside this module: dataset-worker.js in dist/src, and in the bundle an entry
- * of its own in the chunks folder (rolldown.config.ts). Run from its TypeScript source (the test
- * runner), this module has no script Node can start: data sets are then read on the main thread.
- */
-const WORKER_SCRIPT = new URL('./dataset-worker.js', import.meta.url);
-export const DATASET_WORKERS_AVAILABLE = !import.meta.url.endsWith('.ts');
+/** Null under the test runner: data sets are then read on the main thread. */
+const WORKER_SCRIPT = workerScriptBeside('dataset-worker.js', import.meta.url);
+export const DATASET_WORKERS_AVAILABLE = WORKER_SCRIPT !== null;
 
 /** Data sets read at once by default: one per core the process may use. */
 export function defaultIngestThreads(): number {
@@ -76,7 +73,7 @@ export class DatasetWorkers {
 
     const start = () => {
       if (this.closed) return;
-      const worker = new Worker(WORKER_SCRIPT, { workerData: data });
+      const worker = new Worker(WORKER_SCRIPT!, { workerData: data });
       this.running.add(worker);
       let finished = false;
       const fail = (error: Error) => {
