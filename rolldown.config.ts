@@ -11,13 +11,9 @@ import { defineConfig } from 'rolldown';
  */
 export default defineConfig([
   {
-    // Worker scripts land in the chunks folder, beside the chunk that starts them
+    // The data set worker lands in the chunks folder, beside the chunk that starts it
     // (src/lib/worker-script.ts).
-    input: {
-      pdsnap: 'src/cli/main.ts',
-      'chunks/dataset-worker': 'src/ingest/filings/dataset-worker.ts',
-      'chunks/serving-index-worker': 'src/publish/serving-index-worker.ts',
-    },
+    input: { pdsnap: 'src/cli/main.ts', 'chunks/dataset-worker': 'src/ingest/filings/dataset-worker.ts' },
     platform: 'node',
     external: ['better-sqlite3'],
     output: {

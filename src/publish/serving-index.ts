@@ -46,40 +46,12 @@ export const SERVING_INDEX_COUNTS = {
   trades: ['trades'],
 } as const;
 
-/** What one record puts into the serving index's tables, in plain values (see ServingIndexWriter). */
-export interface IndexRowSink {
-  investor(slug: string, total: number, category: string, summaryJson: string, detailJson: string): void;
-  consensus(rank: number, json: string): void;
-  trade(action: string, investorSlug: string, json: string): void;
-}
-
-/** The rows of one record of `resource` (schema-checked, with its canonical JSON), into `sink`. */
-export function addIndexRow(sink: IndexRowSink, resource: string, record: unknown, json: string): void {
-  switch (resource) {
-    case 'investors': {
-      const { positions: _positions, ...summary } = record as InvestorDetail;
-      sink.investor(summary.slug, summary.reportedValueTotal, summary.category, investorSummaryJson(summary), json);
-      return;
-    }
-    case 'consensus':
-      sink.consensus((record as { rank: number }).rank, json);
-      return;
-    case 'trades': {
-      const trade = record as { action: string; investorSlug: string };
-      sink.trade(trade.action, trade.investorSlug, json);
-      return;
-    }
-    default:
-      throw new Error(`the serving index has no table for ${resource}`);
-  }
-}
-
 /**
  * Writes the serving index while the bundle is staged: each record arrives with the canonical line
  * the parts writer made of it. Journal and sync are off while building (a staged file that a crash
  * interrupts is thrown away with its staging folder); the finished file is fsynced once.
  */
-export class ServingIndexWriter implements IndexRowSink {
+export class ServingIndexWriter {
   private readonly file: string;
   private readonly db: SqliteDatabase;
   private readonly insertInvestor: SqliteStatement;
@@ -104,21 +76,24 @@ export class ServingIndexWriter implements IndexRowSink {
 
   /** One record of `resource`, already schema-checked, with its canonical JSON. */
   add(resource: string, record: unknown, json: string): void {
-    addIndexRow(this, resource, record, json);
-  }
-
-  investor(slug: string, total: number, category: string, summaryJson: string, detailJson: string): void {
-    this.insertInvestor.run(slug, total, category, summaryJson);
-    this.insertDetail.run(slug, detailJson);
-  }
-
-  consensus(rank: number, json: string): void {
-    this.insertConsensus.run(rank, json);
-  }
-
-  trade(action: string, investorSlug: string, json: string): void {
-    this.trades += 1;
-    this.insertTrade.run(this.trades, action, investorSlug, json);
+    const r = record as Record<string, unknown>;
+    switch (resource) {
+      case 'investors': {
+        const { positions: _positions, ...summary } = record as InvestorDetail;
+        this.insertInvestor.run(r.slug, r.reportedValueTotal, r.category, investorSummaryJson(summary));
+        this.insertDetail.run(r.slug, json);
+        return;
+      }
+      case 'consensus':
+        this.insertConsensus.run(r.rank, json);
+        return;
+      case 'trades':
+        this.trades += 1;
+        this.insertTrade.run(this.trades, r.action, r.investorSlug, json);
+        return;
+      default:
+        throw new Error(`the serving index has no table for ${resource}`);
+    }
   }
 
   /** Orders and indexes the tables, closes the file, forces it to disk and returns its manifest entry. */

@@ -28,8 +28,7 @@ import type { SnapshotStore } from './snapshot-store.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter, partBytes } from './resource-writer.js';
 import { resourceSerializer } from './compiled-canonical.js';
-import { checkServingIndex } from './serving-index.js';
-import { openServingIndexBuilder, type ServingIndexBuilder } from './serving-index-thread.js';
+import { checkServingIndex, ServingIndexWriter } from './serving-index.js';
 import { type ChunkDigests, findChunkMismatch } from '../lib/chunk-digest.js';
 import { BundleIntegrityError, datasetOfSnapshotId, isSnapshotId, SnapshotNotFoundError } from './snapshot-id.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
@@ -341,9 +340,9 @@ export class BundleStore implements SnapshotStore {
         new NdjsonPartsWriter(directory, name, (r) => checkRecord(dataset, name, r), partBytes(), resourceSerializer(dataset, name)),
       ]),
     );
-    let index: ServingIndexBuilder | null = null;
+    let index: ServingIndexWriter | null = null;
     try {
-      index = hasServingIndex(dataset) ? openServingIndexBuilder(directory) : null;
+      index = hasServingIndex(dataset) ? new ServingIndexWriter(directory) : null;
       const result = await produce({
         add(resource, record) {
           const writer = writers.get(resource);
@@ -352,14 +351,11 @@ export class BundleStore implements SnapshotStore {
           index?.add(resource, record, json);
         },
       });
-      // The index thread orders, indexes, syncs and digests its file while the parts are synced here.
-      const indexed = index?.finish();
-      indexed?.catch(() => {}); // awaited below, or abandoned when the parts fail
       const files = names.flatMap((name) => writers.get(name)!.finish());
-      const servingIndex = await indexed;
+      const servingIndex = index?.finish();
       return { staged: { dataset, directory, files, ...(servingIndex ? { servingIndex } : {}) }, result };
     } catch (error) {
-      await index?.abandon();
+      index?.abandon();
       for (const writer of writers.values()) {
         try {
           writer.abandon();
