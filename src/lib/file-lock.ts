@@ -1,3 +1,4 @@
+import { wholeNumberFromEnv } from './env-number.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -46,13 +47,12 @@ const POLL_MS = 100;
  * 1,000) for stores on slow network file systems, and for tests.
  */
 export function lockStaleMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.PDSNAP_LOCK_STALE_MS;
-  if (raw === undefined || raw === '') return DEFAULT_STALE_MS;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < MIN_STALE_MS) {
-    throw new LockError(`PDSNAP_LOCK_STALE_MS must be a whole number of milliseconds, at least ${MIN_STALE_MS} (got "${raw}")`, '');
+  try {
+    const expected = `a whole number of milliseconds, at least ${MIN_STALE_MS}`;
+    return wholeNumberFromEnv(env, 'PDSNAP_LOCK_STALE_MS', expected, (value) => value >= MIN_STALE_MS) ?? DEFAULT_STALE_MS;
+  } catch (error) {
+    throw new LockError((error as Error).message, '');
   }
-  return value;
 }
 
 /** Runs `work` while holding the lock folder `lockPath` (created with its parents when missing). */

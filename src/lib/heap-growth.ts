@@ -1,3 +1,4 @@
+import { wholeNumberFromEnv } from './env-number.js';
 import { setFlagsFromString } from 'node:v8';
 
 /** How far past its live set the V8 heap may grow before the next full collection, by default. */
@@ -16,11 +17,9 @@ export const DEFAULT_HEAP_GROWTH_PERCENT = 50;
  * `PDSNAP_HEAP_GROWTH_PERCENT` overrides the bound; 0 leaves V8's own choice.
  */
 export function boundHeapGrowth(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.PDSNAP_HEAP_GROWTH_PERCENT;
-  const percent = raw === undefined || raw === '' ? DEFAULT_HEAP_GROWTH_PERCENT : Number(raw);
-  if (!Number.isInteger(percent) || percent < 0 || percent > 1000) {
-    throw new Error(`PDSNAP_HEAP_GROWTH_PERCENT must be a whole number from 0 to 1000 (got "${raw}")`);
-  }
+  const percent =
+    wholeNumberFromEnv(env, 'PDSNAP_HEAP_GROWTH_PERCENT', 'a whole number from 0 to 1000', (value) => value >= 0 && value <= 1000) ??
+    DEFAULT_HEAP_GROWTH_PERCENT;
   if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`);
   return percent;
 }

@@ -1,3 +1,4 @@
+import { wholeNumberFromEnv } from '../lib/env-number.js';
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -25,12 +26,7 @@ export const DEFAULT_PART_BYTES = 64 * 1024 * 1024;
 
 /** PDSNAP_PART_BYTES overrides the part size (tests force tiny parts with it). */
 export function partBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.PDSNAP_PART_BYTES;
-  if (raw === undefined || raw === '') return DEFAULT_PART_BYTES;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`PDSNAP_PART_BYTES must be a whole number of bytes, at least 1 (got "${raw}")`);
-  return value;
+  return wholeNumberFromEnv(env, 'PDSNAP_PART_BYTES', 'a whole number of bytes, at least 1', (value) => value >= 1) ?? DEFAULT_PART_BYTES;
 }
 
 const FLUSH_BYTES = 1 << 20;

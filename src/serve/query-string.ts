@@ -1,3 +1,5 @@
+import { BoundedTextMemo } from '../lib/bounded-text-memo.js';
+
 /**
  * The query string parser of both profiles. Like the default one (`+` is a space, a repeated name
  * gives an array, which validation refuses), except that a value or name whose percent-escapes are
@@ -13,22 +15,14 @@ export type QueryValue = string | InvalidEncoding | Array<string | InvalidEncodi
 /**
  * Most requests repeat a few query strings (`limit=20`), so the parsed object of a short query string
  * is kept, frozen, and handed out again: parameter validation then finds its own answer for that
- * object too (parameter-validation.ts). At most this many are kept; the map starts over when full,
+ * object too (parameter-validation.ts). At most 1,024 are kept; the memory starts over when full,
  * so a client sending a new query string on every request costs a parse each time and no memory.
  */
-const PARSED_KEPT = 1024;
 const KEPT_MAX_LENGTH = 256;
-const parsedQueries = new Map<string, Readonly<Record<string, QueryValue>>>();
+const parsedQueries = new BoundedTextMemo((text) => deepFreeze(parse(text)), 1024);
 
 export function parseQueryString(text: string): Readonly<Record<string, QueryValue>> {
-  if (text.length > KEPT_MAX_LENGTH) return parse(text);
-  let parsed = parsedQueries.get(text);
-  if (parsed === undefined) {
-    parsed = deepFreeze(parse(text));
-    if (parsedQueries.size >= PARSED_KEPT) parsedQueries.clear();
-    parsedQueries.set(text, parsed);
-  }
-  return parsed;
+  return text.length > KEPT_MAX_LENGTH ? parse(text) : parsedQueries.of(text);
 }
 
 function deepFreeze(query: Record<string, QueryValue>): Readonly<Record<string, QueryValue>> {

@@ -1,3 +1,4 @@
+import { BoundedTextMemo } from '../lib/bounded-text-memo.js';
 import { ARTICLE_SLUG_MAX } from '../model/article.js';
 import type { DatasetName } from '../model/dataset.js';
 import type { RuleResult } from '../model/freshness.js';
@@ -43,36 +44,15 @@ export function findSecurityIdentifiers(resources: Resources): ContentFinding[] 
   return findings;
 }
 
-/**
- * What a rule found in one distinct string, remembered: issuer names, titles, slugs and dates
- * repeat across millions of records, and a rule's verdict on a string never changes. Bounded:
- * past `limit` distinct strings the memory starts over (the verdicts are only recomputed).
- */
-class TextVerdicts<T> {
-  private readonly seen = new Map<string, T>();
-
-  constructor(
-    private readonly judge: (text: string) => T,
-    private readonly limit = 1 << 19,
-  ) {}
-
-  of(text: string): T {
-    let verdict = this.seen.get(text);
-    if (verdict === undefined) {
-      verdict = this.judge(text);
-      if (this.seen.size >= this.limit) this.seen.clear();
-      this.seen.set(text, verdict);
-    }
-    return verdict;
-  }
-}
+/** A rule's verdict on a string never changes; at most this many distinct strings are remembered. */
+const VERDICTS_KEPT = 1 << 19;
 
 const NO_IDENTIFIERS: readonly string[] = [];
-const identifierVerdicts = new TextVerdicts<readonly string[]>((text) => {
+const identifierVerdicts = new BoundedTextMemo<readonly string[]>((text) => {
   const found = identifiersInText(text);
   return found.length === 0 ? NO_IDENTIFIERS : found;
-});
-const identifierKeys = new TextVerdicts((key) => IDENTIFIER_KEYS.has(key.toLowerCase()));
+}, VERDICTS_KEPT);
+const identifierKeys = new BoundedTextMemo((key) => IDENTIFIER_KEYS.has(key.toLowerCase()), VERDICTS_KEPT);
 
 /** Field paths are built only for a finding, so a clean record costs no strings. */
 function collectIdentifiers(resource: string, index: number, record: unknown, findings: ContentFinding[]): void {
@@ -184,7 +164,7 @@ export function findSlugProblems(dataset: DatasetName, resources: Resources): Co
   return findings;
 }
 
-const slugVerdicts = new TextVerdicts((slug) => SLUG_PATTERN.test(slug));
+const slugVerdicts = new BoundedTextMemo((slug) => SLUG_PATTERN.test(slug), VERDICTS_KEPT);
 
 function collectSlugProblems(dataset: DatasetName, resource: string, index: number, record: unknown, findings: ContentFinding[]): void {
   if (record === null || typeof record !== 'object') return;

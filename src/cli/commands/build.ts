@@ -14,6 +14,7 @@ import { writeReportFile } from '../report-file.js';
 import { requireExisting } from '../required-path.js';
 import { escapeControl } from '../../lib/terminal-text.js';
 import { boundHeapGrowth } from '../../lib/heap-growth.js';
+import { wholeNumberFromEnv } from '../../lib/env-number.js';
 
 const Options = z.object({
   datasets: DatasetsOption,
@@ -96,13 +97,11 @@ export function buildCommand(): Command {
 
 /** PDSNAP_INGEST_THREADS: Form 13F data sets read at once in worker threads; 0 reads them one after the other. */
 function ingestThreadsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
-  const raw = env.PDSNAP_INGEST_THREADS;
-  if (raw === undefined || raw === '') return undefined;
-  const threads = Number(raw);
-  if (!Number.isInteger(threads) || threads < 0 || threads > 64) {
-    throw new UsageError(`PDSNAP_INGEST_THREADS must be a whole number from 0 to 64 (got "${raw}")`);
+  try {
+    return wholeNumberFromEnv(env, 'PDSNAP_INGEST_THREADS', 'a whole number from 0 to 64', (value) => value >= 0 && value <= 64);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
   }
-  return threads;
 }
 
 function rejectedCount(report: BuildReport): number {

@@ -1,4 +1,5 @@
 import { TZDate } from '@date-fns/tz';
+import { BoundedTextMemo } from '../../lib/bounded-text-memo.js';
 import { yearProblem } from '../date-range.js';
 import { SourceProblem, quote } from '../source-problem.js';
 
@@ -103,23 +104,17 @@ export function parseClock(value: string): ClockTime | undefined {
 }
 
 /** Zone names already checked: building an Intl.DateTimeFormat costs about 0.3 ms, and every event names its zone. */
-const checkedZones = new Map<string, boolean>();
-/** A source may name any number of distinct (bogus) zones; past this many the answers start over. */
-const CHECKED_ZONES_KEPT = 256;
+const timeZones = new BoundedTextMemo((name) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return name.trim() !== '';
+  } catch {
+    return false;
+  }
+}, 256);
 
 export function isTimeZone(name: string): boolean {
-  let known = checkedZones.get(name);
-  if (known === undefined) {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: name });
-      known = name.trim() !== '';
-    } catch {
-      known = false;
-    }
-    if (checkedZones.size >= CHECKED_ZONES_KEPT) checkedZones.clear();
-    checkedZones.set(name, known);
-  }
-  return known;
+  return timeZones.of(name);
 }
 
 /**

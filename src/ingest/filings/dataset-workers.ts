@@ -19,11 +19,10 @@ export type DatasetWorkerMessage =
 
 /** Null under the test runner: data sets are then read on the main thread. */
 const WORKER_SCRIPT = workerScriptBeside('dataset-worker.js', import.meta.url);
-export const DATASET_WORKERS_AVAILABLE = WORKER_SCRIPT !== null;
 
-/** Data sets read at once by default: one per core the process may use. */
+/** Data sets read at once by default: one per core the process may use; none without the worker script. */
 export function defaultIngestThreads(): number {
-  return availableParallelism();
+  return WORKER_SCRIPT === null ? 0 : availableParallelism();
 }
 
 /** One data set being read in a worker thread. */
@@ -46,9 +45,11 @@ export class DatasetWorkers {
   private readonly waiting: (() => void)[] = [];
   private free: number;
   private closed = false;
+  private readonly script: URL;
 
   constructor(sourcesRoot: string, locations: readonly DatasetLocation[], options: IntakeOptions, threads: number) {
-    if (!DATASET_WORKERS_AVAILABLE) throw new Error('data set workers need the compiled worker script');
+    if (WORKER_SCRIPT === null) throw new Error('data set workers need the compiled worker script');
+    this.script = WORKER_SCRIPT;
     this.free = Math.max(1, threads);
     this.readings = locations.map((location) => this.reading({ sourcesRoot, location, options }));
   }
@@ -73,7 +74,7 @@ export class DatasetWorkers {
 
     const start = () => {
       if (this.closed) return;
-      const worker = new Worker(WORKER_SCRIPT!, { workerData: data });
+      const worker = new Worker(this.script, { workerData: data });
       this.running.add(worker);
       let finished = false;
       const fail = (error: Error) => {

@@ -227,7 +227,6 @@ export class FilingIntake {
     for (const rejection of other.rejections) this.rejections.push(rejection);
     for (const note of other.notes) this.notes.push(note);
     for (const [accession, copy] of other.committedAt) this.committedAt.set(accession, copy);
-    for (const accession of other.consulted) this.consulted.add(accession);
     for (const decision of other.unitDecisions) this.unitDecisions.push(decision);
     this.names.absorb(other.nameChanges);
     this.totalsDisagreements += other.totalsDisagreements;

@@ -8,7 +8,7 @@ import { CompactFilingCatalog } from './catalog.js';
 import { ingestEdgarTree } from './edgar-submissions.js';
 import { FilingIntake, type IntakeOptions } from './filing-intake.js';
 import { type DatasetLocation, findDatasets } from './dataset-location.js';
-import { DATASET_WORKERS_AVAILABLE, type DatasetReading, DatasetWorkers, defaultIngestThreads } from './dataset-workers.js';
+import { type DatasetReading, DatasetWorkers, defaultIngestThreads } from './dataset-workers.js';
 import { readDataset } from './read-dataset.js';
 import { parseInvestorRegistry } from './investor-registry.js';
 
@@ -49,7 +49,7 @@ export async function ingestFilings(
   const datasetsDir = path.join(sourcesRoot, 'filings', 'datasets');
   const datasets = await findDatasets(sourcesRoot, datasetsDir);
   // The data sets are most of the work: read them in worker threads from the start, beside EDGAR.
-  const threads = Math.min(options.threads ?? (DATASET_WORKERS_AVAILABLE ? defaultIngestThreads() : 0), datasets.found.length);
+  const threads = Math.min(options.threads ?? defaultIngestThreads(), datasets.found.length);
   const workers = threads > 0 ? new DatasetWorkers(sourcesRoot, datasets.found, { strictTotals: options.strictTotals }, threads) : null;
   try {
     const edgarStep = progress.step('smart-money: read EDGAR filings');
