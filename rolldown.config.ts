@@ -11,9 +11,13 @@ import { defineConfig } from 'rolldown';
  */
 export default defineConfig([
   {
-    // The data set worker lands in the chunks folder, beside the chunk that starts it
+    // The workers land in the chunks folder, beside the chunks that start them
     // (src/lib/worker-script.ts).
-    input: { pdsnap: 'src/cli/main.ts', 'chunks/dataset-worker': 'src/ingest/filings/dataset-worker.ts' },
+    input: {
+      pdsnap: 'src/cli/main.ts',
+      'chunks/dataset-worker': 'src/ingest/filings/dataset-worker.ts',
+      'chunks/bundle-file-worker': 'src/publish/bundle-file-worker.ts',
+    },
     platform: 'node',
     external: ['better-sqlite3'],
     output: {

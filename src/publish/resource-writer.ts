@@ -1,11 +1,7 @@
 import { wholeNumberFromEnv } from '../lib/env-number.js';
-import { createHash, type Hash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
-import path from 'node:path';
-import type { ResourceEntry } from '../model/manifest.js';
+import type { PartChunk } from './bundle-file-writer.js';
 import { canonicalJson } from './canonical-json.js';
 import type { CanonicalSerializer } from './compiled-canonical.js';
-import { failPoint } from './fault-point.js';
 
 /** Checks one record before it is written; returns a reason, or null when the record is valid. */
 export type RecordCheck = (record: unknown) => string | null;
@@ -29,107 +25,81 @@ export function partBytes(env: NodeJS.ProcessEnv = process.env): number {
   return wholeNumberFromEnv(env, 'PDSNAP_PART_BYTES', 'a whole number of bytes, at least 1', (value) => value >= 1) ?? DEFAULT_PART_BYTES;
 }
 
-const FLUSH_BYTES = 1 << 20;
+/** Lines are handed over in chunks of about this many bytes. */
+const CHUNK_BYTES = 1 << 20;
 
 /**
- * Writes one resource as NDJSON parts, `<resource>/00000.ndjson`, `00001.ndjson`, ...: one
- * canonical JSON record per line, a new part once a part reaches the part size (a record never
- * spans two parts). Each part is hashed as it is written, so the whole resource never exists in
- * memory. Synchronous I/O on purpose: derivation pushes records from plain loops, and a build has
- * nothing else to do meanwhile.
+ * Turns one resource's records into canonical NDJSON chunks for its parts, `<resource>/00000.ndjson`,
+ * `00001.ndjson`, ...: one record per line, a new part once a part would pass the part size (a
+ * record never spans two parts). Checks each record first. Each line is encoded into one reusable
+ * buffer as it comes: no string waits for a chunk to fill (a young string that survives costs every
+ * garbage collection until it dies). The chunks go to a BundleFileOutput, which writes and hashes
+ * them, here or on a thread of its own.
  */
 export class NdjsonPartsWriter {
-  private readonly folder: string;
-  private readonly entries: ResourceEntry[] = [];
-  private fd = -1;
-  private hash: Hash = createHash('sha256');
-  private pending: string[] = [];
-  private pendingBytes = 0;
-  private partBytesWritten = 0;
+  private buffer = Buffer.allocUnsafe(2 * CHUNK_BYTES);
+  /** Bytes of pending lines at the start of the buffer. */
+  private used = 0;
+  private pendingRecords = 0;
+  private part = 0;
+  /** Bytes of the open part handed over. */
+  private partBytes = 0;
+  /** Records of the open part, handed over or pending. */
   private partRecords = 0;
   private count = 0;
 
   constructor(
-    bundleDirectory: string,
     private readonly resource: string,
     private readonly check: RecordCheck,
+    private readonly output: { write(chunk: PartChunk): void },
     private readonly maxPartBytes: number = partBytes(),
     /** The resource's compiled serializer; canonicalJson's bytes either way. */
     private readonly serialize: CanonicalSerializer = canonicalJson,
-  ) {
-    this.folder = path.join(bundleDirectory, resource);
-    mkdirSync(this.folder);
-    this.openPart();
-  }
+  ) {}
 
-  /** Checks and writes one record; returns its canonical JSON (for the serving index). */
-  write(record: unknown): string {
+  /** Checks and takes one record. */
+  write(record: unknown): void {
     const reason = this.check(record);
     if (reason) throw new InvalidRecordError(this.resource, this.count, reason);
     const json = this.serialize(record);
-    const line = `${json}\n`;
-    const bytes = Buffer.byteLength(line);
-    if (this.partRecords > 0 && this.partBytesWritten + this.pendingBytes + bytes > this.maxPartBytes) {
-      this.closePart();
-      this.openPart();
+    // Room for the line at its longest: three UTF-8 bytes per UTF-16 code unit, and the newline.
+    const longest = 3 * json.length + 1;
+    if (this.used + longest > this.buffer.length) {
+      this.flush();
+      if (longest > this.buffer.length) this.buffer = Buffer.allocUnsafe(longest);
     }
-    this.pending.push(line);
-    this.pendingBytes += bytes;
+    const start = this.used;
+    const bytes = this.buffer.write(json, start, 'utf8') + 1;
+    this.buffer[start + bytes - 1] = 0x0a;
+    this.used = start + bytes;
+    if (this.partRecords > 0 && this.partBytes + this.used > this.maxPartBytes) {
+      // The line opens the next part; the lines before it end this one.
+      this.used = start;
+      this.flush();
+      this.buffer.copyWithin(0, start, start + bytes);
+      this.used = bytes;
+      this.part += 1;
+      this.partBytes = 0;
+      this.partRecords = 0;
+    }
+    this.pendingRecords += 1;
     this.partRecords += 1;
     this.count += 1;
-    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
-    return json;
+    if (this.used >= CHUNK_BYTES) this.flush();
   }
 
-  /** Ends the last part, forces every part to disk and returns their manifest entries. */
-  finish(): ResourceEntry[] {
-    this.closePart();
-    return this.entries;
-  }
-
-  /** Closes the open part after a failure; the caller removes the folder. */
-  abandon(): void {
-    if (this.fd >= 0) closeSync(this.fd);
-    this.fd = -1;
-  }
-
-  private openPart(): void {
-    const name = String(this.entries.length).padStart(5, '0');
-    this.fd = openSync(path.join(this.folder, `${name}.ndjson`), 'wx');
-    this.hash = createHash('sha256');
-    this.partBytesWritten = 0;
-    this.partRecords = 0;
-  }
-
-  private closePart(): void {
+  /** Hands over the lines still pending. */
+  end(): void {
     this.flush();
-    fsyncSync(this.fd);
-    closeSync(this.fd);
-    this.fd = -1;
-    const name = String(this.entries.length).padStart(5, '0');
-    this.entries.push({
-      path: `${this.resource}/${name}.ndjson`,
-      bytes: this.partBytesWritten,
-      sha256: this.hash.digest('hex'),
-      records: this.partRecords,
-    });
   }
 
   private flush(): void {
-    if (this.pending.length === 0) return;
-    const chunk = Buffer.from(this.pending.join(''), 'utf8');
-    this.pending = [];
-    this.pendingBytes = 0;
-    this.hash.update(chunk);
-    this.partBytesWritten += chunk.length;
-    try {
-      failPoint('part-write');
-      let offset = 0;
-      while (offset < chunk.length) offset += writeSync(this.fd, chunk, offset);
-    } catch (error) {
-      // Node names no file in the error of a write to an open descriptor (ENOSPC, EIO).
-      const file = path.join(this.folder, `${String(this.entries.length).padStart(5, '0')}.ndjson`);
-      throw Object.assign(new Error(`${file}: ${(error as Error).message}`), { code: (error as NodeJS.ErrnoException).code });
-    }
+    if (this.pendingRecords === 0) return;
+    const bytes = this.buffer.subarray(0, this.used);
+    this.partBytes += this.used;
+    this.used = 0;
+    const records = this.pendingRecords;
+    this.pendingRecords = 0;
+    this.output.write({ resource: this.resource, part: this.part, records, bytes });
   }
 }

@@ -28,7 +28,8 @@ import type { SnapshotStore } from './snapshot-store.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter, partBytes } from './resource-writer.js';
 import { resourceSerializer } from './compiled-canonical.js';
-import { checkServingIndex, ServingIndexWriter } from './serving-index.js';
+import { checkServingIndex } from './serving-index.js';
+import { StagingBundleOutput } from './bundle-file-output.js';
 import { type ChunkDigests, findChunkMismatch } from '../lib/chunk-digest.js';
 import { BundleIntegrityError, datasetOfSnapshotId, isSnapshotId, SnapshotNotFoundError } from './snapshot-id.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
@@ -334,35 +335,27 @@ export class BundleStore implements SnapshotStore {
     await mkdir(this.tmpDir, { recursive: true });
     const directory = path.join(this.tmpDir, stagingName(dataset));
     await mkdir(directory);
+    const output = new StagingBundleOutput(directory, hasServingIndex(dataset));
     const writers = new Map(
       names.map((name) => [
         name,
-        new NdjsonPartsWriter(directory, name, (r) => checkRecord(dataset, name, r), partBytes(), resourceSerializer(dataset, name)),
+        new NdjsonPartsWriter(name, (r) => checkRecord(dataset, name, r), output, partBytes(), resourceSerializer(dataset, name)),
       ]),
     );
-    let index: ServingIndexWriter | null = null;
     try {
-      index = hasServingIndex(dataset) ? new ServingIndexWriter(directory) : null;
       const result = await produce({
         add(resource, record) {
           const writer = writers.get(resource);
           if (!writer) throw new Error(`dataset ${dataset} has no resource ${resource}`);
-          const json = writer.write(record);
-          index?.add(resource, record, json);
+          writer.write(record);
         },
       });
-      const files = names.flatMap((name) => writers.get(name)!.finish());
-      const servingIndex = index?.finish();
+      output.endOfRecords();
+      for (const writer of writers.values()) writer.end();
+      const { files, servingIndex } = await output.finish(names);
       return { staged: { dataset, directory, files, ...(servingIndex ? { servingIndex } : {}) }, result };
     } catch (error) {
-      index?.abandon();
-      for (const writer of writers.values()) {
-        try {
-          writer.abandon();
-        } catch {
-          // already finished or closed
-        }
-      }
+      await output.abandon().catch(() => {});
       await rm(directory, { recursive: true, force: true });
       throw error;
     }

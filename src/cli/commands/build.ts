@@ -15,6 +15,7 @@ import { requireExisting } from '../required-path.js';
 import { escapeControl } from '../../lib/terminal-text.js';
 import { boundHeapGrowth } from '../../lib/heap-growth.js';
 import { wholeNumberFromEnv } from '../../lib/env-number.js';
+import { writerThreadAllowed } from '../../publish/bundle-file-output.js';
 
 const Options = z.object({
   datasets: DatasetsOption,
@@ -64,11 +65,9 @@ export function buildCommand(): Command {
       refuseFutureNow(options.now, { allowFutureNow: options.allowFutureNow, storeOnCommandLine: raw.store !== undefined });
       await requireExisting(options.sources, 'folder', '--sources', 'name the folder that holds articles/, calendar/ and filings/');
       const config = await loadConfig(options.config);
-      try {
-        boundHeapGrowth();
-      } catch (error) {
-        throw new UsageError((error as Error).message);
-      }
+      asUsageError(boundHeapGrowth);
+      // Read where the store decides; checked here so that a bad value stops the build before it reads.
+      asUsageError(writerThreadAllowed);
       const report = await runBuild({
         sourcesDir: options.sources,
         storeDir: options.store,
@@ -82,7 +81,7 @@ export function buildCommand(): Command {
         acceptDrift: options.acceptDrift ?? null,
         promote: options.promote,
         progress: stderrProgress(options.quiet || options.json),
-        ingestThreads: ingestThreadsFromEnv(process.env),
+        ingestThreads: asUsageError(ingestThreadsFromEnv),
       });
       if (options.output !== undefined) await writeReportFile(options.output, report);
       if (options.json) printJson(report);
@@ -96,9 +95,14 @@ export function buildCommand(): Command {
 }
 
 /** PDSNAP_INGEST_THREADS: Form 13F data sets read at once in worker threads; 0 reads them one after the other. */
-function ingestThreadsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+function ingestThreadsFromEnv(): number | undefined {
+  return wholeNumberFromEnv(process.env, 'PDSNAP_INGEST_THREADS', 'a whole number from 0 to 64', (value) => value >= 0 && value <= 64);
+}
+
+/** A setting from the environment; a value it refuses is a usage error (exit 3), naming the variable. */
+function asUsageError<T>(read: () => T): T {
   try {
-    return wholeNumberFromEnv(env, 'PDSNAP_INGEST_THREADS', 'a whole number from 0 to 64', (value) => value >= 0 && value <= 64);
+    return read();
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

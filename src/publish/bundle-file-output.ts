@@ -1,0 +1,64 @@
+import { wholeNumberFromEnv } from '../lib/env-number.js';
+import { BundleFileThread, bundleFileThreadAvailable } from './bundle-file-thread.js';
+import { BundleFileWriter, type PartChunk, type WrittenFiles } from './bundle-file-writer.js';
+
+/** Where a staging bundle's NDJSON chunks go: a BundleFileWriter, here or on a thread of its own. */
+export interface BundleFileOutput {
+  /** Hands over a chunk; an error of an earlier chunk on another thread may surface here. */
+  write(chunk: PartChunk): void;
+  finish(resources: readonly string[]): Promise<WrittenFiles>;
+  abandon(): Promise<void>;
+}
+
+/** PDSNAP_WRITER_THREAD: 0 writes a bundle's files on the deriving thread; 1 (the default) may use a thread. */
+export function writerThreadAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
+  return wholeNumberFromEnv(env, 'PDSNAP_WRITER_THREAD', '0 or 1', (value) => value === 0 || value === 1) !== 0;
+}
+
+/**
+ * The output of one staging bundle, chosen at its first chunk. A bundle with a serving index whose
+ * records fill a first chunk (about 1 MB of lines, or a part ended) is written on a thread of its
+ * own: the index inserts, part hashing and the index's digest then run beside derivation instead of
+ * after each record (a full-size Smart Money build, docs/performance.md). A bundle that ends before
+ * its first chunk (the sample, articles, calendar) is written here, without starting a thread.
+ */
+export class StagingBundleOutput implements BundleFileOutput {
+  private output: BundleFileOutput | null = null;
+  private recordsEnded = false;
+
+  constructor(
+    private readonly directory: string,
+    private readonly servingIndex: boolean,
+  ) {}
+
+  /** Every record is in: the chunks still to come are the last ones, not worth a thread. */
+  endOfRecords(): void {
+    this.recordsEnded = true;
+  }
+
+  write(chunk: PartChunk): void {
+    this.output ??=
+      !this.recordsEnded && this.servingIndex && bundleFileThreadAvailable() && writerThreadAllowed()
+        ? new BundleFileThread(this.directory, this.servingIndex)
+        : this.local();
+    this.output.write(chunk);
+  }
+
+  finish(resources: readonly string[]): Promise<WrittenFiles> {
+    this.output ??= this.local();
+    return this.output.finish(resources);
+  }
+
+  async abandon(): Promise<void> {
+    await this.output?.abandon();
+  }
+
+  private local(): BundleFileOutput {
+    const writer = new BundleFileWriter(this.directory, this.servingIndex);
+    return {
+      write: (chunk) => writer.write(chunk),
+      finish: async (resources) => writer.finish(resources),
+      abandon: async () => writer.abandon(),
+    };
+  }
+}

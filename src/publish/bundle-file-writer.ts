@@ -1,0 +1,131 @@
+import { createHash, type Hash } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import type { ResourceEntry, ServingIndexEntry } from '../model/manifest.js';
+import { failPoint } from './fault-point.js';
+import { ServingIndexWriter } from './serving-index.js';
+
+/** Whole NDJSON lines of one resource, to be appended to one of its parts. */
+export interface PartChunk {
+  resource: string;
+  /** The part's number in its resource (0, 1, ...): a chunk of the next number ends the part before. */
+  part: number;
+  /** How many lines (records) `bytes` holds. */
+  records: number;
+  /** Valid during the call that hands the chunk over only: the writer's buffer is then reused. */
+  bytes: Uint8Array;
+}
+
+/** What a staged bundle's files came to: the manifest's entries. */
+export interface WrittenFiles {
+  files: ResourceEntry[];
+  servingIndex?: ServingIndexEntry;
+}
+
+interface OpenPart {
+  number: number;
+  file: string;
+  fd: number;
+  hash: Hash;
+  bytes: number;
+  records: number;
+}
+
+/** `<resource>/00000.ndjson`: the part's path inside the bundle. */
+export function partPath(resource: string, part: number): string {
+  return `${resource}/${String(part).padStart(5, '0')}.ndjson`;
+}
+
+/**
+ * Writes a staged bundle's files from chunks of canonical NDJSON lines: each part file is hashed as
+ * its bytes are appended, so a resource never exists in memory whole, and a Smart Money bundle's
+ * serving index is filled from the same lines. It takes the lines, not the records, so that it can
+ * run on a thread of its own (bundle-file-thread.ts) as well as on the deriving one; both give the
+ * same files, since each table receives its rows in the order of its resource's lines.
+ * Synchronous I/O on purpose: it has nothing else to do meanwhile.
+ */
+export class BundleFileWriter {
+  private readonly open = new Map<string, OpenPart>();
+  private readonly written = new Map<string, ResourceEntry[]>();
+  private readonly index: ServingIndexWriter | null;
+
+  constructor(
+    private readonly directory: string,
+    servingIndex: boolean,
+  ) {
+    this.index = servingIndex ? new ServingIndexWriter(directory) : null;
+  }
+
+  write(chunk: PartChunk): void {
+    let part = this.open.get(chunk.resource);
+    if (part && part.number !== chunk.part) {
+      this.closePart(chunk.resource, part);
+      part = undefined;
+    }
+    part ??= this.openPart(chunk.resource, chunk.part);
+    part.hash.update(chunk.bytes);
+    part.bytes += chunk.bytes.length;
+    part.records += chunk.records;
+    try {
+      failPoint('part-write');
+      let offset = 0;
+      while (offset < chunk.bytes.length) offset += writeSync(part.fd, chunk.bytes, offset);
+    } catch (error) {
+      // Node names no file in the error of a write to an open descriptor (ENOSPC, EIO).
+      throw Object.assign(new Error(`${part.file}: ${(error as Error).message}`), { code: (error as NodeJS.ErrnoException).code });
+    }
+    if (this.index) {
+      const text = Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.length).toString('utf8');
+      let start = 0;
+      for (let end = text.indexOf('\n'); end !== -1; start = end + 1, end = text.indexOf('\n', start)) {
+        const line = text.slice(start, end);
+        this.index.add(chunk.resource, JSON.parse(line), line);
+      }
+    }
+  }
+
+  /**
+   * Ends every resource's last part (a resource without records gets one empty part), forces each
+   * part to disk, finishes the serving index and returns the entries, resource by resource in the
+   * order given.
+   */
+  finish(resources: readonly string[]): WrittenFiles {
+    for (const resource of resources) {
+      const part = this.open.get(resource) ?? (this.written.has(resource) ? undefined : this.openPart(resource, 0));
+      if (part) this.closePart(resource, part);
+    }
+    const files = resources.flatMap((resource) => this.written.get(resource) ?? []);
+    const servingIndex = this.index?.finish();
+    return servingIndex ? { files, servingIndex } : { files };
+  }
+
+  /** Closes what is open after a failure; the caller removes the staging folder. */
+  abandon(): void {
+    for (const part of this.open.values()) closeSync(part.fd);
+    this.open.clear();
+    this.index?.abandon();
+  }
+
+  private openPart(resource: string, number: number): OpenPart {
+    if (!this.written.has(resource)) {
+      mkdirSync(path.join(this.directory, resource));
+      this.written.set(resource, []);
+    }
+    const file = path.join(this.directory, partPath(resource, number));
+    const part = { number, file, fd: openSync(file, 'wx'), hash: createHash('sha256'), bytes: 0, records: 0 };
+    this.open.set(resource, part);
+    return part;
+  }
+
+  private closePart(resource: string, part: OpenPart): void {
+    fsyncSync(part.fd);
+    closeSync(part.fd);
+    this.open.delete(resource);
+    this.written.get(resource)!.push({
+      path: partPath(resource, part.number),
+      bytes: part.bytes,
+      sha256: part.hash.digest('hex'),
+      records: part.records,
+    });
+  }
+}

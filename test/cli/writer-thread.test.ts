@@ -1,0 +1,94 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { execa } from 'execa';
+import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+
+/**
+ * A Smart Money bundle's files are written on a thread of their own once its records fill a first
+ * chunk (src/publish/bundle-file-output.ts). The sample fills none at the default part size, so
+ * these builds use small parts, which hand chunks over from the first records on.
+ */
+
+const NOW = '2026-11-22T12:00:00.000Z';
+const SOURCES = path.join(REPO_ROOT, 'data/sources');
+
+async function build(env: Record<string, string>) {
+  const store = await tempDir('writer-thread-store');
+  const profiles = await tempDir('writer-thread-profiles');
+  // One CPU profile per thread the process ran: how a test sees that a thread was started.
+  const result = await execa(
+    'node',
+    [
+      `--cpu-prof-dir=${profiles}`,
+      '--cpu-prof',
+      CLI,
+      'build',
+      '--datasets',
+      'smart-money',
+      '--sources',
+      SOURCES,
+      '--store',
+      store,
+      '--now',
+      NOW,
+      '--json',
+    ],
+    { reject: false, cwd: REPO_ROOT, env: { PDSNAP_PART_BYTES: '4096', ...env } },
+  );
+  return { result, store, threads: (await readdir(profiles)).length };
+}
+
+/** Every file of a store's bundles, by path, with its bytes. */
+async function bundleFiles(store: string): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  const root = path.join(store, 'bundles');
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile())
+      files.set(path.relative(root, path.join(entry.parentPath, entry.name)), await readFile(path.join(entry.parentPath, entry.name)));
+  }
+  return files;
+}
+
+describe('the bundle files written on a thread of their own', () => {
+  it('are byte for byte the files written on the deriving thread, serving index and manifest included', async () => {
+    const [threaded, here] = await Promise.all([build({}), build({ PDSNAP_WRITER_THREAD: '0' })]);
+    expect(threaded.result.exitCode, String(threaded.result.stderr)).toBe(0);
+    expect(here.result.exitCode, String(here.result.stderr)).toBe(0);
+    expect(threaded.threads).toBe(2);
+    expect(here.threads).toBe(1);
+
+    const [a, b] = await Promise.all([bundleFiles(threaded.store), bundleFiles(here.store)]);
+    expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
+    expect([...a.keys()].filter((file) => file.includes('/trades/')).length).toBeGreaterThan(3);
+    expect([...a.keys()].some((file) => file.endsWith('serving-index.sqlite'))).toBe(true);
+    for (const [file, bytes] of a) expect(bytes.equals(b.get(file)!), file).toBe(true);
+  });
+
+  it('fail the build when a write there fails, naming the part file, and leave nothing behind', async () => {
+    const { result, store, threads } = await build({ PDSNAP_FAIL_AT: 'part-write' });
+    expect(threads).toBe(2);
+    expect(result.exitCode).toBe(3);
+    const report = JSON.parse(String(result.stdout)).datasets[0];
+    expect(report.outcome).toBe('error');
+    expect(report.reason).toMatch(
+      /[/\\]smart-money~[^ ]+[/\\](investors|trades)[/\\]00000\.ndjson: ENOSPC: no space left on device, write$/,
+    );
+    expect(await readdir(path.join(store, 'tmp'))).toEqual([]);
+    expect(await readdir(store)).not.toContain('current');
+  });
+
+  it('is a usage error for a PDSNAP_WRITER_THREAD other than 0 or 1, before anything is read', async () => {
+    // The default part size: the sample would never start the thread, and the value is still refused.
+    const store = await tempDir('writer-thread-store');
+    const result = await runCli(['build', '--sources', SOURCES, '--store', store, '--now', NOW, '--json'], {
+      env: { PDSNAP_WRITER_THREAD: 'yes' },
+    });
+    expect(result.exitCode).toBe(3);
+    expect(JSON.parse(String(result.stdout)).error).toMatchObject({
+      kind: 'usage',
+      message: 'PDSNAP_WRITER_THREAD must be 0 or 1 (got "yes")',
+    });
+    expect(await readdir(store)).toEqual([]);
+  });
+});
