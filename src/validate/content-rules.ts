@@ -54,10 +54,20 @@ const identifierVerdicts = new BoundedTextMemo<readonly string[]>((text) => {
 }, VERDICTS_KEPT);
 const identifierKeys = new BoundedTextMemo((key) => IDENTIFIER_KEYS.has(key.toLowerCase()), VERDICTS_KEPT);
 
+// Lengths that rule most strings and keys out without a lookup (a full-size bundle has tens of
+// millions of each): the shortest identifier is a CUSIP's 9 characters, and the identifier keys
+// are 4 to 6 characters long.
+const SHORTEST_IDENTIFIER = 9;
+const KEY_LENGTHS = [...IDENTIFIER_KEYS].map((key) => key.length);
+const SHORTEST_KEY = Math.min(...KEY_LENGTHS);
+const LONGEST_KEY = Math.max(...KEY_LENGTHS);
+const mayBeIdentifierKey = (key: string) => key.length >= SHORTEST_KEY && key.length <= LONGEST_KEY && identifierKeys.of(key);
+
 /** Field paths are built only for a finding, so a clean record costs no strings. */
 function collectIdentifiers(resource: string, index: number, record: unknown, findings: ContentFinding[]): void {
   const visit = (value: unknown, path: () => string): void => {
     if (typeof value === 'string') {
+      if (value.length < SHORTEST_IDENTIFIER) return;
       const found = identifierVerdicts.of(value);
       if (found.length > 0) {
         const field = path();
@@ -73,7 +83,7 @@ function collectIdentifiers(resource: string, index: number, record: unknown, fi
           const field = path();
           return field ? `${field}.${key}` : key;
         };
-        if (identifierKeys.of(key)) findings.push({ resource, index, field: keyPath(), reason: `a field named "${key}"` });
+        if (mayBeIdentifierKey(key)) findings.push({ resource, index, field: keyPath(), reason: `a field named "${key}"` });
         visit(inner, keyPath);
       }
     }

@@ -64,6 +64,11 @@ describe('security identifiers', () => {
     ]);
   });
 
+  it('finds a value that is nothing but a CUSIP, the shortest identifier, and passes shorter ones', () => {
+    const findings = findSecurityIdentifiers({ consensus: [{ issuerName: '594918104', title: 'COM', code: '59491810' }] });
+    expect(findings).toEqual([{ resource: 'consensus', index: 0, field: 'issuerName', reason: 'CUSIP 594918104 in the text' }]);
+  });
+
   it('finds FIGIs and ISINs in text, in brackets or HTML', () => {
     expect(identifiersInText('Apple (BBG000B9XRY4) rose')).toEqual(['FIGI BBG000B9XRY4']);
     expect(identifiersInText('<td>US0378331005</td>')).toEqual(['ISIN US0378331005']);
