@@ -25,12 +25,19 @@ const TABLES = `
   CREATE TEMP TABLE investor_order (slug TEXT NOT NULL, total REAL NOT NULL, category TEXT NOT NULL, record TEXT NOT NULL);
 `;
 
-// Built after the rows are in: one sorted pass each instead of a B-tree update per insert.
-const INDEXES = `
-  CREATE INDEX investor_list_category ON investor_list (category, ord);
+// The trades indexes exist before the first row: trades arrive investor by investor in slug order,
+// each with a growing ord, so every insert appends near the end of each index. That costs more in
+// all than sorting once afterwards, but on the writer thread it runs beside derivation, where
+// there is time to spare, instead of after the last record (docs/performance.md).
+const TRADES_INDEXES = `
   CREATE INDEX trades_action ON trades (action, ord);
   CREATE INDEX trades_investor ON trades (investor_slug, ord);
   CREATE INDEX trades_investor_action ON trades (investor_slug, action, ord);
+`;
+
+// Built after the rows are in, since investors are ordered only then.
+const INVESTOR_INDEXES = `
+  CREATE INDEX investor_list_category ON investor_list (category, ord);
 `;
 
 /** The list order of investors: largest reported value total first, then slug (slugs are ASCII). */
@@ -68,6 +75,7 @@ export class ServingIndexWriter {
       PRAGMA user_version = ${SERVING_INDEX_SCHEMA};`);
     this.db.exec(TABLES);
     this.db.exec('BEGIN');
+    this.db.exec(TRADES_INDEXES);
     this.insertInvestor = this.db.prepare('INSERT INTO temp.investor_order (slug, total, category, record) VALUES (?, ?, ?, ?)');
     this.insertDetail = this.db.prepare('INSERT INTO investor_detail (slug, record) VALUES (?, ?)');
     this.insertConsensus = this.db.prepare('INSERT INTO consensus (rank, record) VALUES (?, ?)');
@@ -100,7 +108,7 @@ export class ServingIndexWriter {
   finish(): ServingIndexEntry {
     this.db.exec(ORDER_INVESTORS);
     this.db.exec('DROP TABLE temp.investor_order');
-    this.db.exec(INDEXES);
+    this.db.exec(INVESTOR_INDEXES);
     this.db.exec('COMMIT');
     this.close();
     const fd = openSync(this.file, 'r+');
