@@ -77,9 +77,26 @@ interface CatalogGroup {
 }
 
 /**
+ * The key string of each positionId of a catalog, made once: every investor and quarter holding a
+ * security then shares one string, which Map lookups (consensus tallies, trades across quarters)
+ * hash once and compare by reference, instead of a new string per position hashed and compared
+ * character by character each time.
+ */
+const keysByCatalog = new WeakMap<FilingCatalog, Map<number, string>>();
+
+function positionKeys(catalog: FilingCatalog): Map<number, string> {
+  let keys = keysByCatalog.get(catalog);
+  if (keys === undefined) {
+    keys = new Map();
+    keysByCatalog.set(catalog, keys);
+  }
+  return keys;
+}
+
+/**
  * aggregatePositions over the rows of some filings of a catalog, in order, with the same result;
  * through catalog.eachRow where the catalog has it, so that no row becomes an object and no key
- * string is made per row (one per position).
+ * string is made per row (one per security, shared by every position of it).
  */
 export function aggregateCatalogPositions(catalog: FilingCatalog, accessionNumbers: readonly string[]): AggregatedPosition[] {
   if (catalog.eachRow === undefined) {
@@ -88,12 +105,18 @@ export function aggregateCatalogPositions(catalog: FilingCatalog, accessionNumbe
     return aggregatePositions(rows);
   }
   const groups = new Map<number, CatalogGroup>();
+  const keys = positionKeys(catalog);
   for (const accession of accessionNumbers) {
     catalog.eachRow(accession, (row) => {
       const group = groups.get(row.positionId);
       if (group === undefined) {
+        let key = keys.get(row.positionId);
+        if (key === undefined) {
+          key = positionKey(row);
+          keys.set(row.positionId, key);
+        }
         groups.set(row.positionId, {
-          key: positionKey(row),
+          key,
           kind: positionKind(row),
           amount: row.amount,
           value: row.value,
