@@ -35,6 +35,13 @@ export function bundleFileThreadAvailable(): boolean {
 const MAX_CHUNKS_IN_FLIGHT = 8;
 
 /**
+ * How long the deriving thread waits for a chunk to be written before it gives up. A chunk takes
+ * milliseconds; a thread that ended without a word (out of memory) would otherwise be waited for
+ * forever, since its exit event cannot be seen while derivation blocks the event loop.
+ */
+const STALL_MS = 120_000;
+
+/**
  * A BundleFileWriter on a worker thread. Derivation is one synchronous loop, so the hand-over is
  * too: each chunk's bytes are transferred (not copied) with postMessage, a shared counter of the
  * chunks handled holds derivation back when the worker falls behind (Atomics.wait), and a failure
@@ -70,17 +77,21 @@ export class BundleFileThread {
     const request: BundleFileRequest = { kind: 'chunk', resource: chunk.resource, part: chunk.part, records: chunk.records, bytes };
     this.worker.postMessage(request, [bytes.buffer as ArrayBuffer]);
     this.handedOver += 1;
+    let waited = 0;
     for (;;) {
       const handled = Atomics.load(this.flags, HANDLED);
       if (this.handedOver - handled <= MAX_CHUNKS_IN_FLIGHT) return;
-      Atomics.wait(this.flags, HANDLED, handled, 1000);
+      if (Atomics.wait(this.flags, HANDLED, handled, 1000) === 'timed-out') waited += 1000;
+      else waited = 0;
       this.throwIfFailed();
+      if (waited >= STALL_MS) throw new Error(`the bundle file thread wrote nothing for ${STALL_MS / 1000} s`);
     }
   }
 
   async finish(resources: readonly string[]): Promise<WrittenFiles> {
     this.throwIfFailed();
-    const reply = await this.request({ kind: 'finish', resources });
+    // A failure reported for a chunk before this request is the answer to it as well.
+    const reply = await this.request({ kind: 'finish', resources }, ['finished', 'failed']);
     await this.worker.terminate();
     if (reply.kind === 'finished') return reply.written;
     throw replyError(reply);
@@ -88,22 +99,27 @@ export class BundleFileThread {
 
   /** Lets the worker close what it holds open, then stops it; the caller removes the staging folder. */
   async abandon(): Promise<void> {
-    // A failure already reported is not the answer to this request.
-    while (receiveMessageOnPort(this.replies) !== undefined);
-    await this.request({ kind: 'abandon' }).catch(() => {});
+    // A failure reported for a chunk is not the answer: the worker must have closed what it holds.
+    await this.request({ kind: 'abandon' }, ['abandoned']).catch(() => {});
     await this.worker.terminate();
   }
 
-  private request(request: BundleFileRequest): Promise<BundleFileReply> {
+  /** Sends a request and resolves with the first reply of one of the kinds that answer it. */
+  private request(request: BundleFileRequest, answers: ReadonlyArray<BundleFileReply['kind']>): Promise<BundleFileReply> {
     if (this.exited) return Promise.reject(new Error('the bundle file thread stopped before it answered'));
     return new Promise((resolve, reject) => {
-      const onExit = () => reject(new Error('the bundle file thread stopped before it answered'));
-      this.worker.once('exit', onExit);
-      // A failure reported for a chunk before this request is the answer to it as well.
-      this.replies.once('message', (reply: BundleFileReply) => {
+      const onReply = (reply: BundleFileReply) => {
+        if (!answers.includes(reply.kind)) return;
         this.worker.off('exit', onExit);
+        this.replies.off('message', onReply);
         resolve(reply);
-      });
+      };
+      const onExit = () => {
+        this.replies.off('message', onReply);
+        reject(new Error('the bundle file thread stopped before it answered'));
+      };
+      this.worker.once('exit', onExit);
+      this.replies.on('message', onReply);
       this.worker.postMessage(request);
     });
   }

@@ -10,7 +10,6 @@ import { BundleFileWriter } from './bundle-file-writer.js';
 const { directory, servingIndex, flags: shared, replies } = workerData as BundleFileWorkerData;
 const flags = new Int32Array(shared);
 const reply = (message: BundleFileReply) => replies.postMessage(message);
-const writer = new BundleFileWriter(directory, servingIndex);
 let failure: BundleFileReply | null = null;
 
 function fail(error: unknown): BundleFileReply {
@@ -28,11 +27,20 @@ process.on('exit', () => {
   Atomics.notify(flags, HANDLED);
 });
 
+// Opening the serving index can fail (a full disk, a missing folder): that is the build's error,
+// reported at the next request like any other.
+let writer: BundleFileWriter | null = null;
+try {
+  writer = new BundleFileWriter(directory, servingIndex);
+} catch (error) {
+  fail(error);
+}
+
 parentPort!.on('message', (request: BundleFileRequest) => {
   switch (request.kind) {
     case 'chunk':
       try {
-        if (!failure) writer.write(request);
+        if (!failure) writer!.write(request);
       } catch (error) {
         fail(error);
       } finally {
@@ -43,14 +51,14 @@ parentPort!.on('message', (request: BundleFileRequest) => {
     case 'finish':
       if (failure) return reply(failure);
       try {
-        return reply({ kind: 'finished', written: writer.finish(request.resources) });
+        return reply({ kind: 'finished', written: writer!.finish(request.resources) });
       } catch (error) {
         fail(error);
         return;
       }
     case 'abandon':
       try {
-        writer.abandon();
+        writer?.abandon();
       } finally {
         reply({ kind: 'abandoned' });
       }

@@ -5,6 +5,7 @@ import { Investor, type InvestorDetail } from '../model/smart-money.js';
 import { digestFileInChunksSync } from '../lib/chunk-digest.js';
 import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../lib/sqlite.js';
 import { compileCanonical } from './compiled-canonical.js';
+import { failPoint } from './fault-point.js';
 
 const investorSummaryJson = compileCanonical(Investor);
 
@@ -70,7 +71,12 @@ export class ServingIndexWriter {
 
   constructor(bundleDirectory: string) {
     this.file = path.join(bundleDirectory, SERVING_INDEX_PATH);
-    this.db = openSqlite(this.file);
+    try {
+      failPoint('index-open');
+      this.db = openSqlite(this.file);
+    } catch (error) {
+      throw Object.assign(new Error(`${this.file}: ${(error as Error).message}`), { code: (error as NodeJS.ErrnoException).code });
+    }
     this.db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -16384;
       PRAGMA user_version = ${SERVING_INDEX_SCHEMA};`);
     this.db.exec(TABLES);

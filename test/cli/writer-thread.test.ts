@@ -78,6 +78,19 @@ describe('the bundle files written on a thread of their own', () => {
     expect(await readdir(store)).not.toContain('current');
   });
 
+  it.each(['1', '0'])(
+    'fail the build when the serving index cannot be opened, with its path, and never wait for a thread that failed (PDSNAP_WRITER_THREAD=%s)',
+    async (thread) => {
+      // Small parts hand over dozens of chunks, more than the thread holds in flight: a thread that
+      // failed while it started must still take them, or the deriving thread would wait forever.
+      const { result, store } = await build({ PDSNAP_FAIL_AT: 'index-open', PDSNAP_WRITER_THREAD: thread });
+      expect(result.exitCode).toBe(3);
+      const report = JSON.parse(String(result.stdout)).datasets[0];
+      expect(report.reason).toMatch(/[/\\]smart-money~[^ ]+[/\\]serving-index\.sqlite: ENOSPC: no space left on device, write$/);
+      expect(await readdir(path.join(store, 'tmp'))).toEqual([]);
+    },
+  );
+
   it('is a usage error for a PDSNAP_WRITER_THREAD other than 0 or 1, before anything is read', async () => {
     // The default part size: the sample would never start the thread, and the value is still refused.
     const store = await tempDir('writer-thread-store');
