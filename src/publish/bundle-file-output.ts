@@ -1,6 +1,8 @@
 import { wholeNumberFromEnv } from '../lib/env-number.js';
+import type { DatasetName } from '../model/dataset.js';
 import { BundleFileThread, bundleFileThreadAvailable } from './bundle-file-thread.js';
 import { BundleFileWriter, type PartChunk, type WrittenFiles } from './bundle-file-writer.js';
+import { hasServingIndex } from './manifest-check.js';
 
 /** Where a staging bundle's NDJSON chunks go: a BundleFileWriter, here or on a thread of its own. */
 export interface BundleFileOutput {
@@ -28,7 +30,7 @@ export class StagingBundleOutput implements BundleFileOutput {
 
   constructor(
     private readonly directory: string,
-    private readonly servingIndex: boolean,
+    private readonly dataset: DatasetName,
   ) {}
 
   /** Every record is in: the chunks still to come are the last ones, not worth a thread. */
@@ -38,8 +40,8 @@ export class StagingBundleOutput implements BundleFileOutput {
 
   write(chunk: PartChunk): void {
     this.output ??=
-      !this.recordsEnded && this.servingIndex && bundleFileThreadAvailable() && writerThreadAllowed()
-        ? new BundleFileThread(this.directory, this.servingIndex)
+      !this.recordsEnded && hasServingIndex(this.dataset) && bundleFileThreadAvailable() && writerThreadAllowed()
+        ? new BundleFileThread(this.directory, this.dataset)
         : this.local();
     this.output.write(chunk);
   }
@@ -54,7 +56,7 @@ export class StagingBundleOutput implements BundleFileOutput {
   }
 
   private local(): BundleFileOutput {
-    const writer = new BundleFileWriter(this.directory, this.servingIndex);
+    const writer = new BundleFileWriter(this.directory, this.dataset);
     return {
       write: (chunk) => writer.write(chunk),
       finish: async (resources) => writer.finish(resources),

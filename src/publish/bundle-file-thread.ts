@@ -1,11 +1,12 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { workerScriptBeside } from '../lib/worker-script.js';
+import type { DatasetName } from '../model/dataset.js';
 import type { PartChunk, WrittenFiles } from './bundle-file-writer.js';
 
 /** What the bundle file worker is started with (bundle-file-worker.ts). */
 export interface BundleFileWorkerData {
   directory: string;
-  servingIndex: boolean;
+  dataset: DatasetName;
   /** [chunks handled, failed (0 or 1)], shared with the deriving thread. */
   flags: SharedArrayBuffer;
   replies: MessagePort;
@@ -55,11 +56,11 @@ export class BundleFileThread {
   private handedOver = 0;
   private exited = false;
 
-  constructor(directory: string, servingIndex: boolean) {
+  constructor(directory: string, dataset: DatasetName) {
     if (WORKER_SCRIPT === null) throw new Error('the bundle file thread needs the compiled worker script');
     const channel = new MessageChannel();
     this.replies = channel.port1;
-    const data: BundleFileWorkerData = { directory, servingIndex, flags: this.flags.buffer as SharedArrayBuffer, replies: channel.port2 };
+    const data: BundleFileWorkerData = { directory, dataset, flags: this.flags.buffer as SharedArrayBuffer, replies: channel.port2 };
     this.worker = new Worker(WORKER_SCRIPT, { workerData: data, transferList: [channel.port2] });
     this.worker.on('exit', () => {
       this.exited = true;

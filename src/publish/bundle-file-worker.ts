@@ -7,7 +7,7 @@ import { BundleFileWriter } from './bundle-file-writer.js';
  * (BundleFileThread). After a failure it writes nothing more; every request is still counted, so
  * the deriving thread never waits for it, and learns of the failure at its next request.
  */
-const { directory, servingIndex, flags: shared, replies } = workerData as BundleFileWorkerData;
+const { directory, dataset, flags: shared, replies } = workerData as BundleFileWorkerData;
 const flags = new Int32Array(shared);
 const reply = (message: BundleFileReply) => replies.postMessage(message);
 let failure: BundleFileReply | null = null;
@@ -31,7 +31,7 @@ process.on('exit', () => {
 // reported at the next request like any other.
 let writer: BundleFileWriter | null = null;
 try {
-  writer = new BundleFileWriter(directory, servingIndex);
+  writer = new BundleFileWriter(directory, dataset);
 } catch (error) {
   fail(error);
 }

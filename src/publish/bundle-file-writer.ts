@@ -1,8 +1,11 @@
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import type { DatasetName } from '../model/dataset.js';
 import type { ResourceEntry, ServingIndexEntry } from '../model/manifest.js';
+import { ContentCheck, type ContentCheckState } from '../validate/content-rules.js';
 import { failPoint } from './fault-point.js';
+import { hasServingIndex } from './manifest-check.js';
 import { ServingIndexWriter } from './serving-index.js';
 
 /** Whole NDJSON lines of one resource, to be appended to one of its parts. */
@@ -16,10 +19,11 @@ export interface PartChunk {
   bytes: Uint8Array;
 }
 
-/** What a staged bundle's files came to: the manifest's entries. */
+/** What a staged bundle's files came to: the manifest's entries, and what the content rules found. */
 export interface WrittenFiles {
   files: ResourceEntry[];
   servingIndex?: ServingIndexEntry;
+  content: ContentCheckState;
 }
 
 interface OpenPart {
@@ -38,22 +42,26 @@ export function partPath(resource: string, part: number): string {
 
 /**
  * Writes a staged bundle's files from chunks of canonical NDJSON lines: each part file is hashed as
- * its bytes are appended, so a resource never exists in memory whole, and a Smart Money bundle's
- * serving index is filled from the same lines. It takes the lines, not the records, so that it can
- * run on a thread of its own (bundle-file-thread.ts) as well as on the deriving one; both give the
- * same files, since each table receives its rows in the order of its resource's lines.
+ * its bytes are appended, so a resource never exists in memory whole. Each line is parsed again:
+ * the content rules (security identifiers, slugs, consensus page size) see each record as it is
+ * published, as `validate` will read it, and a Smart Money bundle's serving index is filled from
+ * the same lines. It takes the lines, not the records, so that it can run on a thread of its own
+ * (bundle-file-thread.ts) as well as on the deriving one; both give the same files and findings,
+ * since each table receives its rows in the order of its resource's lines.
  * Synchronous I/O on purpose: it has nothing else to do meanwhile.
  */
 export class BundleFileWriter {
   private readonly open = new Map<string, OpenPart>();
   private readonly written = new Map<string, ResourceEntry[]>();
   private readonly index: ServingIndexWriter | null;
+  private readonly content: ContentCheck;
 
   constructor(
     private readonly directory: string,
-    servingIndex: boolean,
+    dataset: DatasetName,
   ) {
-    this.index = servingIndex ? new ServingIndexWriter(directory) : null;
+    this.content = new ContentCheck(dataset);
+    this.index = hasServingIndex(dataset) ? new ServingIndexWriter(directory) : null;
   }
 
   write(chunk: PartChunk): void {
@@ -74,13 +82,13 @@ export class BundleFileWriter {
       // Node names no file in the error of a write to an open descriptor (ENOSPC, EIO).
       throw Object.assign(new Error(`${part.file}: ${(error as Error).message}`), { code: (error as NodeJS.ErrnoException).code });
     }
-    if (this.index) {
-      const text = Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.length).toString('utf8');
-      let start = 0;
-      for (let end = text.indexOf('\n'); end !== -1; start = end + 1, end = text.indexOf('\n', start)) {
-        const line = text.slice(start, end);
-        this.index.add(chunk.resource, JSON.parse(line), line);
-      }
+    const text = Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.length).toString('utf8');
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; start = end + 1, end = text.indexOf('\n', start)) {
+      const line = text.slice(start, end);
+      const record: unknown = JSON.parse(line);
+      this.content.inspect(chunk.resource, record);
+      this.index?.add(chunk.resource, record, line);
     }
   }
 
@@ -96,7 +104,8 @@ export class BundleFileWriter {
     }
     const files = resources.flatMap((resource) => this.written.get(resource) ?? []);
     const servingIndex = this.index?.finish();
-    return servingIndex ? { files, servingIndex } : { files };
+    const content = this.content.state();
+    return servingIndex ? { files, servingIndex, content } : { files, content };
   }
 
   /** Closes what is open after a failure; the caller removes the staging folder. */

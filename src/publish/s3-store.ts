@@ -27,6 +27,7 @@ import {
   type PublishState,
   type SnapshotEntry,
   SnapshotNotFoundError,
+  type Staged,
   type StagedBundle,
 } from './store.js';
 import { isSnapshotId } from './snapshot-id.js';
@@ -236,7 +237,7 @@ export class S3Store implements SnapshotStore {
     return this.staging;
   }
 
-  async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<{ staged: StagedBundle; result: T }> {
+  async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<Staged<T>> {
     return (await this.stagingStore()).stage(dataset, produce);
   }
 

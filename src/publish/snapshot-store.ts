@@ -9,6 +9,7 @@ import {
   type OpenedBundle,
   type PublishResult,
   type SnapshotEntry,
+  type Staged,
   type StagedBundle,
 } from './store.js';
 
@@ -31,7 +32,7 @@ export interface SnapshotStore {
   /** Every file's size and SHA-256 against the manifest, streamed. */
   verifyBundle(snapshotId: string): Promise<Manifest>;
   listSnapshots(): Promise<SnapshotEntry[]>;
-  stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<{ staged: StagedBundle; result: T }>;
+  stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<Staged<T>>;
   /** Stages a copy of a verified bundle folder (sync), each file's digest checked on the way. */
   stageCopy(manifest: Manifest, directory: string): Promise<StagedBundle>;
   discard(staged: StagedBundle): Promise<void>;
@@ -103,7 +104,7 @@ class LazyBucketStore implements SnapshotStore {
   async listSnapshots(): Promise<SnapshotEntry[]> {
     return (await this.opened()).listSnapshots();
   }
-  async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<{ staged: StagedBundle; result: T }> {
+  async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<Staged<T>> {
     return (await this.opened()).stage(dataset, produce);
   }
   async stageCopy(manifest: Manifest, directory: string): Promise<StagedBundle> {

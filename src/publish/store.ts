@@ -16,6 +16,7 @@ import {
 import type { SourceFile } from '../model/report.js';
 import { digestFile } from '../lib/file-digest.js';
 import { checkRecord } from '../validate/schema-check.js';
+import { ContentCheck } from '../validate/content-rules.js';
 import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
 import { compareText } from '../lib/text-order.js';
 import { canonicalJson } from './canonical-json.js';
@@ -23,7 +24,7 @@ import { failPoint, faultPoint } from './fault-point.js';
 import { processIsAlive, withFileLock } from '../lib/file-lock.js';
 import { copyBundleFiles } from './bundle-copy.js';
 import { planGc } from './gc-plan.js';
-import { hasServingIndex, manifestBodyOf, manifestFor, manifestText, parseManifest, safeJson } from './manifest-check.js';
+import { manifestBodyOf, manifestFor, manifestText, parseManifest, safeJson } from './manifest-check.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter, partBytes } from './resource-writer.js';
@@ -67,6 +68,13 @@ export interface StagedBundle {
   directory: string;
   files: ResourceEntry[];
   servingIndex?: ServingIndexEntry;
+}
+
+/** A staged bundle, what its producer returned, and the content rules over what was written. */
+export interface Staged<T> {
+  staged: StagedBundle;
+  result: T;
+  content: ContentCheck;
 }
 
 /** Everything of a manifest except what the store computes (format, files, snapshotId). */
@@ -327,15 +335,16 @@ export class BundleStore implements SnapshotStore {
 
   /**
    * Stages a bundle in a private temp folder: `produce` pushes every record into the sink, in any
-   * order across resources; each record is schema-checked and written as it arrives. Returns what
-   * produce returned, so derivation can report facts it only knows at the end.
+   * order across resources; each record is schema-checked and written as it arrives, and the
+   * content rules see each line written. Returns what produce returned, so derivation can report
+   * facts it only knows at the end, and the content rules' findings.
    */
-  async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<{ staged: StagedBundle; result: T }> {
+  async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<Staged<T>> {
     const names = Object.keys(DATASET_RESOURCES[dataset]).sort();
     await mkdir(this.tmpDir, { recursive: true });
     const directory = path.join(this.tmpDir, stagingName(dataset));
     await mkdir(directory);
-    const output = new StagingBundleOutput(directory, hasServingIndex(dataset));
+    const output = new StagingBundleOutput(directory, dataset);
     const writers = new Map(
       names.map((name) => [
         name,
@@ -352,8 +361,12 @@ export class BundleStore implements SnapshotStore {
       });
       output.endOfRecords();
       for (const writer of writers.values()) writer.end();
-      const { files, servingIndex } = await output.finish(names);
-      return { staged: { dataset, directory, files, ...(servingIndex ? { servingIndex } : {}) }, result };
+      const { files, servingIndex, content } = await output.finish(names);
+      return {
+        staged: { dataset, directory, files, ...(servingIndex ? { servingIndex } : {}) },
+        result,
+        content: new ContentCheck(dataset, content),
+      };
     } catch (error) {
       await output.abandon().catch(() => {});
       await rm(directory, { recursive: true, force: true });

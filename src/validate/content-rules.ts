@@ -214,17 +214,38 @@ function findingsRule(dataset: DatasetName, rule: string, limit: string, what: s
   };
 }
 
+/** What a ContentCheck has seen and found, as plain data that can move between threads. */
+export interface ContentCheckState {
+  identifiers: ContentFinding[];
+  slugs: ContentFinding[];
+  consensus: unknown[];
+  counts: Array<[string, number]>;
+}
+
 /**
  * The content rules fed one record at a time, so that `build` can check records while it streams
  * them into a staged bundle, and `validate` can check a loaded one, with the same code.
  */
 export class ContentCheck {
-  private readonly identifiers: ContentFinding[] = [];
-  private readonly slugs: ContentFinding[] = [];
-  private readonly consensus: unknown[] = [];
-  private readonly counts = new Map<string, number>();
+  private readonly identifiers: ContentFinding[];
+  private readonly slugs: ContentFinding[];
+  private readonly consensus: unknown[];
+  private readonly counts: Map<string, number>;
 
-  constructor(private readonly dataset: DatasetName) {}
+  constructor(
+    private readonly dataset: DatasetName,
+    state: ContentCheckState = { identifiers: [], slugs: [], consensus: [], counts: [] },
+  ) {
+    this.identifiers = state.identifiers;
+    this.slugs = state.slugs;
+    this.consensus = state.consensus;
+    this.counts = new Map(state.counts);
+  }
+
+  /** Everything needed to go on or to give the results elsewhere (new ContentCheck(dataset, state)). */
+  state(): ContentCheckState {
+    return { identifiers: this.identifiers, slugs: this.slugs, consensus: this.consensus, counts: [...this.counts] };
+  }
 
   inspect(resource: string, record: unknown): void {
     const index = this.counts.get(resource) ?? 0;

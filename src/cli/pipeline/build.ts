@@ -7,7 +7,7 @@ import { LockError } from '../../lib/file-lock.js';
 import { InvalidRecordError } from '../../publish/resource-writer.js';
 import { openStore, type SnapshotStore } from '../../publish/snapshot-store.js';
 import { PublishFailure, recordsPerResource, type StagedBundle } from '../../publish/store.js';
-import { ContentCheck } from '../../validate/content-rules.js';
+import type { ContentCheck } from '../../validate/content-rules.js';
 import { evaluateFreshness, freshUntil } from '../../validate/freshness.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
 import type { DriftThresholds } from '../../validate/drift.js';
@@ -147,20 +147,13 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
 
   // Derivation streams its records straight into a private staging folder; nothing is visible to
   // readers until commit, and every check below can still discard it.
-  // The content rules (no security identifiers, slugs, consensus page size) see every record on
-  // its way in, so build never publishes what validate and gate would then refuse.
+  // The content rules (no security identifiers, slugs, consensus page size) see every line as it
+  // is written, so build never publishes what validate and gate would then refuse.
   let staged: StagedBundle;
   let derived: DerivedFacts;
-  const content = new ContentCheck(dataset);
+  let content: ContentCheck;
   try {
-    ({ staged, result: derived } = await store.stage(dataset, (sink) =>
-      build.derive({
-        add(resource, record) {
-          content.inspect(resource, record);
-          sink.add(resource, record);
-        },
-      }),
-    ));
+    ({ staged, result: derived, content } = await store.stage(dataset, (sink) => build.derive(sink)));
   } catch (error) {
     if (error instanceof InvalidRecordError) return fail(`a derived record failed its schema check, not published: ${error.message}`);
     throw error;
