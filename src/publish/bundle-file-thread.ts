@@ -44,10 +44,11 @@ const STALL_MS = 120_000;
 
 /**
  * A BundleFileWriter on a worker thread. Derivation is one synchronous loop, so the hand-over is
- * too: each chunk's bytes are transferred (not copied) with postMessage, a shared counter of the
- * chunks handled holds derivation back when the worker falls behind (Atomics.wait), and a failure
- * is raised and read without a turn of the event loop (a shared flag, receiveMessageOnPort), at the
- * next chunk handed over or at finish. The error is the writer's own: the part file and the reason.
+ * too: each chunk is copied once into a buffer of its own and transferred with postMessage, a
+ * shared counter of the chunks handled holds derivation back when the worker falls behind
+ * (Atomics.wait), and a failure is raised and read without a turn of the event loop (a shared flag,
+ * receiveMessageOnPort), at the next chunk handed over or at finish. The error is the writer's
+ * own: the part file and the reason.
  */
 export class BundleFileThread {
   private readonly worker: Worker;
