@@ -1,5 +1,5 @@
 import { wholeNumberFromEnv } from '../lib/env-number.js';
-import type { PartChunk } from './bundle-file-writer.js';
+import type { BundleFileOutput } from './bundle-file-output.js';
 import { canonicalJson } from './canonical-json.js';
 import type { CanonicalSerializer } from './compiled-canonical.js';
 
@@ -51,7 +51,7 @@ export class NdjsonPartsWriter {
   constructor(
     private readonly resource: string,
     private readonly check: RecordCheck,
-    private readonly output: { write(chunk: PartChunk): void },
+    private readonly output: Pick<BundleFileOutput, 'write'>,
     private readonly maxPartBytes: number = partBytes(),
     /** The resource's compiled serializer; canonicalJson's bytes either way. */
     private readonly serialize: CanonicalSerializer = canonicalJson,
