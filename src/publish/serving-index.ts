@@ -12,28 +12,36 @@ const investorSummaryJson = compileCanonical(Investor);
 /**
  * The serving index of a Smart Money bundle: a read-only SQLite file that `serve` opens instead of
  * loading millions of records, so a server's memory does not grow with the data. One table per
- * list, each with a dense `ord` (or `rank`) in the order the API serves, and the indexes that each
- * filter needs, so every page is a keyset query: `WHERE <filter> AND ord >= ? ORDER BY ord LIMIT ?`.
- * Records are stored as the same canonical JSON as the NDJSON parts.
+ * list, each with a dense `ord` (or `rank`) in the order the API serves, so every page is a keyset
+ * query: `WHERE <filter> AND ord >= ? ORDER BY ord LIMIT ?`. Records are stored as the same
+ * canonical JSON as the NDJSON parts.
+ *
+ * `PRAGMA user_version` is the table layout, and the manifest names it:
+ * - 1: trades carry their investor slug, with an index for each trades filter;
+ * - 2 (written now): an investor's trades are one run of ords, and each (investor, action) one run
+ *   inside it (the bundle's order is per investor, then per action), so `trade_runs` holds each
+ *   run's first and last ord and an investor filter reads a range of the table itself. That leaves
+ *   one trades index instead of three: the two investor indexes cost about a third of the trades
+ *   inserts, on the thread that limits a full-size build (docs/performance.md).
+ * `serve`, `validate` and `gate` read both.
  */
-export const SERVING_INDEX_SCHEMA = 1;
+export const SERVING_INDEX_SCHEMA = 2;
+export const READABLE_SERVING_INDEX_SCHEMAS: readonly number[] = [1, 2];
 
 const TABLES = `
   CREATE TABLE investor_list (ord INTEGER PRIMARY KEY, slug TEXT NOT NULL, category TEXT NOT NULL, record TEXT NOT NULL);
   CREATE TABLE investor_detail (slug TEXT PRIMARY KEY, record TEXT NOT NULL);
   CREATE TABLE consensus (rank INTEGER PRIMARY KEY, record TEXT NOT NULL);
-  CREATE TABLE trades (ord INTEGER PRIMARY KEY, action TEXT NOT NULL, investor_slug TEXT NOT NULL, record TEXT NOT NULL);
+  CREATE TABLE trades (ord INTEGER PRIMARY KEY, action TEXT NOT NULL, record TEXT NOT NULL);
+  CREATE TABLE trade_runs (investor_slug TEXT NOT NULL, action TEXT NOT NULL, first_ord INTEGER NOT NULL, last_ord INTEGER NOT NULL,
+    PRIMARY KEY (investor_slug, action)) WITHOUT ROWID;
   CREATE TEMP TABLE investor_order (slug TEXT NOT NULL, total REAL NOT NULL, category TEXT NOT NULL, record TEXT NOT NULL);
 `;
 
-// The trades indexes exist before the first row: trades arrive investor by investor in slug order,
-// each with a growing ord, so every insert appends near the end of each index. That costs more in
-// all than sorting once afterwards, but on the writer thread it runs beside derivation, where
-// there is time to spare, instead of after the last record (docs/performance.md).
+// The trades index exists before the first row: each insert appends near the end of one of its
+// four action ranges, beside derivation, instead of a sort after the last record.
 const TRADES_INDEXES = `
   CREATE INDEX trades_action ON trades (action, ord);
-  CREATE INDEX trades_investor ON trades (investor_slug, ord);
-  CREATE INDEX trades_investor_action ON trades (investor_slug, action, ord);
 `;
 
 // Built after the rows are in, since investors are ordered only then.
@@ -66,7 +74,13 @@ export class ServingIndexWriter {
   private readonly insertDetail: SqliteStatement;
   private readonly insertConsensus: SqliteStatement;
   private readonly insertTrade: SqliteStatement;
+  private readonly insertTradeRun: SqliteStatement;
   private trades = 0;
+  /** The run of trades being written: one investor's trades of one action. */
+  private run: { slug: string; action: string; first: number; last: number } | null = null;
+  /** Investors whose trades are all written, and the actions of the current investor that are. */
+  private readonly investorsDone = new Set<string>();
+  private readonly actionsDone = new Set<string>();
   private open = true;
 
   constructor(bundleDirectory: string) {
@@ -85,7 +99,8 @@ export class ServingIndexWriter {
     this.insertInvestor = this.db.prepare('INSERT INTO temp.investor_order (slug, total, category, record) VALUES (?, ?, ?, ?)');
     this.insertDetail = this.db.prepare('INSERT INTO investor_detail (slug, record) VALUES (?, ?)');
     this.insertConsensus = this.db.prepare('INSERT INTO consensus (rank, record) VALUES (?, ?)');
-    this.insertTrade = this.db.prepare('INSERT INTO trades (ord, action, investor_slug, record) VALUES (?, ?, ?, ?)');
+    this.insertTrade = this.db.prepare('INSERT INTO trades (ord, action, record) VALUES (?, ?, ?)');
+    this.insertTradeRun = this.db.prepare('INSERT INTO trade_runs (investor_slug, action, first_ord, last_ord) VALUES (?, ?, ?, ?)');
   }
 
   /** One record of `resource`, already schema-checked, with its canonical JSON. */
@@ -103,15 +118,43 @@ export class ServingIndexWriter {
         return;
       case 'trades':
         this.trades += 1;
-        this.insertTrade.run(this.trades, r.action, r.investorSlug, json);
+        this.extendRun(r.investorSlug as string, r.action as string);
+        this.insertTrade.run(this.trades, r.action, json);
         return;
       default:
         throw new Error(`the serving index has no table for ${resource}`);
     }
   }
 
+  /**
+   * Puts the trade at ord `this.trades` into its run. A trade of an investor or action whose run
+   * has ended is a program error: the ranges would then hide rows from the investor's pages.
+   */
+  private extendRun(slug: string, action: string): void {
+    const run = this.run;
+    if (run !== null && run.slug === slug && run.action === action) {
+      run.last = this.trades;
+      return;
+    }
+    if (run !== null) {
+      this.insertTradeRun.run(run.slug, run.action, run.first, run.last);
+      if (run.slug !== slug) {
+        this.investorsDone.add(run.slug);
+        this.actionsDone.clear();
+      } else this.actionsDone.add(run.action);
+    }
+    if (this.investorsDone.has(slug) || this.actionsDone.has(action)) {
+      throw new Error(
+        `trade ${this.trades} (${slug}, ${action}) comes apart from that investor's earlier trades: trades must come grouped by investor, then by action`,
+      );
+    }
+    this.run = { slug, action, first: this.trades, last: this.trades };
+  }
+
   /** Orders and indexes the tables, closes the file, forces it to disk and returns its manifest entry. */
   finish(): ServingIndexEntry {
+    const run = this.run;
+    if (run !== null) this.insertTradeRun.run(run.slug, run.action, run.first, run.last);
     this.db.exec(ORDER_INVESTORS);
     this.db.exec('DROP TABLE temp.investor_order');
     this.db.exec(INVESTOR_INDEXES);
@@ -141,11 +184,16 @@ export class ServingIndexWriter {
 }
 
 /**
- * Checks a serving index file against its manifest: its table layout, and, given the manifest's
- * record counts, that every table holds exactly that many rows (a scan of every table, for
- * validate and gate). Returns a reason, or null when it agrees.
+ * Checks a serving index file against its manifest: its table layout is the one the manifest names
+ * and one this pdsnap reads, and, given the manifest's record counts, every table holds exactly
+ * that many rows (a scan of every table, for validate and gate) and, in layout 2, the trade runs
+ * cover ords 1..n once each. Returns a reason, or null when it agrees.
  */
-export function checkServingIndex(file: string, recordsPerResource: Readonly<Record<string, number>> | null): string | null {
+export function checkServingIndex(
+  file: string,
+  schema: number,
+  recordsPerResource: Readonly<Record<string, number>> | null,
+): string | null {
   let db: SqliteDatabase;
   try {
     db = openSqlite(file, { readonly: true });
@@ -153,8 +201,11 @@ export function checkServingIndex(file: string, recordsPerResource: Readonly<Rec
     return `cannot be opened as SQLite: ${(error as Error).message}`;
   }
   try {
-    const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-    if (version !== SERVING_INDEX_SCHEMA) return `has table layout ${version}; this pdsnap reads ${SERVING_INDEX_SCHEMA}`;
+    const version = servingIndexLayout(db);
+    if (version !== schema) return `has table layout ${version}; the manifest lists layout ${schema}`;
+    if (!READABLE_SERVING_INDEX_SCHEMAS.includes(version)) {
+      return `has table layout ${version}; this pdsnap reads layouts ${READABLE_SERVING_INDEX_SCHEMAS.join(' and ')}`;
+    }
     if (recordsPerResource === null) return null;
     for (const [resource, tables] of Object.entries(SERVING_INDEX_COUNTS)) {
       const expected = recordsPerResource[resource] ?? 0;
@@ -163,10 +214,30 @@ export function checkServingIndex(file: string, recordsPerResource: Readonly<Rec
         if (Number(n) !== expected) return `table ${table} holds ${n} rows; the manifest lists ${expected} ${resource} records`;
       }
     }
-    return null;
+    return version === 1 ? null : tradeRunsGap(db, recordsPerResource.trades ?? 0);
   } catch (error) {
     return `cannot be read as a serving index: ${(error as Error).message}`;
   } finally {
     db.close();
   }
+}
+
+/** The table layout of an open serving index (`PRAGMA user_version`). */
+export function servingIndexLayout(db: SqliteDatabase): number {
+  return Number((db.prepare('PRAGMA user_version').get() as { user_version: number | bigint }).user_version);
+}
+
+/** Where the trade runs of layout 2 fail to tile ords 1..trades exactly, or null. */
+function tradeRunsGap(db: SqliteDatabase, trades: number): string | null {
+  let next = 1;
+  const runs = db.prepare('SELECT investor_slug, action, first_ord, last_ord FROM trade_runs ORDER BY first_ord');
+  for (const run of runs.iterate() as Iterable<{ investor_slug: string; action: string; first_ord: number; last_ord: number }>) {
+    const first = Number(run.first_ord);
+    const last = Number(run.last_ord);
+    if (first !== next || last < first) {
+      return `trade run (${run.investor_slug}, ${run.action}) covers ords ${first}..${last} where ord ${next} comes next`;
+    }
+    next = last + 1;
+  }
+  return next - 1 === trades ? null : `trade runs cover ords 1..${next - 1}; the manifest lists ${trades} trades records`;
 }

@@ -268,7 +268,7 @@ export class BundleStore implements SnapshotStore {
         };
         if (depth === 'contents' || !entry.chunks) await verifyFile(snapshotId, directory, entry);
         if (entry.chunks) fail(await verifiedChunks(snapshotId, file, entry.bytes, entry.chunks));
-        fail(checkServingIndex(file, depth === 'contents' ? recordsPerResource(manifest.files) : null));
+        fail(checkServingIndex(file, entry.schema, depth === 'contents' ? recordsPerResource(manifest.files) : null));
         return file;
       },
     };

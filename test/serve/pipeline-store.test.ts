@@ -1,9 +1,13 @@
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openSqlite } from '../../src/lib/sqlite.js';
+import { checkServingIndex } from '../../src/publish/serving-index.js';
+import { SmartMoneyIndex } from '../../src/serve/indexes/smart-money-index.js';
+import type { StoredJson } from '../../src/serve/stored-json.js';
 import { ALL_SCOPES, bearer, get, newKey, type RunningServer, startServer, TestClock } from './helpers/harness.js';
 
 // Bundles made by the real pipeline: `pdsnap sample` sources, `pdsnap build` into a temp store.
@@ -67,7 +71,7 @@ describe('serving pipeline-built bundles', () => {
     const [id] = await readdir(path.join(store, 'bundles/smart-money'));
     const bundle = path.join(store, 'bundles/smart-money', id!);
     const manifest = JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8'));
-    expect(manifest.servingIndex).toMatchObject({ path: 'serving-index.sqlite', schema: 1 });
+    expect(manifest.servingIndex).toMatchObject({ path: 'serving-index.sqlite', schema: 2 });
     const records = async (resource: string) => {
       const lines: string[] = [];
       for (const file of manifest.files.filter((f: { path: string }) => f.path.startsWith(`${resource}/`))) {
@@ -111,6 +115,80 @@ describe('serving pipeline-built bundles', () => {
     }
     const consensus = (await records('consensus')).sort((a, b) => a.rank - b.rank);
     expect(await walk('/v1/smart-money/consensus?limit=3')).toEqual(consensus);
+  });
+
+  it('reads a serving index of the earlier layout 1 (an investor column and index) page for page like layout 2', async () => {
+    const [id] = await readdir(path.join(store, 'bundles/smart-money'));
+    const bundle = path.join(store, 'bundles/smart-money', id!);
+    const manifest = JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8'));
+    const counts = Object.fromEntries(
+      ['investors', 'consensus', 'trades'].map((resource) => [
+        resource,
+        manifest.files
+          .filter((f: { path: string }) => f.path.startsWith(`${resource}/`))
+          .reduce((sum: number, f: { records: number }) => sum + f.records, 0),
+      ]),
+    );
+    const current = path.join(bundle, 'serving-index.sqlite');
+    expect(checkServingIndex(current, 2, counts)).toBeNull();
+    const folder = await mkdtemp(path.join(tmpdir(), 'pdsnap-layout-'));
+    const older = path.join(folder, 'layout-1.sqlite');
+    await copyFile(current, older);
+    const db = openSqlite(older);
+    db.exec(`
+      ALTER TABLE trades RENAME TO trades_2;
+      CREATE TABLE trades (ord INTEGER PRIMARY KEY, action TEXT NOT NULL, investor_slug TEXT NOT NULL, record TEXT NOT NULL);
+      INSERT INTO trades SELECT t.ord, t.action, r.investor_slug, t.record FROM trades_2 t JOIN trade_runs r ON t.ord BETWEEN r.first_ord AND r.last_ord;
+      DROP TABLE trades_2; DROP TABLE trade_runs;
+      CREATE INDEX trades_action ON trades (action, ord);
+      CREATE INDEX trades_investor ON trades (investor_slug, ord);
+      CREATE INDEX trades_investor_action ON trades (investor_slug, action, ord);
+      PRAGMA user_version = 1;`);
+    db.close();
+    expect(checkServingIndex(older, 1, counts)).toBeNull();
+    expect(checkServingIndex(older, 2, counts)).toBe('has table layout 1; the manifest lists layout 2');
+
+    const text = (page: { data: readonly unknown[] }) => page.data.map((row) => (row as StoredJson).utf8.toString());
+    const walk = (index: SmartMoneyIndex, filter: Parameters<SmartMoneyIndex['trades']>[0]) => {
+      const rows: string[] = [];
+      for (let position: number | null = 0; position !== null; ) {
+        const page = index.trades(filter, position, 4);
+        rows.push(...text(page));
+        position = page.next;
+      }
+      return rows;
+    };
+    const [one, two] = [SmartMoneyIndex.open(older), SmartMoneyIndex.open(current)];
+    try {
+      const all = walk(two, {});
+      expect(walk(one, {})).toEqual(all);
+      const slugs = [...new Set(all.map((row) => JSON.parse(row).investorSlug as string)), 'no-such-investor'];
+      expect(slugs.length).toBeGreaterThan(3);
+      let compared = 0;
+      for (const investorSlug of slugs) {
+        expect(walk(two, { investorSlug })).toEqual(walk(one, { investorSlug }));
+        for (const action of ['new', 'added', 'trimmed', 'sold'] as const) {
+          const expected = walk(one, { investorSlug, action });
+          expect(walk(two, { investorSlug, action })).toEqual(expected);
+          compared += expected.length;
+        }
+      }
+      expect(compared).toBe(all.length);
+      // A page that starts inside an investor's run, as a cursor does, starts at that ord.
+      const slug = slugs[0]!;
+      expect(text(two.trades({ investorSlug: slug }, 3, 2))).toEqual(text(one.trades({ investorSlug: slug }, 3, 2)));
+    } finally {
+      one.close();
+      two.close();
+    }
+
+    // Runs that no longer cover every trade exactly once are named by validate and gate.
+    const gap = path.join(folder, 'gap.sqlite');
+    await copyFile(current, gap);
+    const damaged = openSqlite(gap);
+    damaged.exec('UPDATE trade_runs SET last_ord = last_ord - 1 WHERE first_ord = 1');
+    damaged.close();
+    expect(checkServingIndex(gap, 2, counts)).toMatch(/^trade run \([^)]+\) covers ords \d+\.\.\d+ where ord \d+ comes next$/);
   });
 
   it('answers every Profile B operation from the built snapshots', async () => {

@@ -1,9 +1,11 @@
 import type { TradeAction } from '../../model/smart-money.js';
 import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../../lib/sqlite.js';
+import { servingIndexLayout } from '../../publish/serving-index.js';
 import type { Page } from './page.js';
 import { StoredJson } from '../stored-json.js';
 
 type Row = { ord: number; record: string };
+type Run = { first_ord: number | null; last_ord: number | null };
 
 /**
  * A Smart Money snapshot served from its bundle's serving index (a read-only SQLite file): a start
@@ -14,9 +16,18 @@ type Row = { ord: number; record: string };
 export class SmartMoneyIndex {
   private readonly statements = new Map<string, SqliteStatement<unknown[], Row>>();
   private readonly detail: SqliteStatement<[string], { record: string }>;
+  /** Layout 2: the ords of one investor's trades, and of one action of theirs; null in layout 1. */
+  private readonly runs: { investor: SqliteStatement<[string], Run>; investorAction: SqliteStatement<[string, string], Run> } | null;
 
   private constructor(private readonly db: SqliteDatabase) {
     this.detail = db.prepare('SELECT record FROM investor_detail WHERE slug = ?');
+    this.runs =
+      servingIndexLayout(db) === 1
+        ? null
+        : {
+            investor: db.prepare('SELECT min(first_ord) AS first_ord, max(last_ord) AS last_ord FROM trade_runs WHERE investor_slug = ?'),
+            investorAction: db.prepare('SELECT first_ord, last_ord FROM trade_runs WHERE investor_slug = ? AND action = ?'),
+          };
   }
 
   /** Opens a serving index that its bundle verified (OpenedBundle.verifiedServingIndex). */
@@ -49,6 +60,19 @@ export class SmartMoneyIndex {
 
   /** Trades in the bundle's order (which the pipeline makes deterministic), optionally of one action and one investor. */
   trades(filter: { action?: TradeAction; investorSlug?: string }, position: number, limit: number): Page {
+    if (filter.investorSlug !== undefined && this.runs !== null) {
+      // Layout 2: the investor's trades (of the action) are one run of ords: a range of the table.
+      const run =
+        filter.action === undefined
+          ? this.runs.investor.get(filter.investorSlug)
+          : this.runs.investorAction.get(filter.investorSlug, filter.action);
+      if (run?.first_ord == null || run.last_ord == null) return { data: [], next: null };
+      return this.page('SELECT ord, record FROM trades WHERE ord >= ? AND ord <= ? ORDER BY ord LIMIT ?', [
+        Math.max(position, Number(run.first_ord)),
+        Number(run.last_ord),
+        limit,
+      ]);
+    }
     const where: string[] = [];
     const params: unknown[] = [];
     if (filter.investorSlug !== undefined) {
