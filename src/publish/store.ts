@@ -15,7 +15,7 @@ import {
 } from '../model/manifest.js';
 import type { SourceFile } from '../model/report.js';
 import { digestFile } from '../lib/file-digest.js';
-import { checkRecord } from '../validate/schema-check.js';
+import { recordChecker } from '../validate/schema-check.js';
 import { ContentCheck } from '../validate/content-rules.js';
 import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
 import { compareText } from '../lib/text-order.js';
@@ -348,7 +348,7 @@ export class BundleStore implements SnapshotStore {
     const writers = new Map(
       names.map((name) => [
         name,
-        new NdjsonPartsWriter(name, (r) => checkRecord(dataset, name, r), output, partBytes(), resourceSerializer(dataset, name)),
+        new NdjsonPartsWriter(name, recordChecker(dataset, name), output, partBytes(), resourceSerializer(dataset, name)),
       ]),
     );
     try {

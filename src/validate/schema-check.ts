@@ -61,8 +61,20 @@ export function describeSchemaProblem(problem: SchemaProblem): string {
   return `${where}${problem.field ? ` field ${problem.field}` : ''}: ${problem.message}`;
 }
 
-/** Checks one record as the publisher streams it: its first problem as text, or null when valid. */
-export function checkRecord(dataset: DatasetName, resource: string, record: unknown): string | null {
-  const [problem] = checkResourceSchema(dataset, resource, [record]);
+/**
+ * The check of one record as the publisher streams it: its first problem as text, or null when
+ * valid. The validator is looked up once per resource, not once per record (millions of trades).
+ */
+export function recordChecker(dataset: DatasetName, resource: string): (record: unknown) => string | null {
+  let validate: ValidateFunction;
+  try {
+    validate = validatorFor(dataset, resource);
+  } catch {
+    return (record) => describeFirst(checkResourceSchema(dataset, resource, [record]));
+  }
+  return (record) => (validate([record]) ? null : describeFirst(checkResourceSchema(dataset, resource, [record])));
+}
+
+function describeFirst([problem]: SchemaProblem[]): string | null {
   return problem ? `${problem.field || '/'} ${problem.message}` : null;
 }

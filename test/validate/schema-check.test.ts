@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { DATASET_RESOURCES, DATASETS } from '../../src/model/dataset.js';
 import { resourceJsonSchema } from '../../src/model/json-schema.js';
-import { checkResourceSchema, describeSchemaProblem } from '../../src/validate/schema-check.js';
+import { checkResourceSchema, describeSchemaProblem, recordChecker } from '../../src/validate/schema-check.js';
 import { article, calendarEvent } from '../helpers/records.js';
 import { consensusRow, investor, trade } from './records.js';
 
@@ -58,5 +58,15 @@ describe('checkResourceSchema', () => {
   it('reports a resource that is not an array, and an unknown resource, without throwing', () => {
     expect(checkResourceSchema('articles', 'articles', { slug: 'x' })[0]).toMatchObject({ index: null });
     expect(checkResourceSchema('articles', 'nope.json', [])[0]?.message).toMatch(/no resource nope\.json/);
+  });
+});
+
+describe('recordChecker', () => {
+  it("gives a streamed record's first problem as one line, and null for a valid one", () => {
+    const check = recordChecker('smart-money', 'trades');
+    expect(check(trade('example-capital'))).toBeNull();
+    expect(check({ ...trade('example-capital'), action: 'hold' })).toBe('/action must be equal to one of the allowed values');
+    expect(check(trade('example-capital'))).toBeNull();
+    expect(recordChecker('smart-money', 'positions')(trade('x'))).toMatch(/positions/);
   });
 });
