@@ -5,9 +5,17 @@
  * millions of times (issuer names, titles, CUSIPs) costs one string, and one call of whatever
  * `make` checks, per distinct value, not per row.
  *
+ * `getJoined` does the same for several fields of a row at once, keyed as if they were one byte
+ * string joined by tabs (fields of a tab-separated line hold no tab, so the key is unambiguous):
+ * one lookup per row for values that are used together.
+ *
  * The bytes of each distinct value are copied into one growing arena; entries are found by an
  * open-addressing table of 32-bit FNV-1a hashes. Nothing is ever removed.
  */
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+const TAB = 0x09;
+
 export class ByteValueCache<T> {
   private arena = new Uint8Array(1 << 16);
   private arenaUsed = 0;
@@ -23,47 +31,107 @@ export class ByteValueCache<T> {
   }
 
   get(bytes: Buffer, start: number, end: number, make: (text: string) => T): T {
-    let hash = 0x811c9dc5 | 0;
-    for (let i = start; i < end; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
+    let hash = FNV_OFFSET;
+    for (let i = start; i < end; i++) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
     const length = end - start;
     const mask = this.slots.length - 1;
     let slot = hash & mask;
     for (;;) {
       const entry = this.slots[slot]! - 1;
       if (entry < 0) break;
-      if (this.hashes[entry] === hash && this.lengths[entry] === length && this.sameBytes(entry, bytes, start, length))
+      if (this.hashes[entry] === hash && this.lengths[entry] === length && this.sameBytes(entry, 0, bytes, start, end)) {
         return this.values[entry]!;
+      }
       slot = (slot + 1) & mask;
     }
     const value = make(bytes.toString('utf8', start, end));
-    this.add(hash, bytes, start, length, value);
+    const offset = this.reserve(length);
+    bytes.copy(this.arena, offset, start, end);
+    this.add(hash, offset, length, value);
     return value;
   }
 
-  private sameBytes(entry: number, bytes: Buffer, start: number, length: number): boolean {
+  /**
+   * `get` for the fields `bytes[bounds[2k], bounds[2k + 1])`, k < count, joined by tabs: `make`
+   * gets the text of each field (decoded one by one, as `get` would).
+   */
+  getJoined(bytes: Buffer, bounds: Int32Array, count: number, make: (texts: readonly string[]) => T): T {
+    let hash = FNV_OFFSET;
+    let length = count - 1;
+    for (let k = 0; k < count; k++) {
+      if (k > 0) hash = Math.imul(hash ^ TAB, FNV_PRIME);
+      const end = bounds[2 * k + 1]!;
+      for (let i = bounds[2 * k]!; i < end; i++) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
+      length += end - bounds[2 * k]!;
+    }
+    const mask = this.slots.length - 1;
+    let slot = hash & mask;
+    for (;;) {
+      const entry = this.slots[slot]! - 1;
+      if (entry < 0) break;
+      if (this.hashes[entry] === hash && this.lengths[entry] === length && this.sameJoined(entry, bytes, bounds, count)) {
+        return this.values[entry]!;
+      }
+      slot = (slot + 1) & mask;
+    }
+    const texts: string[] = [];
+    const offset = this.reserve(length);
+    let at = offset;
+    for (let k = 0; k < count; k++) {
+      if (k > 0) this.arena[at++] = TAB;
+      const start = bounds[2 * k]!;
+      const end = bounds[2 * k + 1]!;
+      texts.push(bytes.toString('utf8', start, end));
+      at += bytes.copy(this.arena, at, start, end);
+    }
+    const value = make(texts);
+    this.add(hash, offset, length, value);
+    return value;
+  }
+
+  /** Whether the entry's bytes from `from` on start with `bytes[start, end)`. */
+  private sameBytes(entry: number, from: number, bytes: Buffer, start: number, end: number): boolean {
     const arena = this.arena;
-    const offset = this.offsets[entry]!;
-    for (let i = 0; i < length; i++) if (arena[offset + i] !== bytes[start + i]) return false;
+    const offset = this.offsets[entry]! + from - start;
+    for (let i = start; i < end; i++) if (arena[offset + i] !== bytes[i]) return false;
     return true;
   }
 
-  private add(hash: number, bytes: Buffer, start: number, length: number, value: T): void {
+  /** Lengths are known equal: the entry's bytes are the fields joined by tabs. */
+  private sameJoined(entry: number, bytes: Buffer, bounds: Int32Array, count: number): boolean {
+    let from = 0;
+    for (let k = 0; k < count; k++) {
+      if (k > 0 && this.arena[this.offsets[entry]! + from++] !== TAB) return false;
+      const start = bounds[2 * k]!;
+      const end = bounds[2 * k + 1]!;
+      if (!this.sameBytes(entry, from, bytes, start, end)) return false;
+      from += end - start;
+    }
+    return true;
+  }
+
+  /** Room for `length` more bytes at the end of the arena; returns where they go. */
+  private reserve(length: number): number {
+    if (this.arenaUsed + length > this.arena.length) {
+      const arena = new Uint8Array(Math.max(this.arena.length * 2, this.arenaUsed + length));
+      arena.set(this.arena.subarray(0, this.arenaUsed));
+      this.arena = arena;
+    }
+    const offset = this.arenaUsed;
+    this.arenaUsed += length;
+    return offset;
+  }
+
+  private add(hash: number, offset: number, length: number, value: T): void {
     const entry = this.values.length;
     if (entry === this.offsets.length) {
       this.offsets = grow(this.offsets, entry * 2);
       this.lengths = grow(this.lengths, entry * 2);
       this.hashes = grow(this.hashes, entry * 2);
     }
-    if (this.arenaUsed + length > this.arena.length) {
-      const arena = new Uint8Array(Math.max(this.arena.length * 2, this.arenaUsed + length));
-      arena.set(this.arena.subarray(0, this.arenaUsed));
-      this.arena = arena;
-    }
-    bytes.copy(this.arena, this.arenaUsed, start, start + length);
-    this.offsets[entry] = this.arenaUsed;
+    this.offsets[entry] = offset;
     this.lengths[entry] = length;
     this.hashes[entry] = hash;
-    this.arenaUsed += length;
     this.values.push(value);
     if ((entry + 1) * 2 > this.slots.length) this.rehash();
     else this.place(entry);

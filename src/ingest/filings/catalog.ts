@@ -30,6 +30,10 @@ function fitsInt32(value: number): boolean {
   return (value | 0) === value && value !== WIDE && !Object.is(value, -0);
 }
 
+function emptyRawRow(): RawHoldingRow {
+  return { issuerName: '', titleOfClass: '', cusip: '', putCall: null, amountType: 'SH', amount: 0, reportedValue: 0 };
+}
+
 const PUT = 1;
 const CALL = 2;
 const PRN = 4;
@@ -70,6 +74,13 @@ export interface CatalogTransfer {
   filings: { accession: string; spans: number[]; rowCount: number; meta: FilingMeta }[];
 }
 
+/** A security's issuer name, title and CUSIP as ids of one catalog's string tables. */
+export interface InternedSecurity {
+  readonly issuerId: number;
+  readonly titleId: number;
+  readonly cusipId: number;
+}
+
 interface StagedFiling {
   accession: string;
   /** Row positions owned, as inclusive [first, last] pairs in the order written. */
@@ -103,18 +114,36 @@ export class CompactFilingCatalog implements FilingCatalog {
   }
 
   addRow(stagingId: number, row: RawHoldingRow): void {
+    const security = this.internSecurity(row.issuerName, row.titleOfClass, row.cusip);
+    this.addInternedRow(stagingId, security, row.putCall, row.amountType, row.amount, row.reportedValue);
+  }
+
+  /** The ids of a security's strings, for addInternedRow: a caller that meets it again keeps them. */
+  internSecurity(issuerName: string, titleOfClass: string, cusip: string): InternedSecurity {
+    return { issuerId: this.issuers.intern(issuerName), titleId: this.titles.intern(titleOfClass), cusipId: this.cusips.intern(cusip) };
+  }
+
+  /** addRow for a security interned before (by this catalog). */
+  addInternedRow(
+    stagingId: number,
+    security: InternedSecurity,
+    putCall: RawHoldingRow['putCall'],
+    amountType: RawHoldingRow['amountType'],
+    amount: number,
+    reportedValue: number,
+  ): void {
     const filing = this.stagedFiling(stagingId);
     if (filing.meta || filing.discarded) throw new Error(`filing ${filing.accession} is no longer staged`);
     const position = this.rowTotal;
     const chunk = position >>> CHUNK_BITS;
     if (chunk === this.issuerIds.length) this.addChunk();
     const offset = position & CHUNK_MASK;
-    this.issuerIds[chunk]![offset] = this.issuers.intern(row.issuerName);
-    this.titleIds[chunk]![offset] = this.titles.intern(row.titleOfClass);
-    this.cusipIds[chunk]![offset] = this.cusips.intern(row.cusip);
-    this.amounts[chunk]![offset] = this.narrow(this.wideAmounts, position, row.amount);
-    this.values[chunk]![offset] = this.narrow(this.wideValues, position, row.reportedValue);
-    this.flags[chunk]![offset] = (row.putCall === 'put' ? PUT : row.putCall === 'call' ? CALL : 0) | (row.amountType === 'PRN' ? PRN : 0);
+    this.issuerIds[chunk]![offset] = security.issuerId;
+    this.titleIds[chunk]![offset] = security.titleId;
+    this.cusipIds[chunk]![offset] = security.cusipId;
+    this.amounts[chunk]![offset] = this.narrow(this.wideAmounts, position, amount);
+    this.values[chunk]![offset] = this.narrow(this.wideValues, position, reportedValue);
+    this.flags[chunk]![offset] = (putCall === 'put' ? PUT : putCall === 'call' ? CALL : 0) | (amountType === 'PRN' ? PRN : 0);
     this.rowTotal = position + 1;
     const spans = filing.spans;
     if (spans.length > 0 && spans[spans.length - 1] === position - 1) spans[spans.length - 1] = position;
@@ -126,9 +155,16 @@ export class CompactFilingCatalog implements FilingCatalog {
     return this.stagedFiling(stagingId).rowCount;
   }
 
-  /** The staged rows with values as reported (before the unit decision), for checks before commit. */
-  *stagedRows(stagingId: number): Iterable<RawHoldingRow> {
-    for (const position of this.positionsOf(stagingId)) yield this.rawRowAt(position);
+  /**
+   * The staged rows with values as reported (before the unit decision), for checks before commit:
+   * one row object, reused from row to row (a full quarter is millions of rows).
+   */
+  forEachStagedRow(stagingId: number, visit: (row: Readonly<RawHoldingRow>) => void): void {
+    const row = emptyRawRow();
+    const spans = this.stagedFiling(stagingId).spans;
+    for (let i = 0; i < spans.length; i += 2) {
+      for (let position = spans[i]!; position <= spans[i + 1]!; position++) visit(this.readRaw(row, position));
+    }
   }
 
   /** Makes the filing visible. Its meta's valueUnit decides how rows() converts reported values. */
@@ -352,18 +388,22 @@ export class CompactFilingCatalog implements FilingCatalog {
   }
 
   private rawRowAt(position: number): RawHoldingRow {
+    return this.readRaw(emptyRawRow(), position);
+  }
+
+  /** Sets `row` to the row at `position`, values as reported; returns it. */
+  private readRaw(row: RawHoldingRow, position: number): RawHoldingRow {
     const chunk = position >>> CHUNK_BITS;
     const offset = position & CHUNK_MASK;
     const flags = this.flags[chunk]![offset]!;
-    return {
-      issuerName: this.issuers.values[this.issuerIds[chunk]![offset]!]!,
-      titleOfClass: this.titles.values[this.titleIds[chunk]![offset]!]!,
-      cusip: this.cusips.values[this.cusipIds[chunk]![offset]!]!,
-      putCall: flags & PUT ? 'put' : flags & CALL ? 'call' : null,
-      amountType: flags & PRN ? 'PRN' : 'SH',
-      amount: this.amountAt(position, chunk, offset),
-      reportedValue: this.valueAt(position, chunk, offset),
-    };
+    row.issuerName = this.issuers.values[this.issuerIds[chunk]![offset]!]!;
+    row.titleOfClass = this.titles.values[this.titleIds[chunk]![offset]!]!;
+    row.cusip = this.cusips.values[this.cusipIds[chunk]![offset]!]!;
+    row.putCall = flags & PUT ? 'put' : flags & CALL ? 'call' : null;
+    row.amountType = flags & PRN ? 'PRN' : 'SH';
+    row.amount = this.amountAt(position, chunk, offset);
+    row.reportedValue = this.valueAt(position, chunk, offset);
+    return row;
   }
 
   private addChunk(): void {

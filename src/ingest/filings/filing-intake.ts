@@ -1,12 +1,18 @@
 import type { FilingMeta } from '../../model/filing.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
-import type { CompactFilingCatalog } from './catalog.js';
+import type { CompactFilingCatalog, InternedSecurity } from './catalog.js';
 import { SourceProblem } from '../source-problem.js';
 import { IdentifiersInNames, type NameChange } from './identifiers-in-names.js';
 import type { CatalogTransfer } from './catalog.js';
 import type { RawHoldingRow } from './raw-holding-row.js';
 import { tableTotalsDisagreement } from './table-totals.js';
-import { decideValueUnit, DOLLARS_FROM, type ValueUnitDecision } from './value-unit.js';
+import { DOLLARS_FROM, decideValueUnitByPrices, impliedSharePrice, type ValueUnitDecision } from './value-unit.js';
+
+/** A security's names cleaned and interned (FilingIntake.prepareSecurity), with the filed names that cleaning changed. */
+export interface PreparedSecurity extends InternedSecurity {
+  readonly changedIssuer: string | null;
+  readonly changedTitle: string | null;
+}
 
 /** Everything known about a filing except how its values are read. */
 export type FilingFacts = Omit<FilingMeta, 'valueUnit' | 'valueUnitReason'>;
@@ -105,12 +111,41 @@ export class FilingIntake {
 
   /** Stages one row, its issuer name and title without security identifiers. */
   addRow(stagingId: number, row: RawHoldingRow): void {
-    const issuerName = this.names.clean(stagingId, 'issuer name', row.issuerName, true);
-    const titleOfClass = this.names.clean(stagingId, 'title of class', row.titleOfClass, false);
-    this.catalog.addRow(
-      stagingId,
-      issuerName === row.issuerName && titleOfClass === row.titleOfClass ? row : { ...row, issuerName, titleOfClass },
-    );
+    const security = this.prepareSecurity(row.issuerName, row.titleOfClass, row.cusip);
+    this.addPreparedRow(stagingId, security, row.putCall, row.amountType, row.amount, row.reportedValue);
+  }
+
+  /**
+   * A security as filed, made ready for addPreparedRow: its names without security identifiers,
+   * interned in the catalog. It depends on the three texts only, so a reader that meets the same
+   * texts again (millions of rows, thousands of securities) can keep it. Throws a SourceProblem
+   * when the issuer name is nothing but an identifier.
+   */
+  prepareSecurity(issuerName: string, titleOfClass: string, cusip: string): PreparedSecurity {
+    const cleanIssuer = this.names.cleaned('issuer name', issuerName, true);
+    const cleanTitle = this.names.cleaned('title of class', titleOfClass, false);
+    const { issuerId, titleId, cusipId } = this.catalog.internSecurity(cleanIssuer, cleanTitle, cusip);
+    return {
+      issuerId,
+      titleId,
+      cusipId,
+      changedIssuer: cleanIssuer === issuerName ? null : issuerName,
+      changedTitle: cleanTitle === titleOfClass ? null : titleOfClass,
+    };
+  }
+
+  /** Stages one row of a prepared security; a name that cleaning changed is counted for the build note. */
+  addPreparedRow(
+    stagingId: number,
+    security: PreparedSecurity,
+    putCall: RawHoldingRow['putCall'],
+    amountType: RawHoldingRow['amountType'],
+    amount: number,
+    reportedValue: number,
+  ): void {
+    if (security.changedIssuer !== null) this.names.countChange(stagingId, 'issuer name', security.changedIssuer);
+    if (security.changedTitle !== null) this.names.countChange(stagingId, 'title of class', security.changedTitle);
+    this.catalog.addInternedRow(stagingId, security, putCall, amountType, amount, reportedValue);
   }
 
   /** Drops a staged filing as a whole, with whatever its names would have reported. */
@@ -133,9 +168,15 @@ export class FilingIntake {
       return rejectFiling(at.totals, `${facts.submissionType} is a notice without holdings but lists ${rowCount} information-table rows`);
     }
     let disagreement: string | null = null;
+    /** The implied share prices of the rows, for the value unit. */
+    const prices: number[] = [];
     if (!isNotice) {
       let sum = 0;
-      for (const row of this.catalog.stagedRows(stagingId)) sum += row.reportedValue;
+      this.catalog.forEachStagedRow(stagingId, (row) => {
+        sum += row.reportedValue;
+        const price = impliedSharePrice(row);
+        if (price !== null) prices.push(price);
+      });
       disagreement = tableTotalsDisagreement(rowCount, sum, totals.tableEntryTotal, totals.tableValueTotal);
     }
     if (disagreement && this.options.strictTotals) return rejectFiling(at.totals, `${disagreement} (--strict)`);
@@ -158,7 +199,7 @@ export class FilingIntake {
           reason: 'notice: no information table',
           overridden: false,
         }
-      : decideValueUnit(facts.filedAt, this.catalog.stagedRows(stagingId));
+      : decideValueUnitByPrices(facts.filedAt, prices);
     const meta: FilingMeta = { ...facts, filerName, valueUnit: decision.unit, valueUnitReason: decision.reason };
     this.catalog.commit(stagingId, meta);
     this.names.commit(stagingId, facts.source, accession);

@@ -9,7 +9,7 @@ import {
   readNonNegativeNumber,
   readSubmissionType,
 } from './filing-fields.js';
-import { INFOTABLE_COLUMNS, InfotableFields } from './infotable-fields.js';
+import { INFOTABLE_COLUMNS, InfotableFields, reading, settle } from './infotable-fields.js';
 import { readDatasetDate } from './filing-dates.js';
 import type { FilingIntake } from './filing-intake.js';
 import { SourceProblem } from '../source-problem.js';
@@ -149,6 +149,9 @@ export async function ingestForm13fDataset(
       });
     }
 
+    const prepareSecurity = reading((issuerName: string, titleOfClass: string, cusip: string) =>
+      intake.prepareSecurity(issuerName, titleOfClass, cusip),
+    );
     const orphans = new Map<string, { at: string; count: number }>();
     let sinceProgress = 0;
     let bytesReported = 0;
@@ -185,19 +188,17 @@ export async function ingestForm13fDataset(
         const row = fields;
         guarded(filing, source, at, () => {
           // The order of the reads is the order of the problems a bad row reports.
-          const issuerName = row.issuerName();
-          const cusip = row.cusip();
-          const holding = {
-            issuerName,
-            titleOfClass: row.titleOfClass(),
-            cusip,
-            putCall: row.putCall(),
-            amountType: row.amountType(),
-            amount: row.number('SSHPRNAMT'),
-            reportedValue: row.number('VALUE'),
-          };
+          const security = row.security();
+          const issuerName = settle(security.issuerName);
+          const cusip = settle(security.cusip);
+          const putCall = row.putCall();
+          const amountType = row.amountType();
+          const amount = row.number('SSHPRNAMT');
+          const reportedValue = row.number('VALUE');
           filing.stagingId ??= intake.catalog.stage(accession);
-          intake.addRow(filing.stagingId, holding);
+          // Cleaned and interned once per distinct security, kept with it (as a problem, too).
+          security.prepared ??= prepareSecurity(issuerName, security.titleOfClass, cusip);
+          intake.addPreparedRow(filing.stagingId, settle(security.prepared), putCall, amountType, amount, reportedValue);
         });
       },
       (fields, at, source, problem) => {

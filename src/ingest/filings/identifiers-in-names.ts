@@ -27,21 +27,35 @@ export interface NameChange {
  * counts.
  */
 export class IdentifiersInNames {
-  private readonly cleaned = new Map<string, string>();
+  private readonly cleanedTexts = new Map<string, string>();
   private readonly pending = new Map<number, Map<string, number>>();
   private readonly changes = new Map<string, NameChange>();
 
   /** The name without identifiers; throws when nothing else is left (a required name must stay). */
   clean(stagingId: number, field: NameField, text: string, required: boolean): string {
-    let result = this.cleaned.get(text);
+    const result = this.cleaned(field, text, required);
+    if (result !== text) this.countChange(stagingId, field, text);
+    return result;
+  }
+
+  /**
+   * `clean` without counting the change: what the name becomes, the same for every row that
+   * carries it. A caller that keeps the result calls countChange for each row it is used in.
+   */
+  cleaned(field: NameField, text: string, required: boolean): string {
+    let result = this.cleanedTexts.get(text);
     if (result === undefined) {
       result = stripSecurityIdentifiers(text).name;
-      this.cleaned.set(text, result);
+      this.cleanedTexts.set(text, result);
     }
-    if (result === text) return text;
-    if (result === '' && required) {
+    if (result === '' && required && text !== '') {
       throw new SourceProblem(`${field} ${JSON.stringify(text)} is only a security identifier; there is no name to publish`);
     }
+    return result;
+  }
+
+  /** Counts one row (or filing) of the staged filing that carries `text`, which cleaning changes. */
+  countChange(stagingId: number, field: NameField, text: string): void {
     const key = `${field}\n${text}`;
     let counts = this.pending.get(stagingId);
     if (counts === undefined) {
@@ -49,7 +63,6 @@ export class IdentifiersInNames {
       this.pending.set(stagingId, counts);
     }
     counts.set(key, (counts.get(key) ?? 0) + 1);
-    return result;
   }
 
   /** The filing's changes count from now on. */

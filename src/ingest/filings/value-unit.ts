@@ -43,14 +43,23 @@ export interface ValueUnitDecision {
 }
 
 export function decideValueUnit(filedAt: string, rows: Iterable<UnitEvidenceRow>): ValueUnitDecision {
-  const byDate: ValueUnit = filedAt >= DOLLARS_FROM ? 'dollars' : 'thousands';
-  const dateReason = `filed ${filedAt}, ${byDate === 'dollars' ? 'on or after' : 'before'} ${DOLLARS_FROM}`;
   const prices: number[] = [];
   for (const row of rows) {
-    if (row.amountType === 'SH' && row.putCall === null && row.amount > 0 && row.reportedValue > 0) {
-      prices.push(row.reportedValue / row.amount);
-    }
+    const price = impliedSharePrice(row);
+    if (price !== null) prices.push(price);
   }
+  return decideValueUnitByPrices(filedAt, prices);
+}
+
+/** The row's reported value per share, for a share row (not an option) with both numbers above zero; else null. */
+export function impliedSharePrice(row: UnitEvidenceRow): number | null {
+  return row.amountType === 'SH' && row.putCall === null && row.amount > 0 && row.reportedValue > 0 ? row.reportedValue / row.amount : null;
+}
+
+/** decideValueUnit from the implied share prices of a filing's rows (impliedSharePrice), in any order. */
+export function decideValueUnitByPrices(filedAt: string, prices: readonly number[]): ValueUnitDecision {
+  const byDate: ValueUnit = filedAt >= DOLLARS_FROM ? 'dollars' : 'thousands';
+  const dateReason = `filed ${filedAt}, ${byDate === 'dollars' ? 'on or after' : 'before'} ${DOLLARS_FROM}`;
   if (prices.length < MIN_ROWS_TO_OVERRIDE) {
     const why = prices.length === 0 ? 'no share rows to check' : `only ${prices.length} share row(s), too few to check`;
     return { unit: byDate, reason: `${dateReason}: ${byDate} (${why})`, overridden: false };
@@ -80,7 +89,7 @@ export function toWholeDollars(reportedValue: number, unit: ValueUnit): number {
   return Math.round(unit === 'thousands' ? reportedValue * 1000 : reportedValue);
 }
 
-function median(values: number[]): number {
+function median(values: readonly number[]): number {
   const sorted = Float64Array.from(values).sort();
   const middle = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CompactFilingCatalog } from '../../../src/ingest/filings/catalog.js';
+import type { RawHoldingRow } from '../../../src/ingest/filings/raw-holding-row.js';
 import { filingMeta, holdingRow } from '../../helpers/filing-meta.js';
 
 const meta = filingMeta;
@@ -73,7 +74,8 @@ describe('CompactFilingCatalog', () => {
     const id = catalog.stage('WIDE');
     for (const [i, amount] of odd.entries()) catalog.addRow(id, row(`ISSUER ${i}`, `C${i}`, amount, odd[odd.length - 1 - i]!));
     catalog.commit(id, meta('WIDE'));
-    const raw = [...catalog.stagedRows(id)];
+    const raw: RawHoldingRow[] = [];
+    catalog.forEachStagedRow(id, (r) => raw.push({ ...r }));
     expect(raw.map((r) => r.amount)).toEqual(odd);
     expect(Object.is(raw[4]!.amount, -0)).toBe(true);
     expect(raw.map((r) => r.reportedValue)).toEqual([...odd].reverse());
