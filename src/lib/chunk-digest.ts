@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -47,6 +47,55 @@ export function digestFileInChunksSync(file: string, chunkBytes = DEFAULT_CHUNK_
   return { bytes, sha256: whole.digest('hex'), chunks: { bytes: chunkBytes, sha256: chunkSha256 } };
 }
 
+/** How long syncAndDigestFileInChunks waits for its helper before it hashes the chunks itself. */
+const HELPER_WAIT_MS = 120_000;
+
+/**
+ * Forces a file that was just written to disk and digests it as digestFileInChunksSync does, on
+ * two threads: a helper thread hashes the chunks while this one waits for the disk and then hashes
+ * the whole file, so a full-size serving index (hundreds of MB, hashed twice) costs the time of
+ * one pass after the flush rather than a flush and two passes one after the other. Synchronous, for
+ * a writer with nothing else to do. When the helper fails or does not answer, the chunks are
+ * hashed here: the same digests, later.
+ */
+export function syncAndDigestFileInChunks(file: string, chunkBytes = DEFAULT_CHUNK_BYTES): ChunkedDigest {
+  const size = statSync(file).size;
+  const chunks = Math.ceil(size / chunkBytes);
+  const shared = new SharedArrayBuffer(4 + 32 * chunks);
+  const status = new Int32Array(shared, 0, 1);
+  let helper: Worker | null = null;
+  try {
+    const task: LaneTask = { file, chunkBytes, size, lane: 0, lanes: 1, shared };
+    helper = new Worker(LANE_SOURCE, { eval: true, workerData: task });
+    helper.unref();
+  } catch {
+    Atomics.store(status, 0, 2);
+  }
+  const whole = createHash('sha256');
+  const fd = openSync(file, 'r+');
+  let bytes = 0;
+  try {
+    fsyncSync(fd);
+    const buffer = Buffer.allocUnsafe(chunkBytes);
+    for (;;) {
+      const read = readFull(fd, buffer);
+      whole.update(buffer.subarray(0, read));
+      bytes += read;
+      if (read < chunkBytes) break;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  Atomics.wait(status, 0, 0, HELPER_WAIT_MS);
+  if (Atomics.load(status, 0) !== 1 || bytes !== size) {
+    void helper?.terminate();
+    return digestFileInChunksSync(file, chunkBytes);
+  }
+  const digests = Buffer.from(shared, 4);
+  const sha256 = Array.from({ length: chunks }, (_, index) => digests.toString('hex', index * 32, index * 32 + 32));
+  return { bytes, sha256: whole.digest('hex'), chunks: { bytes: chunkBytes, sha256 } };
+}
+
 function readFull(fd: number, buffer: Buffer): number {
   let filled = 0;
   while (filled < buffer.length) {
@@ -85,23 +134,32 @@ interface LaneTask {
   file: string;
   chunkBytes: number;
   size: number;
-  expected: readonly string[];
   lane: number;
   lanes: number;
+  /** Verify: the digests to compare with; the lane posts the first chunk that differs. */
+  expected?: readonly string[];
+  /**
+   * Digest: 4 bytes of status (0 running, 1 done, 2 failed), then 32 bytes per chunk; the lane
+   * writes its chunks' digests there and then the status, and notifies.
+   */
+  shared?: SharedArrayBuffer;
 }
 
 /**
  * One lane's work, as plain JavaScript so that the same worker runs from the compiled CLI and from
- * the TypeScript sources under test: hash chunks lane, lane + lanes, ... and post the index of the
- * first that differs (or null), or the read error.
+ * the TypeScript sources under test: hash chunks lane, lane + lanes, ...; then post the index of
+ * the first that differs from `expected` (or null), or the read error; or, given `shared`, store
+ * each digest there and set the status.
  */
 const LANE_SOURCE = `
 const { createHash } = require('node:crypto');
 const { openSync, readSync, closeSync } = require('node:fs');
 const { parentPort, workerData: task } = require('node:worker_threads');
+const status = task.shared ? new Int32Array(task.shared, 0, 1) : null;
+const digests = task.shared ? new Uint8Array(task.shared, 4) : null;
 try {
   const fd = openSync(task.file, 'r');
-  const buffer = Buffer.allocUnsafe(Math.min(task.chunkBytes, task.size));
+  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(task.chunkBytes, task.size)));
   let mismatch = null;
   try {
     for (let index = task.lane; index * task.chunkBytes < task.size && mismatch === null; index += task.lanes) {
@@ -113,15 +171,24 @@ try {
         if (read === 0) break;
         filled += read;
       }
-      const digest = createHash('sha256').update(buffer.subarray(0, filled)).digest('hex');
-      if (filled !== length || digest !== task.expected[index]) mismatch = index;
+      const hash = createHash('sha256').update(buffer.subarray(0, filled));
+      if (digests) {
+        if (filled !== length) throw new Error('the file is shorter than when the digest began');
+        digests.set(hash.digest(), index * 32);
+      } else if (filled !== length || hash.digest('hex') !== task.expected[index]) mismatch = index;
     }
   } finally {
     closeSync(fd);
   }
-  parentPort.postMessage({ mismatch });
+  if (status) {
+    Atomics.store(status, 0, 1);
+    Atomics.notify(status, 0);
+  } else parentPort.postMessage({ mismatch });
 } catch (error) {
-  parentPort.postMessage({ error: { message: error.message, code: error.code } });
+  if (status) {
+    Atomics.store(status, 0, 2);
+    Atomics.notify(status, 0);
+  } else parentPort.postMessage({ error: { message: error.message, code: error.code } });
 }
 `;
 

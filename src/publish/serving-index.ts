@@ -1,8 +1,8 @@
-import { closeSync, fsyncSync, openSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { SERVING_INDEX_PATH, type ServingIndexEntry } from '../model/manifest.js';
 import { Investor, type InvestorDetail } from '../model/smart-money.js';
-import { digestFileInChunksSync } from '../lib/chunk-digest.js';
+import { syncAndDigestFileInChunks } from '../lib/chunk-digest.js';
 import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../lib/sqlite.js';
 import { compileCanonical } from './compiled-canonical.js';
 import { failPoint } from './fault-point.js';
@@ -160,13 +160,7 @@ export class ServingIndexWriter {
     this.db.exec(INVESTOR_INDEXES);
     this.db.exec('COMMIT');
     this.close();
-    const fd = openSync(this.file, 'r+');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    const { bytes, sha256, chunks } = digestFileInChunksSync(this.file);
+    const { bytes, sha256, chunks } = syncAndDigestFileInChunks(this.file);
     return { path: SERVING_INDEX_PATH, bytes, sha256, schema: SERVING_INDEX_SCHEMA, chunks };
   }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { digestFileInChunksSync, findChunkMismatch } from '../../src/lib/chunk-digest.js';
+import { digestFileInChunksSync, findChunkMismatch, syncAndDigestFileInChunks } from '../../src/lib/chunk-digest.js';
 import { tempDir } from '../helpers/cli.js';
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -39,6 +39,23 @@ describe('digestFileInChunksSync', () => {
       sha256(two.subarray(0, 1000)),
       sha256(two.subarray(1000)),
     ]);
+  });
+});
+
+describe('syncAndDigestFileInChunks', () => {
+  it('gives what digestFileInChunksSync gives, its chunks hashed on a helper thread', async () => {
+    const bytes = content();
+    for (const [name, data] of [
+      ['empty.bin', Buffer.alloc(0)],
+      ['one-byte.bin', bytes.subarray(0, 1)],
+      ['two-whole.bin', bytes.subarray(0, 2000)],
+      ['three.bin', bytes],
+    ] as const) {
+      const file = await fileWith(name, data);
+      const digest = syncAndDigestFileInChunks(file, CHUNK);
+      expect(digest, name).toEqual(digestFileInChunksSync(file, CHUNK));
+      expect(digest.sha256, name).toBe(sha256(data));
+    }
   });
 });
 
