@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -152,5 +152,48 @@ describe('a data set next to EDGAR filings', async () => {
     });
     // Its INFOTABLE rows are not reported again as unlisted.
     expect(result.rejections.filter((r) => r.reason.includes('0001527817-26-000058'))).toHaveLength(1);
+  });
+});
+
+/** Rewrites the uncompressed size that a ZIP's central directory declares for one member. */
+async function declareSize(zipPath: string, memberSuffix: string, change: (size: number) => number): Promise<number> {
+  const zip = await readFile(zipPath);
+  for (let at = zip.indexOf(CENTRAL_HEADER); at !== -1; at = zip.indexOf(CENTRAL_HEADER, at + 4)) {
+    const name = zip.toString('utf8', at + 46, at + 46 + zip.readUInt16LE(at + 28));
+    if (!name.endsWith(memberSuffix)) continue;
+    const declared = change(zip.readUInt32LE(at + 24));
+    zip.writeUInt32LE(declared, at + 24);
+    await writeFile(zipPath, zip);
+    return declared;
+  }
+  throw new Error(`no member ${memberSuffix}`);
+}
+const CENTRAL_HEADER = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
+
+describe('a data set ZIP whose member inflates to another size than its entry declares', () => {
+  it.each([
+    ['more', (size: number) => size - 100, 'inflates to more than the {declared} bytes its entry declares'],
+    ['fewer', (size: number) => size + 100, 'inflates to {actual} bytes, fewer than the {declared} its entry declares'],
+  ])('rejects the data set when it inflates to %s bytes, naming the member', async (_more, change, reason) => {
+    let declared = 0;
+    const root = await sourcesWith(async (sources) => {
+      await mkdir(path.join(sources, 'filings/datasets'), { recursive: true });
+      const zipPath = path.join(sources, 'filings/datasets/2026q3_form13f.zip');
+      await zipDataset(zipPath);
+      declared = await declareSize(zipPath, 'INFOTABLE.tsv', change);
+    });
+    const actual = (await readFile(path.join(DATASET, 'INFOTABLE.tsv'))).length;
+    const result = await ingestFilings(root, SILENT_PROGRESS);
+    // Nothing of the data set is used (the fixture's own duplicate accession is still rejected first).
+    expect(result.catalog.filingCount).toBe(0);
+    expect(result.rejections.filter((r) => r.location === '2026q3_form13f/INFOTABLE.tsv')).toEqual([
+      {
+        source: 'filings/datasets/2026q3_form13f.zip',
+        location: '2026q3_form13f/INFOTABLE.tsv',
+        reason: `data set not read: filings/datasets/2026q3_form13f.zip!2026q3_form13f/INFOTABLE.tsv ${reason
+          .replace('{declared}', String(declared))
+          .replace('{actual}', String(actual))}`,
+      },
+    ]);
   });
 });
