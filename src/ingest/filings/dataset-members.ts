@@ -50,8 +50,9 @@ export function folderMembers(
  * name. A member whose path is unsafe (absolute, `..`, backslashes) is a sign of a crafted archive:
  * it is skipped and named in a note, and the rest of the ZIP is read. A ZIP of more than
  * MAX_DATASET_MEMBERS members is refused from its directory's count alone. A member that would inflate
- * to more than MAX_DATASET_MEMBER_BYTES is refused before it is inflated (yauzl checks that a
- * member inflates to exactly its declared size, so the declaration cannot lie).
+ * to more than MAX_DATASET_MEMBER_BYTES is refused before it is inflated, and a member is checked
+ * to inflate to exactly its declared size (inflateExactly, or yauzl for a stored member), so the
+ * declaration cannot lie.
  */
 export async function zipMembers(zipFd: number, zipSource: string, notes: BuildNote[] = []): Promise<DatasetMembers> {
   // decodeStrings: false, so that an unsafe name is ours to report rather than an error that ends the listing.
