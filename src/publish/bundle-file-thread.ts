@@ -1,7 +1,7 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { workerScriptBeside } from '../lib/worker-script.js';
 import type { DatasetName } from '../model/dataset.js';
-import type { PartChunk, WrittenFiles } from './bundle-file-writer.js';
+import { InvalidRecordError, type PartChunk, type WrittenFiles } from './bundle-file-writer.js';
 
 /** What the bundle file worker is started with (bundle-file-worker.ts). */
 export interface BundleFileWorkerData {
@@ -15,7 +15,7 @@ export interface BundleFileWorkerData {
 export type BundleFileRequest = ({ kind: 'chunk' } & PartChunk) | { kind: 'finish'; resources: readonly string[] } | { kind: 'abandon' };
 
 export type BundleFileReply =
-  | { kind: 'failed'; message: string; code?: string }
+  | { kind: 'failed'; message: string; code?: string; invalidRecord?: { resource: string; index: number; reason: string } }
   | { kind: 'finished'; written: WrittenFiles }
   | { kind: 'abandoned' };
 
@@ -135,5 +135,7 @@ export class BundleFileThread {
 
 function replyError(reply: BundleFileReply): Error {
   if (reply.kind !== 'failed') return new Error(`the bundle file thread answered ${reply.kind}`);
+  if (reply.invalidRecord)
+    return new InvalidRecordError(reply.invalidRecord.resource, reply.invalidRecord.index, reply.invalidRecord.reason);
   return Object.assign(new Error(reply.message), reply.code === undefined ? {} : { code: reply.code });
 }

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { type BundleFileReply, type BundleFileRequest, type BundleFileWorkerData, FAILED, HANDLED } from './bundle-file-thread.js';
-import { BundleFileWriter } from './bundle-file-writer.js';
+import { BundleFileWriter, InvalidRecordError } from './bundle-file-writer.js';
 
 /**
  * A worker thread's whole job: run one staging bundle's BundleFileWriter for the deriving thread
@@ -14,7 +14,14 @@ let failure: BundleFileReply | null = null;
 
 function fail(error: unknown): BundleFileReply {
   const { message, code } = error as NodeJS.ErrnoException;
-  failure = { kind: 'failed', message: String(message), ...(typeof code === 'string' ? { code } : {}) };
+  failure = {
+    kind: 'failed',
+    message: String(message),
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(error instanceof InvalidRecordError
+      ? { invalidRecord: { resource: error.resource, index: error.index, reason: error.reason } }
+      : {}),
+  };
   reply(failure);
   Atomics.store(flags, FAILED, 1);
   Atomics.notify(flags, HANDLED);

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { DatasetName } from '../model/dataset.js';
 import type { ResourceEntry, ServingIndexEntry } from '../model/manifest.js';
 import { ContentCheck, type ContentCheckState } from '../validate/content-rules.js';
-import { failPoint } from './fault-point.js';
+import { recordChecker } from '../validate/schema-check.js';
+import { failPoint, recordSchemaFault } from './fault-point.js';
 import { hasServingIndex } from './manifest-check.js';
 import { ServingIndexWriter } from './serving-index.js';
 
@@ -35,6 +36,18 @@ interface OpenPart {
   records: number;
 }
 
+/** A record that fails its schema: the build's program error, never published. */
+export class InvalidRecordError extends Error {
+  override readonly name = 'InvalidRecordError';
+  constructor(
+    readonly resource: string,
+    readonly index: number,
+    readonly reason: string,
+  ) {
+    super(`${resource} record ${index}: ${reason}`);
+  }
+}
+
 /** `<resource>/00000.ndjson`: the part's path inside the bundle. */
 export function partPath(resource: string, part: number): string {
   return `${resource}/${String(part).padStart(5, '0')}.ndjson`;
@@ -43,9 +56,10 @@ export function partPath(resource: string, part: number): string {
 /**
  * Writes a staged bundle's files from chunks of canonical NDJSON lines: each part file is hashed as
  * its bytes are appended, so a resource never exists in memory whole. Each line is parsed again:
- * the content rules (security identifiers, slugs, consensus page size) see each record as it is
- * published, as `validate` will read it, and a Smart Money bundle's serving index is filled from
- * the same lines. It takes the lines, not the records, so that it can run on a thread of its own
+ * the record's schema and the content rules (security identifiers, slugs, consensus page size)
+ * see each record as it is published, as `validate` will read it, and a Smart Money bundle's
+ * serving index is filled from the same lines. A record that fails its schema fails the build
+ * (InvalidRecordError); the staging folder with its part is then removed. It takes the lines, not the records, so that it can run on a thread of its own
  * (bundle-file-thread.ts) as well as on the deriving one; both give the same files and findings,
  * since each table receives its rows in the order of its resource's lines.
  * Synchronous I/O on purpose: it has nothing else to do meanwhile.
@@ -55,10 +69,12 @@ export class BundleFileWriter {
   private readonly written = new Map<string, ResourceEntry[]>();
   private readonly index: ServingIndexWriter | null;
   private readonly content: ContentCheck;
+  private readonly checks = new Map<string, { check: (record: unknown) => string | null; records: number }>();
+  private readonly schemaFault = recordSchemaFault();
 
   constructor(
     private readonly directory: string,
-    dataset: DatasetName,
+    private readonly dataset: DatasetName,
   ) {
     this.content = new ContentCheck(dataset);
     this.index = hasServingIndex(dataset) ? new ServingIndexWriter(directory) : null;
@@ -83,10 +99,14 @@ export class BundleFileWriter {
       throw Object.assign(new Error(`${part.file}: ${(error as Error).message}`), { code: (error as NodeJS.ErrnoException).code });
     }
     const text = Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.length).toString('utf8');
+    const schema = this.schemaCheck(chunk.resource);
     let start = 0;
     for (let end = text.indexOf('\n'); end !== -1; start = end + 1, end = text.indexOf('\n', start)) {
       const line = text.slice(start, end);
       const record: unknown = JSON.parse(line);
+      const reason = this.schemaFault ?? schema.check(record);
+      if (reason !== null) throw new InvalidRecordError(chunk.resource, schema.records, reason);
+      schema.records += 1;
       this.content.inspect(chunk.resource, record);
       this.index?.add(chunk.resource, record, line);
     }
@@ -113,6 +133,15 @@ export class BundleFileWriter {
     for (const part of this.open.values()) closeSync(part.fd);
     this.open.clear();
     this.index?.abandon();
+  }
+
+  private schemaCheck(resource: string): { check: (record: unknown) => string | null; records: number } {
+    let schema = this.checks.get(resource);
+    if (schema === undefined) {
+      schema = { check: recordChecker(this.dataset, resource), records: 0 };
+      this.checks.set(resource, schema);
+    }
+    return schema;
   }
 
   private openPart(resource: string, number: number): OpenPart {

@@ -32,6 +32,15 @@ export function failPoint(point: FailPoint): void {
 }
 
 /**
+ * A derived record that fails its schema, as a derivation bug would make it
+ * (PDSNAP_FAIL_AT=record-schema): the reason the schema check then gives every record, or null in
+ * normal runs. Read once per bundle, not per record.
+ */
+export function recordSchemaFault(): string | null {
+  return process.env.PDSNAP_FAIL_AT === 'record-schema' ? '/ fails its schema (PDSNAP_FAIL_AT=record-schema)' : null;
+}
+
+/**
  * A download from a bucket cut off mid-object (PDSNAP_FAIL_AT=object-download), as a dropped
  * connection does: the error a reader gets is not corruption, so it is tried again.
  */

@@ -3,20 +3,6 @@ import type { BundleFileOutput } from './bundle-file-output.js';
 import { canonicalJson } from './canonical-json.js';
 import type { CanonicalSerializer } from './compiled-canonical.js';
 
-/** Checks one record before it is written; returns a reason, or null when the record is valid. */
-export type RecordCheck = (record: unknown) => string | null;
-
-export class InvalidRecordError extends Error {
-  override readonly name = 'InvalidRecordError';
-  constructor(
-    readonly resource: string,
-    readonly index: number,
-    readonly reason: string,
-  ) {
-    super(`${resource} record ${index}: ${reason}`);
-  }
-}
-
 /** Parts end once they reach this size: small enough to hash, copy and upload one at a time. */
 export const DEFAULT_PART_BYTES = 64 * 1024 * 1024;
 
@@ -31,10 +17,10 @@ const CHUNK_BYTES = 1 << 20;
 /**
  * Turns one resource's records into canonical NDJSON chunks for its parts, `<resource>/00000.ndjson`,
  * `00001.ndjson`, ...: one record per line, a new part once a part would pass the part size (a
- * record never spans two parts). Checks each record first. Each line is encoded into one reusable
+ * record never spans two parts). Each line is encoded into one reusable
  * buffer as it comes: no string waits for a chunk to fill (a young string that survives costs every
  * garbage collection until it dies). The chunks go to a BundleFileOutput, which writes and hashes
- * them, here or on a thread of its own.
+ * them, here or on a thread of its own, and checks each line there against the record's schema.
  */
 export class NdjsonPartsWriter {
   private buffer = Buffer.allocUnsafe(2 * CHUNK_BYTES);
@@ -46,21 +32,17 @@ export class NdjsonPartsWriter {
   private partBytes = 0;
   /** Records of the open part, handed over or pending. */
   private partRecords = 0;
-  private count = 0;
 
   constructor(
     private readonly resource: string,
-    private readonly check: RecordCheck,
     private readonly output: Pick<BundleFileOutput, 'write'>,
     private readonly maxPartBytes: number = partBytes(),
     /** The resource's compiled serializer; canonicalJson's bytes either way. */
     private readonly serialize: CanonicalSerializer = canonicalJson,
   ) {}
 
-  /** Checks and takes one record. */
+  /** Takes one record. */
   write(record: unknown): void {
-    const reason = this.check(record);
-    if (reason) throw new InvalidRecordError(this.resource, this.count, reason);
     const json = this.serialize(record);
     // Room for the line at its longest: three UTF-8 bytes per UTF-16 code unit, and the newline.
     const longest = 3 * json.length + 1;
@@ -84,7 +66,6 @@ export class NdjsonPartsWriter {
     }
     this.pendingRecords += 1;
     this.partRecords += 1;
-    this.count += 1;
     if (this.used >= CHUNK_BYTES) this.flush();
   }
 

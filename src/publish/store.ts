@@ -15,7 +15,6 @@ import {
 } from '../model/manifest.js';
 import type { SourceFile } from '../model/report.js';
 import { digestFile } from '../lib/file-digest.js';
-import { recordChecker } from '../validate/schema-check.js';
 import { ContentCheck } from '../validate/content-rules.js';
 import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
 import { compareText } from '../lib/text-order.js';
@@ -346,10 +345,7 @@ export class BundleStore implements SnapshotStore {
     await mkdir(directory);
     const output = new StagingBundleOutput(directory, dataset);
     const writers = new Map(
-      names.map((name) => [
-        name,
-        new NdjsonPartsWriter(name, recordChecker(dataset, name), output, partBytes(), resourceSerializer(dataset, name)),
-      ]),
+      names.map((name) => [name, new NdjsonPartsWriter(name, output, partBytes(), resourceSerializer(dataset, name))]),
     );
     try {
       const result = await produce({

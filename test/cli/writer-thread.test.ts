@@ -55,8 +55,9 @@ describe('the bundle files written on a thread of their own', () => {
     const [threaded, here] = await Promise.all([build({}), build({ PDSNAP_WRITER_THREAD: '0' })]);
     expect(threaded.result.exitCode, String(threaded.result.stderr)).toBe(0);
     expect(here.result.exitCode, String(here.result.stderr)).toBe(0);
-    expect(threaded.threads).toBe(2);
-    expect(here.threads).toBe(1);
+    // Both also start the helper that digests the serving index; only the threaded one the writer.
+    expect(here.threads).toBe(2);
+    expect(threaded.threads).toBe(3);
 
     const [a, b] = await Promise.all([bundleFiles(threaded.store), bundleFiles(here.store)]);
     expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
@@ -67,7 +68,7 @@ describe('the bundle files written on a thread of their own', () => {
 
   it('fail the build when a write there fails, naming the part file, and leave nothing behind', async () => {
     const { result, store, threads } = await build({ PDSNAP_FAIL_AT: 'part-write' });
-    expect(threads).toBe(2);
+    expect(threads).toBe(2); // the deriving thread and the writer: the index is never digested
     expect(result.exitCode).toBe(3);
     const report = JSON.parse(String(result.stdout)).datasets[0];
     expect(report.outcome).toBe('error');
@@ -88,6 +89,20 @@ describe('the bundle files written on a thread of their own', () => {
       const report = JSON.parse(String(result.stdout)).datasets[0];
       expect(report.reason).toMatch(/[/\\]smart-money~[^ ]+[/\\]serving-index\.sqlite: ENOSPC: no space left on device, write$/);
       expect(await readdir(path.join(store, 'tmp'))).toEqual([]);
+    },
+  );
+
+  it.each(['1', '0'])(
+    'fail the build when a record there fails its schema, naming the resource and the record, and publish nothing (PDSNAP_WRITER_THREAD=%s)',
+    async (thread) => {
+      const { result, store } = await build({ PDSNAP_FAIL_AT: 'record-schema', PDSNAP_WRITER_THREAD: thread });
+      expect(result.exitCode, String(result.stderr)).toBe(2);
+      const report = JSON.parse(String(result.stdout)).datasets[0];
+      expect(report.reason).toMatch(
+        /^a derived record failed its schema check, not published: (investors|trades|consensus) record 0: \/ fails its schema \(PDSNAP_FAIL_AT=record-schema\)$/,
+      );
+      expect(await readdir(path.join(store, 'tmp'))).toEqual([]);
+      expect(await readdir(store)).not.toContain('current');
     },
   );
 

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BundleFileWriter } from '../../src/publish/bundle-file-writer.js';
+import { BundleFileWriter, InvalidRecordError } from '../../src/publish/bundle-file-writer.js';
 import { ContentCheck } from '../../src/validate/content-rules.js';
 import { tempDir } from '../helpers/cli.js';
+import { article, calendarEvent } from '../helpers/records.js';
 
 const lines = (...records: object[]) => Buffer.from(records.map((record) => `${JSON.stringify(record)}\n`).join(''));
 
@@ -11,8 +12,8 @@ describe('BundleFileWriter', () => {
   it('writes each part as handed over and runs the content rules on every line written, numbering records per resource', async () => {
     const directory = await tempDir('bundle-file-writer');
     const writer = new BundleFileWriter(directory, 'articles');
-    const first = lines({ slug: 'one', title: 'Rates held' }, { slug: 'two', title: 'Apple (037833100) flat' });
-    const second = lines({ slug: 'Bad Slug', title: 'Quiet day' });
+    const first = lines({ ...article('one'), title: 'Rates held' }, { ...article('two'), title: 'Apple (037833100) flat' });
+    const second = lines({ ...article('three'), title: 'WPP ISIN#US92937A1025 up' });
     writer.write({ resource: 'articles', part: 0, records: 2, bytes: first });
     writer.write({ resource: 'articles', part: 1, records: 1, bytes: second });
     const written = writer.finish(['articles']);
@@ -29,7 +30,19 @@ describe('BundleFileWriter', () => {
     });
     const failed = Object.fromEntries(results.filter((r) => r.status === 'fail').map((r) => [r.rule, r.message]));
     expect(failed['content.identifiers']).toContain('articles record 1 field title: CUSIP 037833100 in the text');
-    expect(failed['content.slugs']).toContain('articles record 2 field slug');
+    expect(failed['content.identifiers']).toContain('articles record 2 field title: ISIN US92937A1025 in the text');
+    expect(failed['content.slugs']).toBeUndefined();
+  });
+
+  it("checks each line written against its record's schema, naming the resource and the record number", async () => {
+    const directory = await tempDir('bundle-file-writer');
+    const writer = new BundleFileWriter(directory, 'calendar');
+    const event = calendarEvent('evt-0123456789abcdef', '2026-12-01T13:30:00.000Z');
+    writer.write({ resource: 'events', part: 0, records: 1, bytes: lines(event) });
+    expect(() => writer.write({ resource: 'events', part: 0, records: 1, bytes: lines({ ...event, importance: 'huge' }) })).toThrow(
+      new InvalidRecordError('events', 1, '/importance must be equal to one of the allowed values'),
+    );
+    writer.abandon();
   });
 
   it('gives a resource without records one empty part', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PartChunk } from '../../src/publish/bundle-file-writer.js';
-import { InvalidRecordError, NdjsonPartsWriter } from '../../src/publish/resource-writer.js';
+import { NdjsonPartsWriter } from '../../src/publish/resource-writer.js';
 
 /** The chunks a writer hands over, copied (the writer reuses its buffer), and the parts they make. */
 function collect() {
@@ -17,7 +17,6 @@ function collect() {
 }
 
 const serialize = (record: unknown) => JSON.stringify(record);
-const valid = () => null;
 
 describe('NdjsonPartsWriter', () => {
   it('ends a part before the record that would pass the part size, counting UTF-8 bytes of any width', () => {
@@ -25,7 +24,7 @@ describe('NdjsonPartsWriter', () => {
     const names = ['Apple', 'Société Générale', '日本電信電話', 'Emoji 🚀 Corp', 'Ünïcödé ÄG', 'トヨタ自動車'];
     const records = Array.from({ length: 60 }, (_, i) => ({ i, name: names[i % names.length] }));
     const { output, parts, chunks } = collect();
-    const writer = new NdjsonPartsWriter('trades', valid, output, 100, serialize);
+    const writer = new NdjsonPartsWriter('trades', output, 100, serialize);
     for (const record of records) writer.write(record);
     writer.end();
 
@@ -47,25 +46,10 @@ describe('NdjsonPartsWriter', () => {
   it('puts a record larger than the part size in a part of its own, and one larger than a chunk in one chunk', () => {
     const big = { name: 'x'.repeat(3_000_000) };
     const { output, parts, chunks } = collect();
-    const writer = new NdjsonPartsWriter('investors', valid, output, 1000, serialize);
+    const writer = new NdjsonPartsWriter('investors', output, 1000, serialize);
     for (const record of [{ name: 'a' }, big, { name: 'b' }]) writer.write(record);
     writer.end();
     expect(parts()).toEqual(['{"name":"a"}\n', `${JSON.stringify(big)}\n`, '{"name":"b"}\n']);
     expect(chunks.map((chunk) => chunk.part)).toEqual([0, 1, 2]);
-  });
-
-  it('refuses a record its check refuses, naming the resource and the record number, before writing anything of it', () => {
-    const { output, chunks } = collect();
-    const writer = new NdjsonPartsWriter(
-      'consensus',
-      (record) => ((record as { ok: boolean }).ok ? null : '/ok must be true'),
-      output,
-      1 << 20,
-      serialize,
-    );
-    writer.write({ ok: true });
-    expect(() => writer.write({ ok: false })).toThrow(new InvalidRecordError('consensus', 1, '/ok must be true'));
-    writer.end();
-    expect(chunks.map((chunk) => chunk.text)).toEqual(['{"ok":true}\n']);
   });
 });

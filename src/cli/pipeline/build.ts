@@ -4,7 +4,7 @@ import type { FreshnessFacts, RuleResult } from '../../model/freshness.js';
 import type { Progress } from '../../model/progress.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import { LockError } from '../../lib/file-lock.js';
-import { InvalidRecordError } from '../../publish/resource-writer.js';
+import { InvalidRecordError } from '../../publish/bundle-file-writer.js';
 import { openStore, type SnapshotStore } from '../../publish/snapshot-store.js';
 import { PublishFailure, recordsPerResource, type StagedBundle } from '../../publish/store.js';
 import type { ContentCheck } from '../../validate/content-rules.js';
