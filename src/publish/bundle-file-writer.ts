@@ -59,9 +59,10 @@ export function partPath(resource: string, part: number): string {
  * the record's schema and the content rules (security identifiers, slugs, consensus page size)
  * see each record as it is published, as `validate` will read it, and a Smart Money bundle's
  * serving index is filled from the same lines. A record that fails its schema fails the build
- * (InvalidRecordError); the staging folder with its part is then removed. It takes the lines, not the records, so that it can run on a thread of its own
- * (bundle-file-thread.ts) as well as on the deriving one; both give the same files and findings,
- * since each table receives its rows in the order of its resource's lines.
+ * (InvalidRecordError); the staging folder with its part is then removed. It takes the lines, not
+ * the records, so that it can run on a thread of its own (bundle-file-thread.ts) as well as on the
+ * deriving one; both give the same files and findings, since each table receives its rows in the
+ * order of its resource's lines.
  * Synchronous I/O on purpose: it has nothing else to do meanwhile.
  */
 export class BundleFileWriter {

@@ -145,7 +145,8 @@ export class ServingIndexWriter {
     }
     if (this.investorsDone.has(slug) || this.actionsDone.has(action)) {
       throw new Error(
-        `trade ${this.trades} (${slug}, ${action}) comes apart from that investor's earlier trades: trades must come grouped by investor, then by action`,
+        `trade ${this.trades} (${slug}, ${action}) comes apart from that investor's earlier trades: ` +
+          'trades must come grouped by investor, then by action',
       );
     }
     this.run = { slug, action, first: this.trades, last: this.trades };
