@@ -161,11 +161,15 @@ export function consensus(): ConsensusRow[] {
   }));
 }
 
-/** 24 trade rows: each investor x each issuer, actions cycling. */
+/**
+ * 24 trade rows: each investor x each issuer, actions cycling; in the pipeline's order, investor by
+ * investor and within one new, added, trimmed, sold (the serving index keeps each as one run).
+ */
 export function trades(): TradeRow[] {
   const actions: TradeAction[] = ['new', 'added', 'trimmed', 'sold'];
   const rows: TradeRow[] = [];
   for (const investor of investors()) {
+    const start = rows.length;
     ISSUERS.forEach((issuerName, i) => {
       const action = actions[i % actions.length]!;
       const before = action === 'new' ? 0 : 10_000;
@@ -186,6 +190,8 @@ export function trades(): TradeRow[] {
         reportedValueAfter: after * 100,
       });
     });
+    const own = rows.splice(start).sort((a, b) => actions.indexOf(a.action) - actions.indexOf(b.action));
+    rows.push(...own);
   }
   return rows;
 }
