@@ -28,23 +28,40 @@ export const DEFAULT_CHUNK_BYTES = 16 * 1024 * 1024;
 export function digestFileInChunksSync(file: string, chunkBytes = DEFAULT_CHUNK_BYTES): ChunkedDigest {
   const whole = createHash('sha256');
   const chunkSha256: string[] = [];
+  const bytes = readInChunks(file, 'r', chunkBytes, (chunk) => {
+    whole.update(chunk);
+    chunkSha256.push(createHash('sha256').update(chunk).digest('hex'));
+  });
+  return { bytes, sha256: whole.digest('hex'), chunks: { bytes: chunkBytes, sha256: chunkSha256 } };
+}
+
+/**
+ * Reads a file start to end in pieces of `chunkBytes` (the last one shorter, none for an empty
+ * file), after `beforeReading` on its descriptor; returns the bytes read.
+ */
+function readInChunks(
+  file: string,
+  flags: 'r' | 'r+',
+  chunkBytes: number,
+  visit: (chunk: Buffer) => void,
+  beforeReading: (fd: number) => void = () => {},
+): number {
   const buffer = Buffer.allocUnsafe(chunkBytes);
-  const fd = openSync(file, 'r');
+  const fd = openSync(file, flags);
   let bytes = 0;
   try {
+    beforeReading(fd);
     for (;;) {
       const read = readFull(fd, buffer);
       if (read === 0) break;
-      const chunk = buffer.subarray(0, read);
-      whole.update(chunk);
-      chunkSha256.push(createHash('sha256').update(chunk).digest('hex'));
+      visit(buffer.subarray(0, read));
       bytes += read;
       if (read < chunkBytes) break;
     }
   } finally {
     closeSync(fd);
   }
-  return { bytes, sha256: whole.digest('hex'), chunks: { bytes: chunkBytes, sha256: chunkSha256 } };
+  return bytes;
 }
 
 /** How long syncAndDigestFileInChunks waits for its helper before it hashes the chunks itself. */
@@ -72,20 +89,8 @@ export function syncAndDigestFileInChunks(file: string, chunkBytes = DEFAULT_CHU
     Atomics.store(status, 0, 2);
   }
   const whole = createHash('sha256');
-  const fd = openSync(file, 'r+');
-  let bytes = 0;
-  try {
-    fsyncSync(fd);
-    const buffer = Buffer.allocUnsafe(chunkBytes);
-    for (;;) {
-      const read = readFull(fd, buffer);
-      whole.update(buffer.subarray(0, read));
-      bytes += read;
-      if (read < chunkBytes) break;
-    }
-  } finally {
-    closeSync(fd);
-  }
+  // Opened for writing: fsync needs it on some systems.
+  const bytes = readInChunks(file, 'r+', chunkBytes, (chunk) => whole.update(chunk), fsyncSync);
   Atomics.wait(status, 0, 0, HELPER_WAIT_MS);
   if (Atomics.load(status, 0) !== 1 || bytes !== size) {
     void helper?.terminate();

@@ -20,9 +20,9 @@ export function writerThreadAllowed(env: NodeJS.ProcessEnv = process.env): boole
 /**
  * The output of one staging bundle, chosen at its first chunk. A bundle with a serving index whose
  * records fill a first chunk (about 1 MB of lines, or a part ended) is written on a thread of its
- * own: part writes and hashing, the content rules, the index inserts and the index's digest then
- * run beside derivation instead of after each record (a full-size Smart Money build,
- * docs/performance.md). A bundle that ends before its first chunk (the sample, articles, calendar)
+ * own: part writes and hashing, the schema check and the content rules, the index inserts and the
+ * index's digest then run beside derivation instead of after each record (a full-size Smart Money
+ * build, docs/performance.md). A bundle that ends before its first chunk (the sample, articles, calendar)
  * is written here, without starting a thread.
  */
 export class StagingBundleOutput implements BundleFileOutput {

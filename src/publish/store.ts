@@ -334,8 +334,8 @@ export class BundleStore implements SnapshotStore {
 
   /**
    * Stages a bundle in a private temp folder: `produce` pushes every record into the sink, in any
-   * order across resources; each record is schema-checked and written as it arrives, and the
-   * content rules see each line written. Returns what produce returned, so derivation can report
+   * order across resources; each record is written as it arrives, and its schema and the content
+   * rules are checked on the line written. Returns what produce returned, so derivation can report
    * facts it only knows at the end, and the content rules' findings.
    */
   async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<Staged<T>> {
