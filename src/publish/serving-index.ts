@@ -18,35 +18,34 @@ const investorSummaryJson = compileCanonical(Investor);
  *
  * `PRAGMA user_version` is the table layout, and the manifest names it:
  * - 1: trades carry their investor slug, with an index for each trades filter;
- * - 2 (written now): an investor's trades are one run of ords, and each (investor, action) one run
- *   inside it (the bundle's order is per investor, then per action), so `trade_runs` holds each
- *   run's first and last ord and an investor filter reads a range of the table itself. That leaves
- *   one trades index instead of three: the two investor indexes cost about a third of the trades
- *   inserts, on the thread that limits a full-size build (docs/performance.md).
- * `serve`, `validate` and `gate` read both.
+ * - 2: an investor's trades are one run of ords, and each (investor, action) one run inside it
+ *   (the bundle's order is per investor, then per action), so `trade_runs` holds each run's first
+ *   and last ord and an investor filter reads a range of the table itself; trades keep their
+ *   action with an `(action, ord)` index for the action filter;
+ * - 3 (written now): as 2, but the action filter reads that action's runs in order
+ *   (`trade_runs_action`), so `trades` is its key and its record, with no index at all. Each trades
+ *   index cost a share of the inserts on the thread that limits a full-size build
+ *   (docs/performance.md).
+ * `serve`, `validate` and `gate` read all three.
  */
-export const SERVING_INDEX_SCHEMA = 2;
-export const READABLE_SERVING_INDEX_SCHEMAS: readonly number[] = [1, 2];
+export const SERVING_INDEX_SCHEMA = 3;
+export const READABLE_SERVING_INDEX_SCHEMAS: readonly number[] = [1, 2, 3];
 
 const TABLES = `
   CREATE TABLE investor_list (ord INTEGER PRIMARY KEY, slug TEXT NOT NULL, category TEXT NOT NULL, record TEXT NOT NULL);
   CREATE TABLE investor_detail (slug TEXT PRIMARY KEY, record TEXT NOT NULL);
   CREATE TABLE consensus (rank INTEGER PRIMARY KEY, record TEXT NOT NULL);
-  CREATE TABLE trades (ord INTEGER PRIMARY KEY, action TEXT NOT NULL, record TEXT NOT NULL);
+  CREATE TABLE trades (ord INTEGER PRIMARY KEY, record TEXT NOT NULL);
   CREATE TABLE trade_runs (investor_slug TEXT NOT NULL, action TEXT NOT NULL, first_ord INTEGER NOT NULL, last_ord INTEGER NOT NULL,
     PRIMARY KEY (investor_slug, action)) WITHOUT ROWID;
   CREATE TEMP TABLE investor_order (slug TEXT NOT NULL, total REAL NOT NULL, category TEXT NOT NULL, record TEXT NOT NULL);
 `;
 
-// The trades index exists before the first row: each insert appends near the end of one of its
-// four action ranges, beside derivation, instead of a sort after the last record.
-const TRADES_INDEXES = `
-  CREATE INDEX trades_action ON trades (action, ord);
-`;
-
-// Built after the rows are in, since investors are ordered only then.
-const INVESTOR_INDEXES = `
+// Built after the rows are in, since investors are ordered only then. Runs are disjoint and come
+// in ord order, so an action's runs in last_ord order are its trades in ord order.
+const FINAL_INDEXES = `
   CREATE INDEX investor_list_category ON investor_list (category, ord);
+  CREATE INDEX trade_runs_action ON trade_runs (action, last_ord, first_ord);
 `;
 
 /** The list order of investors: largest reported value total first, then slug (slugs are ASCII). */
@@ -95,11 +94,10 @@ export class ServingIndexWriter {
       PRAGMA user_version = ${SERVING_INDEX_SCHEMA};`);
     this.db.exec(TABLES);
     this.db.exec('BEGIN');
-    this.db.exec(TRADES_INDEXES);
     this.insertInvestor = this.db.prepare('INSERT INTO temp.investor_order (slug, total, category, record) VALUES (?, ?, ?, ?)');
     this.insertDetail = this.db.prepare('INSERT INTO investor_detail (slug, record) VALUES (?, ?)');
     this.insertConsensus = this.db.prepare('INSERT INTO consensus (rank, record) VALUES (?, ?)');
-    this.insertTrade = this.db.prepare('INSERT INTO trades (ord, action, record) VALUES (?, ?, ?)');
+    this.insertTrade = this.db.prepare('INSERT INTO trades (ord, record) VALUES (?, ?)');
     this.insertTradeRun = this.db.prepare('INSERT INTO trade_runs (investor_slug, action, first_ord, last_ord) VALUES (?, ?, ?, ?)');
   }
 
@@ -119,7 +117,7 @@ export class ServingIndexWriter {
       case 'trades':
         this.trades += 1;
         this.extendRun(r.investorSlug as string, r.action as string);
-        this.insertTrade.run(this.trades, r.action, json);
+        this.insertTrade.run(this.trades, json);
         return;
       default:
         throw new Error(`the serving index has no table for ${resource}`);
@@ -158,7 +156,7 @@ export class ServingIndexWriter {
     if (run !== null) this.insertTradeRun.run(run.slug, run.action, run.first, run.last);
     this.db.exec(ORDER_INVESTORS);
     this.db.exec('DROP TABLE temp.investor_order');
-    this.db.exec(INVESTOR_INDEXES);
+    this.db.exec(FINAL_INDEXES);
     this.db.exec('COMMIT');
     this.close();
     const { bytes, sha256, chunks } = syncAndDigestFileInChunks(this.file);
@@ -181,7 +179,7 @@ export class ServingIndexWriter {
 /**
  * Checks a serving index file against its manifest: its table layout is the one the manifest names
  * and one this pdsnap reads, and, given the manifest's record counts, every table holds exactly
- * that many rows (a scan of every table, for validate and gate) and, in layout 2, the trade runs
+ * that many rows (a scan of every table, for validate and gate) and, from layout 2, the trade runs
  * cover ords 1..n once each. Returns a reason, or null when it agrees.
  */
 export function checkServingIndex(
@@ -222,7 +220,7 @@ export function servingIndexLayout(db: SqliteDatabase): number {
   return Number((db.prepare('PRAGMA user_version').get() as { user_version: number | bigint }).user_version);
 }
 
-/** Where the trade runs of layout 2 fail to tile ords 1..trades exactly, or null. */
+/** Where the trade runs (layouts 2 and 3) fail to tile ords 1..trades exactly, or null. */
 function tradeRunsGap(db: SqliteDatabase, trades: number): string | null {
   let next = 1;
   const runs = db.prepare('SELECT investor_slug, action, first_ord, last_ord FROM trade_runs ORDER BY first_ord');

@@ -5,7 +5,7 @@ import { tempDir } from '../helpers/cli.js';
 
 const trade = (investorSlug: string, action: string) => ({ investorSlug, action });
 
-describe('ServingIndexWriter trade runs (layout 2)', () => {
+describe('ServingIndexWriter trade runs (layout 3)', () => {
   it("records one run of ords per investor and action, in the bundle's order", async () => {
     const directory = await tempDir('serving-index');
     const writer = new ServingIndexWriter(directory);
@@ -20,7 +20,7 @@ describe('ServingIndexWriter trade runs (layout 2)', () => {
     ] as const)
       writer.add('trades', trade(slug, action), JSON.stringify(trade(slug, action)));
     const entry = writer.finish();
-    expect(entry.schema).toBe(2);
+    expect(entry.schema).toBe(3);
     const db = openSqlite(`${directory}/${entry.path}`, { readonly: true });
     try {
       const runs = db.prepare('SELECT investor_slug, action, first_ord, last_ord FROM trade_runs ORDER BY first_ord').all();

@@ -71,7 +71,7 @@ describe('serving pipeline-built bundles', () => {
     const [id] = await readdir(path.join(store, 'bundles/smart-money'));
     const bundle = path.join(store, 'bundles/smart-money', id!);
     const manifest = JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8'));
-    expect(manifest.servingIndex).toMatchObject({ path: 'serving-index.sqlite', schema: 2 });
+    expect(manifest.servingIndex).toMatchObject({ path: 'serving-index.sqlite', schema: 3 });
     const records = async (resource: string) => {
       const lines: string[] = [];
       for (const file of manifest.files.filter((f: { path: string }) => f.path.startsWith(`${resource}/`))) {
@@ -117,7 +117,7 @@ describe('serving pipeline-built bundles', () => {
     expect(await walk('/v1/smart-money/consensus?limit=3')).toEqual(consensus);
   });
 
-  it('reads a serving index of the earlier layout 1 (an investor column and index) page for page like layout 2', async () => {
+  it('reads serving indexes of the earlier layouts 1 and 2 page for page like layout 3', async () => {
     const [id] = await readdir(path.join(store, 'bundles/smart-money'));
     const bundle = path.join(store, 'bundles/smart-money', id!);
     const manifest = JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8'));
@@ -130,23 +130,38 @@ describe('serving pipeline-built bundles', () => {
       ]),
     );
     const current = path.join(bundle, 'serving-index.sqlite');
-    expect(checkServingIndex(current, 2, counts)).toBeNull();
+    expect(manifest.servingIndex.schema).toBe(3);
+    expect(checkServingIndex(current, 3, counts)).toBeNull();
     const folder = await mkdtemp(path.join(tmpdir(), 'pdsnap-layout-'));
-    const older = path.join(folder, 'layout-1.sqlite');
-    await copyFile(current, older);
-    const db = openSqlite(older);
-    db.exec(`
-      ALTER TABLE trades RENAME TO trades_2;
-      CREATE TABLE trades (ord INTEGER PRIMARY KEY, action TEXT NOT NULL, investor_slug TEXT NOT NULL, record TEXT NOT NULL);
-      INSERT INTO trades SELECT t.ord, t.action, r.investor_slug, t.record FROM trades_2 t JOIN trade_runs r ON t.ord BETWEEN r.first_ord AND r.last_ord;
-      DROP TABLE trades_2; DROP TABLE trade_runs;
-      CREATE INDEX trades_action ON trades (action, ord);
-      CREATE INDEX trades_investor ON trades (investor_slug, ord);
-      CREATE INDEX trades_investor_action ON trades (investor_slug, action, ord);
-      PRAGMA user_version = 1;`);
-    db.close();
-    expect(checkServingIndex(older, 1, counts)).toBeNull();
-    expect(checkServingIndex(older, 2, counts)).toBe('has table layout 1; the manifest lists layout 2');
+    // The earlier layouts, made from this one by SQL: each trade's action (and, in layout 1, its
+    // investor) comes from the run that holds it.
+    const earlier = async (layout: 1 | 2) => {
+      const file = path.join(folder, `layout-${layout}.sqlite`);
+      await copyFile(current, file);
+      const db = openSqlite(file);
+      db.exec(`
+        ALTER TABLE trades RENAME TO trades_3;
+        CREATE TABLE trades (ord INTEGER PRIMARY KEY, action TEXT NOT NULL, investor_slug TEXT NOT NULL, record TEXT NOT NULL);
+        INSERT INTO trades SELECT t.ord, r.action, r.investor_slug, t.record FROM trades_3 t JOIN trade_runs r ON t.ord BETWEEN r.first_ord AND r.last_ord;
+        DROP TABLE trades_3;
+        DROP INDEX trade_runs_action;
+        CREATE INDEX trades_action ON trades (action, ord);
+        PRAGMA user_version = ${layout};`);
+      if (layout === 1) {
+        db.exec(`
+          DROP TABLE trade_runs;
+          CREATE INDEX trades_investor ON trades (investor_slug, ord);
+          CREATE INDEX trades_investor_action ON trades (investor_slug, action, ord);`);
+      } else {
+        db.exec(`
+          ALTER TABLE trades DROP COLUMN investor_slug;`);
+      }
+      db.close();
+      expect(checkServingIndex(file, layout, counts)).toBeNull();
+      return file;
+    };
+    const [older, previous] = [await earlier(1), await earlier(2)];
+    expect(checkServingIndex(older, 3, counts)).toBe('has table layout 1; the manifest lists layout 3');
 
     const text = (page: { data: readonly unknown[] }) => page.data.map((row) => (row as StoredJson).utf8.toString());
     const walk = (index: SmartMoneyIndex, filter: Parameters<SmartMoneyIndex['trades']>[0]) => {
@@ -158,28 +173,43 @@ describe('serving pipeline-built bundles', () => {
       }
       return rows;
     };
-    const [one, two] = [SmartMoneyIndex.open(older), SmartMoneyIndex.open(current)];
+    const indexes = [SmartMoneyIndex.open(older), SmartMoneyIndex.open(previous), SmartMoneyIndex.open(current)];
+    const [one, two, three] = indexes as [SmartMoneyIndex, SmartMoneyIndex, SmartMoneyIndex];
+    const same = (filter: Parameters<SmartMoneyIndex['trades']>[0]) => {
+      const expected = walk(one, filter);
+      expect(walk(two, filter)).toEqual(expected);
+      expect(walk(three, filter)).toEqual(expected);
+      return expected;
+    };
     try {
-      const all = walk(two, {});
-      expect(walk(one, {})).toEqual(all);
+      const all = same({});
       const slugs = [...new Set(all.map((row) => JSON.parse(row).investorSlug as string)), 'no-such-investor'];
       expect(slugs.length).toBeGreaterThan(3);
+      const actions = ['new', 'added', 'trimmed', 'sold'] as const;
       let compared = 0;
-      for (const investorSlug of slugs) {
-        expect(walk(two, { investorSlug })).toEqual(walk(one, { investorSlug }));
-        for (const action of ['new', 'added', 'trimmed', 'sold'] as const) {
-          const expected = walk(one, { investorSlug, action });
-          expect(walk(two, { investorSlug, action })).toEqual(expected);
-          compared += expected.length;
-        }
+      for (const action of actions) {
+        const expected = same({ action });
+        expect(expected).toEqual(all.filter((row) => JSON.parse(row).action === action));
+        compared += expected.length;
       }
       expect(compared).toBe(all.length);
-      // A page that starts inside an investor's run, as a cursor does, starts at that ord.
+      compared = 0;
+      for (const investorSlug of slugs) {
+        same({ investorSlug });
+        for (const action of actions) compared += same({ investorSlug, action }).length;
+      }
+      expect(compared).toBe(all.length);
+      // A page that starts inside a run, as a cursor does, starts at that ord.
       const slug = slugs[0]!;
-      expect(text(two.trades({ investorSlug: slug }, 3, 2))).toEqual(text(one.trades({ investorSlug: slug }, 3, 2)));
+      expect(text(three.trades({ investorSlug: slug }, 3, 2))).toEqual(text(one.trades({ investorSlug: slug }, 3, 2)));
+      for (const action of actions) {
+        for (const position of [2, 5, 9]) {
+          expect(text(three.trades({ action }, position, 3))).toEqual(text(one.trades({ action }, position, 3)));
+          expect(three.trades({ action }, position, 3).next).toBe(one.trades({ action }, position, 3).next);
+        }
+      }
     } finally {
-      one.close();
-      two.close();
+      for (const index of indexes) index.close();
     }
 
     // Runs that no longer cover every trade exactly once are named by validate and gate.
@@ -188,7 +218,7 @@ describe('serving pipeline-built bundles', () => {
     const damaged = openSqlite(gap);
     damaged.exec('UPDATE trade_runs SET last_ord = last_ord - 1 WHERE first_ord = 1');
     damaged.close();
-    expect(checkServingIndex(gap, 2, counts)).toMatch(/^trade run \([^)]+\) covers ords \d+\.\.\d+ where ord \d+ comes next$/);
+    expect(checkServingIndex(gap, 3, counts)).toMatch(/^trade run \([^)]+\) covers ords \d+\.\.\d+ where ord \d+ comes next$/);
   });
 
   it('answers every Profile B operation from the built snapshots', async () => {

@@ -6,6 +6,14 @@ import { StoredJson } from '../stored-json.js';
 
 type Row = { ord: number; record: string };
 type Run = { first_ord: number | null; last_ord: number | null };
+type RunOfAction = { first_ord: number; last_ord: number };
+
+interface TradeRuns {
+  investor: SqliteStatement<[string], Run>;
+  investorAction: SqliteStatement<[string, string], Run>;
+  /** Layout 3: the runs of one action that end at or after an ord, in ord order; null in layout 2. */
+  action: SqliteStatement<[string, number, number], RunOfAction> | null;
+}
 
 /**
  * A Smart Money snapshot served from its bundle's serving index (a read-only SQLite file): a start
@@ -16,17 +24,24 @@ type Run = { first_ord: number | null; last_ord: number | null };
 export class SmartMoneyIndex {
   private readonly statements = new Map<string, SqliteStatement<unknown[], Row>>();
   private readonly detail: SqliteStatement<[string], { record: string }>;
-  /** Layout 2: the ords of one investor's trades, and of one action of theirs; null in layout 1. */
-  private readonly runs: { investor: SqliteStatement<[string], Run>; investorAction: SqliteStatement<[string, string], Run> } | null;
+  /** From layout 2: the ords of one investor's trades, and of one action of theirs; null in layout 1. */
+  private readonly runs: TradeRuns | null;
+  private readonly trade: SqliteStatement<[number, number, number], Row>;
 
   private constructor(private readonly db: SqliteDatabase) {
     this.detail = db.prepare('SELECT record FROM investor_detail WHERE slug = ?');
+    this.trade = db.prepare('SELECT ord, record FROM trades WHERE ord >= ? AND ord <= ? ORDER BY ord LIMIT ?');
+    const layout = servingIndexLayout(db);
     this.runs =
-      servingIndexLayout(db) === 1
+      layout === 1
         ? null
         : {
             investor: db.prepare('SELECT min(first_ord) AS first_ord, max(last_ord) AS last_ord FROM trade_runs WHERE investor_slug = ?'),
             investorAction: db.prepare('SELECT first_ord, last_ord FROM trade_runs WHERE investor_slug = ? AND action = ?'),
+            action:
+              layout === 2
+                ? null
+                : db.prepare('SELECT first_ord, last_ord FROM trade_runs WHERE action = ? AND last_ord >= ? ORDER BY last_ord LIMIT ?'),
           };
   }
 
@@ -61,17 +76,18 @@ export class SmartMoneyIndex {
   /** Trades in the bundle's order (which the pipeline makes deterministic), optionally of one action and one investor. */
   trades(filter: { action?: TradeAction; investorSlug?: string }, position: number, limit: number): Page {
     if (filter.investorSlug !== undefined && this.runs !== null) {
-      // Layout 2: the investor's trades (of the action) are one run of ords: a range of the table.
+      // From layout 2: the investor's trades (of the action) are one run of ords: a range of the table.
       const run =
         filter.action === undefined
           ? this.runs.investor.get(filter.investorSlug)
           : this.runs.investorAction.get(filter.investorSlug, filter.action);
       if (run?.first_ord == null || run.last_ord == null) return { data: [], next: null };
-      return this.page('SELECT ord, record FROM trades WHERE ord >= ? AND ord <= ? ORDER BY ord LIMIT ?', [
-        Math.max(position, Number(run.first_ord)),
-        Number(run.last_ord),
-        limit,
-      ]);
+      return this.rangePage([{ first_ord: Number(run.first_ord), last_ord: Number(run.last_ord) }], position, limit);
+    }
+    if (filter.action !== undefined && this.runs?.action) {
+      // Layout 3: the action's runs from the one holding `position` on. Each run holds at least one
+      // trade, so limit + 1 runs always hold the page and the row after it.
+      return this.rangePage(this.runs.action.all(filter.action, position, limit + 1), position, limit);
     }
     const where: string[] = [];
     const params: unknown[] = [];
@@ -99,8 +115,22 @@ export class SmartMoneyIndex {
     }
     const limit = params[params.length - 1] as number;
     // One row more than asked: its position is the next page's start.
-    const rows = statement.all(...params.slice(0, -1), limit + 1);
-    const data = rows.slice(0, limit).map((row) => new StoredJson(row.record));
-    return { data, next: rows.length > limit ? Number(rows[limit]!.ord) : null };
+    return pageOf(statement.all(...params.slice(0, -1), limit + 1), limit);
   }
+
+  /** A page of the trades in some runs of ords (in ord order), from `position` on. */
+  private rangePage(runs: readonly RunOfAction[], position: number, limit: number): Page {
+    const rows: Row[] = [];
+    for (const run of runs) {
+      if (rows.length > limit) break;
+      rows.push(...this.trade.all(Math.max(position, Number(run.first_ord)), Number(run.last_ord), limit + 1 - rows.length));
+    }
+    return pageOf(rows, limit);
+  }
+}
+
+/** The first `limit` of `limit + 1` rows asked for, and the position of the one after them. */
+function pageOf(rows: readonly Row[], limit: number): Page {
+  const data = rows.slice(0, limit).map((row) => new StoredJson(row.record));
+  return { data, next: rows.length > limit ? Number(rows[limit]!.ord) : null };
 }
