@@ -63,8 +63,19 @@ const SHORTEST_KEY = Math.min(...KEY_LENGTHS);
 const LONGEST_KEY = Math.max(...KEY_LENGTHS);
 const mayBeIdentifierKey = (key: string) => key.length >= SHORTEST_KEY && key.length <= LONGEST_KEY && identifierKeys.of(key);
 
-/** Field paths are built only for a finding, so a clean record costs no strings. */
-function collectIdentifiers(resource: string, index: number, record: unknown, findings: ContentFinding[]): void {
+/**
+ * Field paths are built only for a finding, so a clean record costs no strings. `cleanBefore`,
+ * when given, holds the previous record's clean top-level strings by key: consecutive records
+ * repeat most of them (a trade's investor and periods), and comparing with the string before is
+ * cheaper than a memo lookup, which must hash a string fresh from JSON.parse.
+ */
+function collectIdentifiers(
+  resource: string,
+  index: number,
+  record: unknown,
+  findings: ContentFinding[],
+  cleanBefore?: Map<string, string>,
+): void {
   const visit = (value: unknown, path: () => string): void => {
     if (typeof value === 'string') {
       if (value.length < SHORTEST_IDENTIFIER) return;
@@ -76,6 +87,7 @@ function collectIdentifiers(resource: string, index: number, record: unknown, fi
     } else if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) visit(value[i], () => `${path()}[${i}]`);
     } else if (value !== null && typeof value === 'object') {
+      const top = cleanBefore !== undefined && value === record;
       for (const key in value) {
         if (!Object.hasOwn(value, key)) continue;
         const inner = (value as Record<string, unknown>)[key];
@@ -84,6 +96,14 @@ function collectIdentifiers(resource: string, index: number, record: unknown, fi
           return field ? `${field}.${key}` : key;
         };
         if (mayBeIdentifierKey(key)) findings.push({ resource, index, field: keyPath(), reason: `a field named "${key}"` });
+        if (top && typeof inner === 'string') {
+          if (cleanBefore.get(key) === inner) continue;
+          const before = findings.length;
+          visit(inner, keyPath);
+          if (findings.length === before) cleanBefore.set(key, inner);
+          else cleanBefore.delete(key);
+          continue;
+        }
         visit(inner, keyPath);
       }
     }
@@ -231,6 +251,8 @@ export class ContentCheck {
   private readonly slugs: ContentFinding[];
   private readonly consensus: unknown[];
   private readonly counts: Map<string, number>;
+  /** Per resource, the previous record's clean top-level strings (collectIdentifiers). */
+  private readonly cleanBefore = new Map<string, Map<string, string>>();
 
   constructor(
     private readonly dataset: DatasetName,
@@ -250,7 +272,12 @@ export class ContentCheck {
   inspect(resource: string, record: unknown): void {
     const index = this.counts.get(resource) ?? 0;
     this.counts.set(resource, index + 1);
-    collectIdentifiers(resource, index, record, this.identifiers);
+    let cleanBefore = this.cleanBefore.get(resource);
+    if (cleanBefore === undefined) {
+      cleanBefore = new Map();
+      this.cleanBefore.set(resource, cleanBefore);
+    }
+    collectIdentifiers(resource, index, record, this.identifiers, cleanBefore);
     collectSlugProblems(this.dataset, resource, index, record, this.slugs);
     if (resource === 'consensus') this.consensus.push(record);
   }

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ContentCheck,
   evaluateContentRules,
   findSecurityIdentifiers,
   findSlugProblems,
   identifiersInText,
   largestConsensusPage,
   MAX_CONSENSUS_PAGE_BYTES,
+  describeFinding,
 } from '../../src/validate/content-rules.js';
 import { article } from '../helpers/records.js';
 import { consensusRow, investor, trade } from './records.js';
@@ -39,6 +41,32 @@ describe('security identifiers', () => {
       '2 positions[0].issuerName',
     ]);
     expect(findSlugProblems('smart-money', { trades: [trade('Bad Slug'), trade('Bad Slug')] })).toHaveLength(2);
+  });
+
+  it('reports a repeated top-level value in every consecutive record, checked one record at a time', () => {
+    // Consecutive trades repeat their investor and periods: a clean repeat is skipped, never a finding.
+    const named = (issuerName: string, investorName: string) => ({ ...trade('example-capital'), issuerName, investorName });
+    const check = new ContentCheck('smart-money');
+    const records = [
+      named('APPLE INC', 'EXAMPLE CAPITAL LLC'),
+      named('APPLE INC CUSIP:037833100', 'EXAMPLE CAPITAL LLC'),
+      named('APPLE INC CUSIP:037833100', 'EXAMPLE CAPITAL LLC'),
+      named('APPLE INC', 'EXAMPLE CAPITAL LLC 594918104'),
+      named('APPLE INC', 'EXAMPLE CAPITAL LLC 594918104'),
+      named('APPLE INC', 'EXAMPLE CAPITAL LLC'),
+    ];
+    for (const record of records) check.inspect('trades', record);
+    const [identifiers] = check.results(SNAPSHOT);
+    expect(identifiers!.status).toBe('fail');
+    expect(identifiers!.observed).toBe('4 found');
+    const expected = findSecurityIdentifiers({ trades: records }).map(describeFinding);
+    expect(expected).toEqual([
+      'trades record 1 field issuerName: CUSIP 037833100 in the text',
+      'trades record 2 field issuerName: CUSIP 037833100 in the text',
+      'trades record 3 field investorName: CUSIP 594918104 in the text',
+      'trades record 4 field investorName: CUSIP 594918104 in the text',
+    ]);
+    expect(identifiers!.message).toContain(expected.join('; '));
   });
 
   it.each([
