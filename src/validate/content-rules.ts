@@ -63,11 +63,25 @@ const SHORTEST_KEY = Math.min(...KEY_LENGTHS);
 const LONGEST_KEY = Math.max(...KEY_LENGTHS);
 const mayBeIdentifierKey = (key: string) => key.length >= SHORTEST_KEY && key.length <= LONGEST_KEY && identifierKeys.of(key);
 
+/** One record's walk: where findings go, and the path to the value visited (keys and indexes). */
+interface IdentifierWalk {
+  resource: string;
+  index: number;
+  findings: ContentFinding[];
+  path: Array<string | number>;
+}
+
+/** `positions[3].issuerName`: built only for a finding, so a clean record costs no strings. */
+function fieldPath(path: ReadonlyArray<string | number>): string {
+  let field = '';
+  for (const segment of path) field = typeof segment === 'number' ? `${field}[${segment}]` : field ? `${field}.${segment}` : segment;
+  return field;
+}
+
 /**
- * Field paths are built only for a finding, so a clean record costs no strings. `cleanBefore`,
- * when given, holds the previous record's clean top-level strings by key: consecutive records
- * repeat most of them (a trade's investor and periods), and comparing with the string before is
- * cheaper than a memo lookup, which must hash a string fresh from JSON.parse.
+ * `cleanBefore`, when given, holds the previous record's clean top-level strings by key:
+ * consecutive records repeat most of them (a trade's investor and periods), and comparing with the
+ * string before is cheaper than a memo lookup, which must hash a string fresh from JSON.parse.
  */
 function collectIdentifiers(
   resource: string,
@@ -76,39 +90,51 @@ function collectIdentifiers(
   findings: ContentFinding[],
   cleanBefore?: Map<string, string>,
 ): void {
-  const visit = (value: unknown, path: () => string): void => {
-    if (typeof value === 'string') {
-      if (value.length < SHORTEST_IDENTIFIER) return;
-      const found = identifierVerdicts.of(value);
-      if (found.length > 0) {
-        const field = path();
-        for (const what of found) findings.push({ resource, index, field, reason: `${what} in the text` });
-      }
-    } else if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) visit(value[i], () => `${path()}[${i}]`);
-    } else if (value !== null && typeof value === 'object') {
-      const top = cleanBefore !== undefined && value === record;
-      for (const key in value) {
-        if (!Object.hasOwn(value, key)) continue;
-        const inner = (value as Record<string, unknown>)[key];
-        const keyPath = (): string => {
-          const field = path();
-          return field ? `${field}.${key}` : key;
-        };
-        if (mayBeIdentifierKey(key)) findings.push({ resource, index, field: keyPath(), reason: `a field named "${key}"` });
-        if (top && typeof inner === 'string') {
-          if (cleanBefore.get(key) === inner) continue;
-          const before = findings.length;
-          visit(inner, keyPath);
-          if (findings.length === before) cleanBefore.set(key, inner);
-          else cleanBefore.delete(key);
-          continue;
-        }
-        visit(inner, keyPath);
-      }
+  const walk: IdentifierWalk = { resource, index, findings, path: [] };
+  if (record !== null && typeof record === 'object' && !Array.isArray(record)) visitObject(walk, record, cleanBefore);
+  else visitValue(walk, record);
+}
+
+function visitValue(walk: IdentifierWalk, value: unknown): void {
+  if (typeof value === 'string') {
+    if (value.length < SHORTEST_IDENTIFIER) return;
+    const found = identifierVerdicts.of(value);
+    if (found.length === 0) return;
+    const field = fieldPath(walk.path);
+    for (const what of found) walk.findings.push({ resource: walk.resource, index: walk.index, field, reason: `${what} in the text` });
+  } else if (Array.isArray(value)) {
+    const path = walk.path;
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      visitValue(walk, value[i]);
+      path.pop();
     }
-  };
-  visit(record, () => '');
+  } else if (value !== null && typeof value === 'object') {
+    visitObject(walk, value, undefined);
+  }
+}
+
+function visitObject(walk: IdentifierWalk, object: object, cleanBefore: Map<string, string> | undefined): void {
+  const { path, findings } = walk;
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue;
+    const inner = (object as Record<string, unknown>)[key];
+    path.push(key);
+    if (mayBeIdentifierKey(key)) {
+      findings.push({ resource: walk.resource, index: walk.index, field: fieldPath(path), reason: `a field named "${key}"` });
+    }
+    if (cleanBefore !== undefined && typeof inner === 'string') {
+      if (cleanBefore.get(key) !== inner) {
+        const before = findings.length;
+        visitValue(walk, inner);
+        if (findings.length === before) cleanBefore.set(key, inner);
+        else cleanBefore.delete(key);
+      }
+    } else {
+      visitValue(walk, inner);
+    }
+    path.pop();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
