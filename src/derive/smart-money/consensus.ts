@@ -19,6 +19,13 @@ interface Holder {
   reportedValue: number;
 }
 
+/** One filed issuerName and titleOfClass pair of an issuer, and how many investors filed it. */
+interface FiledName {
+  issuerName: string;
+  titleOfClass: string;
+  count: number;
+}
+
 interface IssuerTally {
   key: string;
   holderCount: number;
@@ -26,38 +33,52 @@ interface IssuerTally {
   totalShares: number;
   /** Largest holders, at most TOP_HOLDER_LIMIT, kept sorted; bounded so memory stays flat at scale. */
   topHolders: Holder[];
-  /** How often each filed issuerName -> titleOfClass pair was seen, to show the most common one. */
-  names: Map<string, Map<string, number>>;
+  /**
+   * The filed name pairs, to show the most common one. A list searched in order: an issuer is
+   * filed under one to a few pairs, and the names are the catalog's interned strings, so equal
+   * names are mostly the same string and compare at once. At worst (every holder filing its own
+   * pair) a search is as long as the issuer's holders, which are at most one per investor.
+   */
+  names: FiledName[];
 }
 
-function compareHolders(a: Holder, b: Holder): number {
-  return compareDescending(a.reportedValue, b.reportedValue) || compareText(a.slug, b.slug);
+/** Where a holder of `reportedValue` sorts against `b`: larger values first, then slug. */
+function compareHolder(slug: string, reportedValue: number, b: Holder): number {
+  return compareDescending(reportedValue, b.reportedValue) || compareText(slug, b.slug);
 }
 
-function keepTopHolder(topHolders: Holder[], holder: Holder): void {
-  // Most holders of a popular issuer are smaller than the current tenth: one comparison rejects them.
+function keepTopHolder(topHolders: Holder[], slug: string, reportedValue: number): void {
+  // Most holders of a popular issuer are smaller than the current tenth: one comparison rejects
+  // them, before anything is made for them.
   const last = topHolders[TOP_HOLDER_LIMIT - 1];
-  if (last !== undefined && compareHolders(holder, last) >= 0) return;
-  let index = topHolders.findIndex((existing) => compareHolders(holder, existing) < 0);
-  if (index === -1) index = topHolders.length;
-  if (index >= TOP_HOLDER_LIMIT) return;
-  topHolders.splice(index, 0, holder);
+  if (last !== undefined && compareHolder(slug, reportedValue, last) >= 0) return;
+  let index = 0;
+  while (index < topHolders.length && compareHolder(slug, reportedValue, topHolders[index]!) >= 0) index++;
+  topHolders.splice(index, 0, { slug, reportedValue });
   if (topHolders.length > TOP_HOLDER_LIMIT) topHolders.pop();
 }
 
+function countName(names: FiledName[], issuerName: string, titleOfClass: string): void {
+  for (const name of names) {
+    if (name.issuerName === issuerName && name.titleOfClass === titleOfClass) {
+      name.count += 1;
+      return;
+    }
+  }
+  names.push({ issuerName, titleOfClass, count: 1 });
+}
+
 /** Most common filed name; ties go to the alphabetically first (issuer name, then title). */
-function mostCommonName(names: Map<string, Map<string, number>>): { issuerName: string; titleOfClass: string } {
+function mostCommonName(names: readonly FiledName[]): { issuerName: string; titleOfClass: string } {
   let best = { issuerName: '', titleOfClass: '' };
   let bestCount = -1;
-  for (const [issuerName, titles] of names) {
-    for (const [titleOfClass, count] of titles) {
-      const better =
-        count > bestCount ||
-        (count === bestCount && (compareText(issuerName, best.issuerName) || compareText(titleOfClass, best.titleOfClass)) < 0);
-      if (better) {
-        best = { issuerName, titleOfClass };
-        bestCount = count;
-      }
+  for (const { issuerName, titleOfClass, count } of names) {
+    const better =
+      count > bestCount ||
+      (count === bestCount && (compareText(issuerName, best.issuerName) || compareText(titleOfClass, best.titleOfClass)) < 0);
+    if (better) {
+      best = { issuerName, titleOfClass };
+      bestCount = count;
     }
   }
   return best;
@@ -84,19 +105,14 @@ export class ConsensusAccumulator {
     for (const position of equityByKey(capped).values()) {
       let tally = this.tallies.get(position.key);
       if (tally === undefined) {
-        tally = { key: position.key, holderCount: 0, totalReportedValue: 0, totalShares: 0, topHolders: [], names: new Map() };
+        tally = { key: position.key, holderCount: 0, totalReportedValue: 0, totalShares: 0, topHolders: [], names: [] };
         this.tallies.set(position.key, tally);
       }
       tally.holderCount += 1;
       tally.totalReportedValue += position.reportedValue;
       tally.totalShares += position.shares;
-      let titles = tally.names.get(position.issuerName);
-      if (titles === undefined) {
-        titles = new Map();
-        tally.names.set(position.issuerName, titles);
-      }
-      titles.set(position.titleOfClass, (titles.get(position.titleOfClass) ?? 0) + 1);
-      keepTopHolder(tally.topHolders, { slug: investorSlug, reportedValue: position.reportedValue });
+      countName(tally.names, position.issuerName, position.titleOfClass);
+      keepTopHolder(tally.topHolders, investorSlug, position.reportedValue);
     }
   }
 
