@@ -7,6 +7,7 @@ import { fixedRateInChild } from './fixed-rate.js';
 import { cpuSecondsOf, percentiles, readRequestLog } from './measure.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type KeyRecord, serializeKeyFile } from '../src/serve/access/key-record.js';
 import { generateKeySecret } from '../src/serve/access/key-secret.js';
 import { openRedisState } from '../src/serve/access/redis-state.js';
@@ -216,7 +217,8 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
     const bodyFile = path.join(dir, 'body.json');
     const bodyBytes = results[0]!.bodyBytes;
     await writeFile(bodyFile, Buffer.alloc(bodyBytes, ' ').fill('{"data":[]}', 0, 11));
-    const bare = await startChild('node', [path.join(path.dirname(cli), '../../bench/bare-server.js'), bodyFile], repoRoot);
+    // Beside this module (dist/bench), wherever the CLI being measured lives.
+    const bare = await startChild('node', [fileURLToPath(new URL('./bare-server.js', import.meta.url)), bodyFile], repoRoot);
     children.push(bare.child);
     results.push(await load(`bare Fastify, same-size body`, bare, '/bare', NO_KEY));
     results.push(await load(`bare Fastify, fixed rate`, bare, '/bare', NO_KEY, FIXED_RATE));
