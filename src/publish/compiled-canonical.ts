@@ -31,10 +31,11 @@ interface JsonSchemaNode {
 /**
  * Short strings repeat across records (issuer and investor names, titles, periods, actions): each
  * distinct one is quoted and escaped once. A lookup of a string already hashed costs about a third
- * of JSON.stringify. Long strings (article bodies) are never kept, so the memory stays small.
+ * of JSON.stringify. Long strings (article bodies) are never kept, and the memo holds at most 8 Mi
+ * characters (names that are all escapes quote to six times their length), so at most 16 MiB.
  */
 const QUOTED_MAX_LENGTH = 256;
-const quoted = new BoundedTextMemo((text) => JSON.stringify(text), 1 << 17);
+const quoted = new BoundedTextMemo((text) => JSON.stringify(text), 1 << 17, 1 << 23);
 const writeString: Writer = (value) =>
   typeof value === 'string' ? (value.length <= QUOTED_MAX_LENGTH ? quoted.of(value) : JSON.stringify(value)) : MISMATCH;
 const writeNumber: Writer = (value) => (typeof value === 'number' && Number.isFinite(value) ? `${value}` : MISMATCH);
