@@ -44,14 +44,22 @@ export function findSecurityIdentifiers(resources: Resources): ContentFinding[] 
   return findings;
 }
 
-/** A rule's verdict on a string never changes; at most this many distinct strings are remembered. */
+/**
+ * A rule's verdict on a string never changes; at most this many distinct strings, and this many
+ * characters of them (article bodies are long), are remembered.
+ */
 const VERDICTS_KEPT = 1 << 19;
+const VERDICT_CHARS_KEPT = 1 << 25;
 
 const NO_IDENTIFIERS: readonly string[] = [];
-const identifierVerdicts = new BoundedTextMemo<readonly string[]>((text) => {
-  const found = identifiersInText(text);
-  return found.length === 0 ? NO_IDENTIFIERS : found;
-}, VERDICTS_KEPT);
+const identifierVerdicts = new BoundedTextMemo<readonly string[]>(
+  (text) => {
+    const found = identifiersInText(text);
+    return found.length === 0 ? NO_IDENTIFIERS : found;
+  },
+  VERDICTS_KEPT,
+  VERDICT_CHARS_KEPT,
+);
 const identifierKeys = new BoundedTextMemo((key) => IDENTIFIER_KEYS.has(key.toLowerCase()), VERDICTS_KEPT);
 
 // Lengths that rule most strings and keys out without a lookup (a full-size bundle has tens of
@@ -78,8 +86,11 @@ function fieldPath(path: ReadonlyArray<string | number>): string {
   return field;
 }
 
+/** Top-level keys whose last clean string is remembered; records have a dozen or so. */
+const CLEAN_KEYS_KEPT = 64;
+
 /**
- * `cleanBefore`, when given, holds the previous record's clean top-level strings by key:
+ * `cleanBefore`, when given, holds the latest clean top-level string of each key:
  * consecutive records repeat most of them (a trade's investor and periods), and comparing with the
  * string before is cheaper than a memo lookup, which must hash a string fresh from JSON.parse.
  */
@@ -127,8 +138,13 @@ function visitObject(walk: IdentifierWalk, object: object, cleanBefore: Map<stri
       if (cleanBefore.get(key) !== inner) {
         const before = findings.length;
         visitValue(walk, inner);
-        if (findings.length === before) cleanBefore.set(key, inner);
-        else cleanBefore.delete(key);
+        if (findings.length !== before) cleanBefore.delete(key);
+        else {
+          // Records of one resource share their keys; a record of keys never seen before (one
+          // that fails its schema, in validate) must not make the map grow with the bundle.
+          if (cleanBefore.size >= CLEAN_KEYS_KEPT && !cleanBefore.has(key)) cleanBefore.clear();
+          cleanBefore.set(key, inner);
+        }
       }
     } else {
       visitValue(walk, inner);
