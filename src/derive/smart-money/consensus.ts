@@ -34,13 +34,20 @@ interface IssuerTally {
   /** Largest holders, at most TOP_HOLDER_LIMIT, kept sorted; bounded so memory stays flat at scale. */
   topHolders: Holder[];
   /**
-   * The filed name pairs, to show the most common one. A list searched in order: an issuer is
-   * filed under one to a few pairs, and the names are the catalog's interned strings, so equal
-   * names are mostly the same string and compare at once. At worst (every holder filing its own
-   * pair) a search is as long as the issuer's holders, which are at most one per investor.
+   * The filed name pairs, to show the most common one. Searched in order while they are few: an
+   * issuer is filed under one to a few pairs, and the names are the catalog's interned strings,
+   * so equal names are mostly the same string and compare at once.
    */
   names: FiledName[];
+  /** The same pairs by issuer name and title, once there are more than NAMES_SEARCHED_IN_ORDER. */
+  nameIndex: Map<string, Map<string, FiledName>> | null;
 }
+
+/**
+ * Past this many pairs an issuer's names are looked up in a map: a data set where every holder
+ * files the issuer under a name of its own must not make each addition search all of them.
+ */
+const NAMES_SEARCHED_IN_ORDER = 8;
 
 /** Where a holder of `reportedValue` sorts against `b`: larger values first, then slug. */
 function compareHolder(slug: string, reportedValue: number, b: Holder): number {
@@ -58,14 +65,38 @@ function keepTopHolder(topHolders: Holder[], slug: string, reportedValue: number
   if (topHolders.length > TOP_HOLDER_LIMIT) topHolders.pop();
 }
 
-function countName(names: FiledName[], issuerName: string, titleOfClass: string): void {
-  for (const name of names) {
-    if (name.issuerName === issuerName && name.titleOfClass === titleOfClass) {
+function countName(tally: IssuerTally, issuerName: string, titleOfClass: string): void {
+  const index = tally.nameIndex;
+  if (index === null) {
+    for (const name of tally.names) {
+      if (name.issuerName === issuerName && name.titleOfClass === titleOfClass) {
+        name.count += 1;
+        return;
+      }
+    }
+  } else {
+    const name = index.get(issuerName)?.get(titleOfClass);
+    if (name !== undefined) {
       name.count += 1;
       return;
     }
   }
-  names.push({ issuerName, titleOfClass, count: 1 });
+  const name = { issuerName, titleOfClass, count: 1 };
+  tally.names.push(name);
+  if (index !== null) indexName(index, name);
+  else if (tally.names.length > NAMES_SEARCHED_IN_ORDER) {
+    tally.nameIndex = new Map();
+    for (const known of tally.names) indexName(tally.nameIndex, known);
+  }
+}
+
+function indexName(index: Map<string, Map<string, FiledName>>, name: FiledName): void {
+  let titles = index.get(name.issuerName);
+  if (titles === undefined) {
+    titles = new Map();
+    index.set(name.issuerName, titles);
+  }
+  titles.set(name.titleOfClass, name);
 }
 
 /** Most common filed name; ties go to the alphabetically first (issuer name, then title). */
@@ -105,13 +136,13 @@ export class ConsensusAccumulator {
     for (const position of equityByKey(capped).values()) {
       let tally = this.tallies.get(position.key);
       if (tally === undefined) {
-        tally = { key: position.key, holderCount: 0, totalReportedValue: 0, totalShares: 0, topHolders: [], names: [] };
+        tally = { key: position.key, holderCount: 0, totalReportedValue: 0, totalShares: 0, topHolders: [], names: [], nameIndex: null };
         this.tallies.set(position.key, tally);
       }
       tally.holderCount += 1;
       tally.totalReportedValue += position.reportedValue;
       tally.totalShares += position.shares;
-      countName(tally.names, position.issuerName, position.titleOfClass);
+      countName(tally, position.issuerName, position.titleOfClass);
       keepTopHolder(tally.topHolders, investorSlug, position.reportedValue);
     }
   }

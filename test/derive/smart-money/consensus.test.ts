@@ -86,6 +86,19 @@ describe('consensus', () => {
     expect(rows.map((r) => r.issuerName)).toEqual(['Apple Inc.', 'MICROSOFT CORP']);
   });
 
+  it('counts names the same way when an issuer is filed under more names than it searches in order', () => {
+    // 20 holders file Apple under 12 names; 'APPLE INC' comes back late and most often.
+    const names = Array.from({ length: 11 }, (_, i) => `APPLE ${String.fromCharCode(90 - i)} INC`);
+    const filed = [...names, 'APPLE INC', 'APPLE INC', names[3]!, 'APPLE INC', names[3]!, 'APPLE INC', names[0]!, 'APPLE INC', 'APPLE INC'];
+    const rows = deriveConsensus(filed.map((name, i) => ({ slug: `holder-${i}`, positions: [equity(name, CUSIP.apple, 1, 10)] })));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ issuerName: 'APPLE INC', holderCount: 20 });
+    // A tie at the top goes to the alphabetically first name, as with few names.
+    const tied = [...names, names[5]!, names[2]!];
+    const tiedRows = deriveConsensus(tied.map((name, i) => ({ slug: `holder-${i}`, positions: [equity(name, CUSIP.apple, 1, 10)] })));
+    expect(tiedRows[0]!.issuerName).toBe([names[5]!, names[2]!].sort()[0]);
+  });
+
   it('keeps two share classes (two CUSIPs) of one issuer apart, ordered deterministically', () => {
     const rows = deriveConsensus([
       {
