@@ -12,9 +12,10 @@ const investorSummaryJson = compileCanonical(Investor);
 /**
  * The serving index of a Smart Money bundle: a read-only SQLite file that `serve` opens instead of
  * loading millions of records, so a server's memory does not grow with the data. One table per
- * list, each with a dense `ord` (or `rank`) in the order the API serves, so every page is a keyset
- * query: `WHERE <filter> AND ord >= ? ORDER BY ord LIMIT ?`. Records are stored as the same
- * canonical JSON as the NDJSON parts.
+ * list, each with a dense `ord` (or `rank`) in the order the API serves, so every page is keyset
+ * reads from a position on: `WHERE <filter> AND ord >= ? ORDER BY ord LIMIT ?`, or for trades the
+ * ord ranges of their runs (below). Records are stored as the same canonical JSON as the NDJSON
+ * parts.
  *
  * `PRAGMA user_version` is the table layout, and the manifest names it:
  * - 1: trades carry their investor slug, with an index for each trades filter;
@@ -199,7 +200,7 @@ export function checkServingIndex(
     const version = servingIndexLayout(db);
     if (version !== schema) return `has table layout ${version}; the manifest lists layout ${schema}`;
     if (!READABLE_SERVING_INDEX_SCHEMAS.includes(version)) {
-      return `has table layout ${version}; this pdsnap reads layouts ${READABLE_SERVING_INDEX_SCHEMAS.join(' and ')}`;
+      return `has table layout ${version}; this pdsnap reads layouts ${READABLE_SERVING_INDEX_SCHEMAS.slice(0, -1).join(', ')} and ${READABLE_SERVING_INDEX_SCHEMAS.at(-1)}`;
     }
     if (recordsPerResource === null) return null;
     for (const [resource, tables] of Object.entries(SERVING_INDEX_COUNTS)) {
