@@ -20,6 +20,8 @@ export class BoundedTextMemo<T> {
     if (answer === undefined) {
       answer = this.compute(text);
       const chars = text.length + (typeof answer === 'string' ? answer.length : 0);
+      // One string heavier than the whole bound is answered, not kept.
+      if (chars > this.maxChars) return answer;
       if (this.seen.size >= this.limit || this.chars + chars > this.maxChars) {
         this.seen.clear();
         this.chars = 0;

@@ -21,14 +21,35 @@ describe('BoundedTextMemo', () => {
     expect(memo.size).toBe(1);
   });
 
-  it("starts over past its count of characters, a string answer's own included", () => {
+  it("starts over past its count of characters, a string answer's own included, and counts again from there", () => {
     // Each entry weighs its text and its answer: 'xxxx' quoted is 6 characters, so 10 a string.
-    const memo = new BoundedTextMemo((text) => JSON.stringify(text), 100, 25);
+    const memo = new BoundedTextMemo((text) => JSON.stringify(text), 100, 30);
     memo.of('aaaa');
     memo.of('bbbb');
-    expect(memo.size).toBe(2);
     memo.of('cccc');
+    expect(memo.size).toBe(3); // exactly 30: within the bound
+    memo.of('dddd');
+    expect(memo.size).toBe(1); // 40 would be over: started over
+    memo.of('eeee');
+    memo.of('ffff');
+    expect(memo.size).toBe(3); // counted from 0 again, not from 40
+    expect(memo.of('dddd')).toBe('"dddd"');
+  });
+
+  it('answers a string heavier than the whole bound without keeping it or forgetting the others', () => {
+    let computed = 0;
+    const memo = new BoundedTextMemo(
+      (text) => {
+        computed += 1;
+        return text.length;
+      },
+      100,
+      10,
+    );
+    memo.of('abc');
+    expect(memo.of('x'.repeat(50))).toBe(50);
     expect(memo.size).toBe(1);
-    expect(memo.of('cccc')).toBe('"cccc"');
+    memo.of('x'.repeat(50));
+    expect(computed).toBe(3);
   });
 });
