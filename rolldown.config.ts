@@ -14,7 +14,9 @@ export default defineConfig([
     // The workers land in the chunks folder, beside the chunks that start them
     // (src/lib/worker-script.ts).
     input: {
-      pdsnap: 'src/cli/main.ts',
+      pdsnap: 'src/cli/bin.ts',
+      // main without the call that runs it: the tests run commands in their own process through it.
+      'cli-main': 'src/cli/main.ts',
       'chunks/dataset-worker': 'src/ingest/filings/dataset-worker.ts',
       'chunks/bundle-file-worker': 'src/publish/bundle-file-worker.ts',
     },

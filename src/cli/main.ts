@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,7 +92,3 @@ function outcomeOf(error: unknown): Outcome {
   if ((process.env.PDSNAP_DEBUG || isVerbose()) && error instanceof Error) process.stderr.write(`${error.stack}\n`);
   return { code: ExitCode.error, kind: 'unexpected', message };
 }
-
-main(process.argv).then((code) => {
-  process.exitCode = code;
-});

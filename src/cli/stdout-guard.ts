@@ -5,8 +5,12 @@
  * publishes) and ends with its own exit code.
  */
 const closed = new Set<NodeJS.WriteStream>();
+let guarded = false;
 
+/** Once per process: main runs more than once in one process under the tests (test/helpers/cli.ts). */
 export function guardOutputStreams(): void {
+  if (guarded) return;
+  guarded = true;
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') {
