@@ -15,5 +15,8 @@ export default defineConfig({
     // (vitest's import time fell from 58 to 14 s of the run). Safe here because no test mocks a
     // module or stubs a global, and what src keeps at module level is caches of pure results.
     isolate: false,
+    // Child processes, not threads: the tests run CLI commands in their worker, and a command's
+    // working folder is set with process.chdir, which worker threads do not have (test/helpers/cli.ts).
+    pool: 'forks',
   },
 });

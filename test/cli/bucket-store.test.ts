@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { CLI, REPO_ROOT, runCli, runCliProcess, tempDir } from '../helpers/cli.js';
 import { startS3, type TestS3 } from '../helpers/s3-server.js';
 import { ALL_SCOPES, bearer, get, newKey } from '../serve/helpers/harness.js';
 import { startServe, type ServeProcess } from '../serve/helpers/serve-process.js';
@@ -31,6 +31,13 @@ const bucket = (name: string) => `s3://${s3.bucket}/${name}`;
 
 async function build(store: string, now: string, datasets = 'articles', env: Record<string, string> = {}) {
   return cli(['build', '--datasets', datasets, '--sources', sources, '--store', store, '--now', now, '--json', '--quiet'], env);
+}
+
+/** A build as a process of its own: two of them race for the bucket's pointers for real. */
+async function buildProcess(store: string, now: string, datasets: string) {
+  const args = ['build', '--datasets', datasets, '--sources', sources, '--store', store, '--now', now, '--json', '--quiet'];
+  const result = await runCliProcess(args, { env: { ...s3.env } });
+  return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
 async function builtId(store: string, now: string, datasets = 'articles'): Promise<string> {
@@ -179,7 +186,10 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
 
   it('two builds racing end with the snapshot generated last current, and the loser says so', async () => {
     const store = bucket('race');
-    const [later, latest] = await Promise.all([build(store, LATER, 'articles,calendar'), build(store, LATEST, 'articles,calendar')]);
+    const [later, latest] = await Promise.all([
+      buildProcess(store, LATER, 'articles,calendar'),
+      buildProcess(store, LATEST, 'articles,calendar'),
+    ]);
     expect(later.exitCode, later.stdout + later.stderr).toBe(0);
     expect(latest.exitCode, latest.stdout + latest.stderr).toBe(0);
     const lost = JSON.parse(later.stdout).datasets as Array<{ dataset: string; madeCurrent: boolean; reason: string | null }>;

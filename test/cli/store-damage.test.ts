@@ -33,6 +33,12 @@ async function build(store: string, now = NOW, env: Record<string, string> = {})
   return { result, report: result.stdout ? JSON.parse(String(result.stdout)).datasets[0] : null };
 }
 
+/**
+ * A live process on this host that is not the command's: the test runner's parent (commands run
+ * in the test's own process, test/helpers/cli.ts).
+ */
+const livePid = process.ppid;
+
 /** The pid of a process that has already exited. */
 async function deadPid(): Promise<number> {
   const child = execa('node', ['-e', '']);
@@ -104,13 +110,13 @@ describe('a store damaged from outside pdsnap', () => {
     const host = hostname().replace(/[^A-Za-z0-9.-]/g, '_');
     await mkdir(path.join(store, `tmp/articles~${host}~${dead}~0a0b0c`), { recursive: true });
     await mkdir(path.join(store, `tmp/gc~${host}~${dead}~0d0e0f`), { recursive: true });
-    await mkdir(path.join(store, `tmp/articles~${host}~${process.pid}~live00`), { recursive: true });
+    await mkdir(path.join(store, `tmp/articles~${host}~${livePid}~live00`), { recursive: true });
     await writeFile(path.join(store, `current/.articles.json.${dead}.abcd1234.tmp`), '');
     const gc = await runCli(['gc', '--keep', '5', '--store', store, '--json']);
     expect(JSON.parse(String(gc.stdout)).removedLeftovers.sort()).toEqual(
       [`current/.articles.json.${dead}.abcd1234.tmp`, `tmp/articles~${host}~${dead}~0a0b0c`, `tmp/gc~${host}~${dead}~0d0e0f`].sort(),
     );
-    expect(await readdir(path.join(store, 'tmp'))).toEqual([`articles~${host}~${process.pid}~live00`]);
+    expect(await readdir(path.join(store, 'tmp'))).toEqual([`articles~${host}~${livePid}~live00`]);
 
     await mkdir(path.join(store, `tmp/calendar~${host}~${dead}~111111`), { recursive: true });
     const next = await build(store, at(11));
@@ -122,7 +128,7 @@ describe('a store damaged from outside pdsnap', () => {
   it('gc --dry-run takes no lock: it answers while another process holds it', async () => {
     const { store } = await storeBuiltAt10();
     await mkdir(path.join(store, 'publish.lock'));
-    await writeFile(path.join(store, 'publish.lock/holder.json'), JSON.stringify({ host: hostname(), pid: process.pid, startedAt: NOW }));
+    await writeFile(path.join(store, 'publish.lock/holder.json'), JSON.stringify({ host: hostname(), pid: livePid, startedAt: NOW }));
     const dry = await runCli(['gc', '--keep', '1', '--dry-run', '--store', store]);
     expect(dry.exitCode, String(dry.stderr)).toBe(0);
     expect(String(dry.stdout)).toContain('would delete 0 bundle(s)');

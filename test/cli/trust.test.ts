@@ -6,9 +6,10 @@ import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { execa } from 'execa';
 
 /**
- * Issue 14: the CLI in a scheduled job. Every behaviour here is the process's (exit codes, what
- * reaches stdout and stderr), so every test runs the built CLI. The clock is injected through
- * PDSNAP_CLOCK; nothing depends on the wall clock.
+ * Issue 14: the CLI in a scheduled job. Every behaviour here is what a run shows (exit codes, what
+ * reaches stdout and stderr), so every test runs the built CLI: its main in this process, and a real
+ * process where only one shows the behaviour (a closed stdout, `serve`). The clock is injected
+ * through PDSNAP_CLOCK; nothing depends on the wall clock.
  */
 
 const NOW = '2026-11-22T12:00:00.000Z';
@@ -51,7 +52,7 @@ describe('a --now ahead of the clock', () => {
   it('is accepted within the documented skew of 5 minutes, and refused one second beyond', async () => {
     const clock = { PDSNAP_CLOCK: '2026-11-22T11:55:00Z' };
     const late = { PDSNAP_CLOCK: '2026-11-22T11:54:59Z' };
-    // Independent processes (stores of their own) run side by side, here and below.
+    // Independent builds (stores of their own), here and below.
     const [ok, refused] = await Promise.all([
       pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', path.join(work, 'skew'), '--now', NOW], clock),
       pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', path.join(work, 'skew2'), '--now', NOW], late),
@@ -454,7 +455,7 @@ describe('colour, --quiet and --verbose', () => {
   });
 
   it('every command accepts --quiet and --verbose; --quiet drops informational stderr', async () => {
-    // Each command's help, in-process (what `pdsnap <command> --help` prints); one real process shows it is that text.
+    // Each command's help as the command object gives it; one run of `list --help` shows it is what the CLI prints.
     expect(Object.keys(COMMANDS)).toEqual([
       'build',
       'validate',
@@ -478,7 +479,7 @@ describe('colour, --quiet and --verbose', () => {
       expect(help, name).toMatch(/--verbose/);
     }
     const keys = path.join(work, 'quiet-keys.json');
-    // Two keys into one file, in turn; the help process beside them.
+    // Two keys into one file, in turn, and the help.
     const [help, [loud, quiet]] = await Promise.all([
       pdsnap(['list', '--help']),
       (async () => [
@@ -488,7 +489,7 @@ describe('colour, --quiet and --verbose', () => {
     ]);
     const listHelp = String(help.stdout);
     expect(listHelp).toMatch(/^Usage: pdsnap list /);
-    // The same option lines as in-process: only the usage line gains the program's name.
+    // The same option lines as the command object's: only the usage line gains the program's name.
     expect(listHelp.split('\n').slice(1)).toEqual((await COMMANDS.list!()).helpInformation().trimEnd().split('\n').slice(1));
     expect(String(loud!.stderr)).toMatch(/store this API key now/);
     expect(quiet!.exitCode, String(quiet.stderr)).toBe(0);
