@@ -1,8 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { execa } from 'execa';
-import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, runCliProcess, tempDir } from '../helpers/cli.js';
 
 /**
  * A Smart Money bundle's files are written on a thread of their own once its records fill a first
@@ -13,29 +12,24 @@ import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 const NOW = '2026-11-22T12:00:00.000Z';
 const SOURCES = path.join(REPO_ROOT, 'data/sources');
 
+const buildArgs = (store: string) => ['build', '--datasets', 'smart-money', '--sources', SOURCES, '--store', store, '--now', NOW, '--json'];
+
+/** Builds the sample's Smart Money with small parts, in this process. */
 async function build(env: Record<string, string>) {
   const store = await tempDir('writer-thread-store');
+  const result = await runCli(buildArgs(store), { env: { PDSNAP_PART_BYTES: '4096', ...env } });
+  return { result, store };
+}
+
+/** The same build as a process of its own, counting the threads it ran. */
+async function buildProfiled(env: Record<string, string>) {
+  const store = await tempDir('writer-thread-store');
   const profiles = await tempDir('writer-thread-profiles');
-  // One CPU profile per thread the process ran: how a test sees that a thread was started.
-  const result = await execa(
-    'node',
-    [
-      `--cpu-prof-dir=${profiles}`,
-      '--cpu-prof',
-      CLI,
-      'build',
-      '--datasets',
-      'smart-money',
-      '--sources',
-      SOURCES,
-      '--store',
-      store,
-      '--now',
-      NOW,
-      '--json',
-    ],
-    { reject: false, cwd: REPO_ROOT, env: { PDSNAP_PART_BYTES: '4096', ...env } },
-  );
+  // One CPU profile per thread the process ran, nested workers included: how a test sees that a thread was started.
+  const result = await runCliProcess(buildArgs(store), { env: { PDSNAP_PART_BYTES: '4096', ...env } }, [
+    `--cpu-prof-dir=${profiles}`,
+    '--cpu-prof',
+  ]);
   return { result, store, threads: (await readdir(profiles)).length };
 }
 
@@ -52,7 +46,7 @@ async function bundleFiles(store: string): Promise<Map<string, Buffer>> {
 
 describe('the bundle files written on a thread of their own', () => {
   it('are byte for byte the files written on the deriving thread, serving index and manifest included', async () => {
-    const [threaded, here] = await Promise.all([build({}), build({ PDSNAP_WRITER_THREAD: '0' })]);
+    const [threaded, here] = await Promise.all([buildProfiled({}), buildProfiled({ PDSNAP_WRITER_THREAD: '0' })]);
     expect(threaded.result.exitCode, String(threaded.result.stderr)).toBe(0);
     expect(here.result.exitCode, String(here.result.stderr)).toBe(0);
     // Both also start the helper that digests the serving index; only the threaded one the writer.
@@ -67,7 +61,7 @@ describe('the bundle files written on a thread of their own', () => {
   });
 
   it('fail the build when a write there fails, naming the part file, and leave nothing behind', async () => {
-    const { result, store, threads } = await build({ PDSNAP_FAIL_AT: 'part-write' });
+    const { result, store, threads } = await buildProfiled({ PDSNAP_FAIL_AT: 'part-write' });
     expect(threads).toBe(2); // the deriving thread and the writer: the index is never digested
     expect(result.exitCode).toBe(3);
     const report = JSON.parse(String(result.stdout)).datasets[0];
