@@ -13,6 +13,8 @@ export function partBytes(env: NodeJS.ProcessEnv = process.env): number {
 
 /** Lines are handed over in chunks of about this many bytes. */
 const CHUNK_BYTES = 1 << 20;
+/** The encoding buffer: two chunks, or one line's worth while a longer line is encoded. */
+const BUFFER_BYTES = 2 * CHUNK_BYTES;
 
 /**
  * Turns one resource's records into canonical NDJSON chunks for its parts, `<resource>/00000.ndjson`,
@@ -23,7 +25,7 @@ const CHUNK_BYTES = 1 << 20;
  * them, here or on a thread of its own, and checks each line there against the record's schema.
  */
 export class NdjsonPartsWriter {
-  private buffer = Buffer.allocUnsafe(2 * CHUNK_BYTES);
+  private buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   /** Bytes of pending lines at the start of the buffer. */
   private used = 0;
   private pendingRecords = 0;
@@ -67,6 +69,14 @@ export class NdjsonPartsWriter {
     this.pendingRecords += 1;
     this.partRecords += 1;
     if (this.used >= CHUNK_BYTES) this.flush();
+    // A line longer than the buffer grew it (to three bytes per character of that line): once it
+    // is handed over, the rest of the resource goes back to the usual size instead of holding it.
+    if (this.used === 0 && this.buffer.length > BUFFER_BYTES) this.buffer = Buffer.allocUnsafe(BUFFER_BYTES);
+  }
+
+  /** Bytes the writer holds to encode lines into (for tests of its memory). */
+  get capacity(): number {
+    return this.buffer.length;
   }
 
   /** Hands over the lines still pending. */

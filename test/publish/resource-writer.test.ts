@@ -52,4 +52,18 @@ describe('NdjsonPartsWriter', () => {
     expect(parts()).toEqual(['{"name":"a"}\n', `${JSON.stringify(big)}\n`, '{"name":"b"}\n']);
     expect(chunks.map((chunk) => chunk.part)).toEqual([0, 1, 2]);
   });
+
+  it('gives back the room a line longer than its buffer took, once that line is handed over', () => {
+    const { output, parts } = collect();
+    const writer = new NdjsonPartsWriter('articles', output, 64 * 1024 * 1024, serialize);
+    const usual = writer.capacity;
+    writer.write({ body: 'a' });
+    writer.write({ body: 'x'.repeat(3_000_000) });
+    expect(writer.capacity).toBe(usual);
+    // The lines after it are encoded into the usual buffer, in order.
+    writer.write({ body: 'b' });
+    expect(writer.capacity).toBe(usual);
+    writer.end();
+    expect(parts()).toEqual([`{"body":"a"}\n${JSON.stringify({ body: 'x'.repeat(3_000_000) })}\n{"body":"b"}\n`]);
+  });
 });
