@@ -66,16 +66,21 @@ async function runHere(args: string[], options: CliOptions): Promise<CliResult> 
   return { exitCode, stdout: out.join('').replace(/\n$/, ''), stderr: err.join('').replace(/\n$/, '') };
 }
 
+/** Collects what the command writes to `stream`, which is then no terminal, like execa's pipes. */
 function capture(stream: NodeJS.WriteStream, into: string[]): () => void {
   const write = stream.write;
+  const tty = Object.getOwnPropertyDescriptor(stream, 'isTTY');
   stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
     into.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
     const done = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
     if (done) queueMicrotask(done);
     return true;
   }) as typeof stream.write;
+  Object.defineProperty(stream, 'isTTY', { value: false, configurable: true, writable: true });
   return () => {
     stream.write = write;
+    if (tty) Object.defineProperty(stream, 'isTTY', tty);
+    else delete (stream as { isTTY?: boolean }).isTTY;
   };
 }
 
