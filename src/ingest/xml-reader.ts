@@ -73,6 +73,8 @@ export function readXml(text: string, options: XmlReadOptions = {}): XmlRead {
     maxNestedTags: MAX_XML_DEPTH,
     stopNodes: (options.rawElements ?? []).map((name) => `*.${name}`),
     isArray: (name) => options.arrays?.has(name) ?? false,
+    // The callbacks above look at names only: no path string is built for every element.
+    jPath: false,
   };
   try {
     return { ok: true, root: new XMLParser(parserOptions).parse(screened.text) as Record<string, unknown> };
