@@ -73,11 +73,12 @@ const HELPER_WAIT_MS = 120_000;
  * the whole file, so a full-size serving index (hundreds of MB, hashed twice) costs the time of
  * one pass after the flush rather than a flush and two passes one after the other. Synchronous, for
  * a writer with nothing else to do. When the helper fails or does not answer, the chunks are
- * hashed here: the same digests, later.
+ * hashed here: the same digests, later. A file of one chunk needs no helper (below).
  */
 export function syncAndDigestFileInChunks(file: string, chunkBytes = DEFAULT_CHUNK_BYTES): ChunkedDigest {
   const size = statSync(file).size;
   const chunks = Math.ceil(size / chunkBytes);
+  if (chunks <= 1) return syncAndDigestOneChunk(file, chunkBytes);
   const shared = new SharedArrayBuffer(4 + 32 * chunks);
   const status = new Int32Array(shared, 0, 1);
   let helper: Worker | null = null;
@@ -99,6 +100,19 @@ export function syncAndDigestFileInChunks(file: string, chunkBytes = DEFAULT_CHU
   const digests = Buffer.from(shared, 4);
   const sha256 = Array.from({ length: chunks }, (_, index) => digests.toString('hex', index * 32, index * 32 + 32));
   return { bytes, sha256: whole.digest('hex'), chunks: { bytes: chunkBytes, sha256 } };
+}
+
+/**
+ * A file of one chunk at most (every small bundle's index): that chunk's digest is the whole file's,
+ * so one pass here, after the flush, and no helper thread, whose start would cost more than the hashing.
+ */
+function syncAndDigestOneChunk(file: string, chunkBytes: number): ChunkedDigest {
+  const whole = createHash('sha256');
+  const bytes = readInChunks(file, 'r+', chunkBytes, (chunk) => whole.update(chunk), fsyncSync);
+  // It grew past one chunk since it was measured: as digestFileInChunksSync gives it.
+  if (bytes > chunkBytes) return digestFileInChunksSync(file, chunkBytes);
+  const sha256 = whole.digest('hex');
+  return { bytes, sha256, chunks: { bytes: chunkBytes, sha256: bytes === 0 ? [] : [sha256] } };
 }
 
 function readFull(fd: number, buffer: Buffer): number {

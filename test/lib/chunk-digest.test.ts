@@ -43,18 +43,31 @@ describe('digestFileInChunksSync', () => {
 });
 
 describe('syncAndDigestFileInChunks', () => {
-  it('gives what digestFileInChunksSync gives, its chunks hashed on a helper thread', async () => {
+  it('gives what digestFileInChunksSync gives, its chunks hashed on a helper thread past one chunk', async () => {
     const bytes = content();
-    for (const [name, data] of [
-      ['empty.bin', Buffer.alloc(0)],
-      ['one-byte.bin', bytes.subarray(0, 1)],
-      ['two-whole.bin', bytes.subarray(0, 2000)],
-      ['three.bin', bytes],
-    ] as const) {
-      const file = await fileWith(name, data);
-      const digest = syncAndDigestFileInChunks(file, CHUNK);
-      expect(digest, name).toEqual(digestFileInChunksSync(file, CHUNK));
-      expect(digest.sha256, name).toBe(sha256(data));
+    let helpers = 0;
+    const started = () => {
+      helpers += 1;
+    };
+    process.on('worker', started);
+    try {
+      for (const [name, data, helpersAfter] of [
+        ['empty.bin', Buffer.alloc(0), 0],
+        ['one-byte.bin', bytes.subarray(0, 1), 0],
+        ['one-whole.bin', bytes.subarray(0, 1000), 0],
+        ['two-whole.bin', bytes.subarray(0, 2000), 1],
+        ['three.bin', bytes, 2],
+      ] as const) {
+        const file = await fileWith(name, data);
+        const digest = syncAndDigestFileInChunks(file, CHUNK);
+        expect(digest, name).toEqual(digestFileInChunksSync(file, CHUNK));
+        expect(digest.sha256, name).toBe(sha256(data));
+        // A file of one chunk is hashed once, here: its chunk's digest is the whole file's.
+        await new Promise((resolve) => setImmediate(resolve)); // Node announces a new Worker on a later tick
+        expect(helpers, name).toBe(helpersAfter);
+      }
+    } finally {
+      process.off('worker', started);
     }
   });
 });
