@@ -110,11 +110,9 @@ function asCliResult(result: { exitCode?: number; stdout: unknown; stderr: unkno
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
-/** Runs `pdsnap <args>` as a real process (Node's own options in `nodeArgs`); never throws on a non-zero exit. */
-export function runCliProcess(args: string[], options: Options = {}, nodeArgs: string[] = []) {
-  return execa('node', [...nodeArgs, CLI, ...args], { reject: false, cwd: REPO_ROOT, ...options }) as ResultPromise<
-    Options & { reject: false }
-  >;
+/** Runs `pdsnap <args>` as a real process; never throws on a non-zero exit. */
+export function runCliProcess(args: string[], options: Options = {}) {
+  return execa('node', [CLI, ...args], { reject: false, cwd: REPO_ROOT, ...options }) as ResultPromise<Options & { reject: false }>;
 }
 
 export async function tempDir(prefix: string): Promise<string> {
