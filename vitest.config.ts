@@ -13,10 +13,19 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Test files share a worker's module cache instead of importing every module again per file
     // (vitest's import time fell from 58 to 14 s of the run). Safe here because no test mocks a
-    // module or stubs a global, and what src keeps at module level is caches of pure results.
+    // module, what src keeps at module level is caches of pure results, and the one helper that
+    // swaps globals for a while (the streams, environment and folder of an in-process CLI command,
+    // test/helpers/cli.ts) puts them back.
     isolate: false,
     // Child processes, not threads: the tests run CLI commands in their worker, and a command's
     // working folder is set with process.chdir, which worker threads do not have (test/helpers/cli.ts).
     pool: 'forks',
+    server: {
+      deps: {
+        // The bundled CLI is loaded by Node itself, as users run it, not through Vite's transform
+        // (which would rewrite its import() calls and import.meta).
+        external: [/\/dist\/bin\//],
+      },
+    },
   },
 });

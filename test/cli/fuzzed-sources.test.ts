@@ -34,16 +34,10 @@ describe('pdsnap build on randomly damaged sources', () => {
       }
       await writeFile(files[file]!, bytes);
     }
-    const result = await runCli([
-      'build',
-      '--sources',
-      sources,
-      '--store',
-      path.join(sources, '..', `store-${seed}`),
-      '--now',
-      NOW,
-      '--json',
-    ]);
+    const result = await runCli(
+      ['build', '--sources', sources, '--store', path.join(sources, '..', `store-${seed}`), '--now', NOW, '--json'],
+      { timeout: 60_000 },
+    );
     expect([0, 2], String(result.stderr)).toContain(result.exitCode);
     const report = JSON.parse(String(result.stdout)) as { datasets: { dataset: string; outcome: string; reason: string | null }[] };
     for (const dataset of report.datasets) {

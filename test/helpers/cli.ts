@@ -23,16 +23,21 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
 }
 
+/** How long a command may take in process: one that hangs fails its test instead of the whole run. */
+const COMMAND_TIMEOUT_MS = 60_000;
+
 /**
  * Runs `pdsnap <args>` through the bundle's `main`, in this process: what a real process would
  * print and the exit code it would end with, at a tenth of the cost of starting Node and loading
  * the bundle for every command (about 0.4 CPU-s each, most of the suite's time when every command
  * was a process). The environment, the working folder and both output streams are the command's
- * for its duration, so commands run one at a time: a second call waits for the first.
+ * for its duration, so commands run one at a time: a second call waits for the first. Child
+ * processes that other test code starts meanwhile see that environment and folder too.
  *
  * What only a process has stays with `runCliProcess`: signals and kills, a reader that goes away,
- * peak memory, two commands racing for a lock, and `serve`, which runs until it is signalled (it
- * always goes there).
+ * peak memory, a bound on time that holds even against a loop that never yields (fuzzed or hostile
+ * input), two commands racing for a lock, and `serve`, which runs until it is signalled (it always
+ * goes there).
  */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   if (args[0] === 'serve') return runCliProcess(args, options).then(asCliResult);
@@ -45,8 +50,11 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
 }
 
 let queue: Promise<void> = Promise.resolve();
+/** Set when a command outlived its time: it may still run, so no other may start beside it. */
+let hung: string | undefined;
 
 async function runHere(args: string[], options: CliOptions): Promise<CliResult> {
+  if (hung) throw new Error(`pdsnap ${hung} never finished in this test process, so no other command can run in it`);
   const { main } = (await import(CLI_MAIN)) as typeof import('../../src/cli/main.js');
   const out: string[] = [];
   const err: string[] = [];
@@ -56,10 +64,18 @@ async function runHere(args: string[], options: CliOptions): Promise<CliResult> 
     overlayEnv(options.env ?? {}),
     enterFolder(options.cwd ?? REPO_ROOT),
   ];
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      hung = args.join(' ');
+      reject(new Error(`pdsnap ${hung} did not finish within ${COMMAND_TIMEOUT_MS / 1000} s`));
+    }, COMMAND_TIMEOUT_MS);
+  });
   let exitCode: number;
   try {
-    exitCode = await main(['node', CLI, ...args]);
+    exitCode = await Promise.race([main(['node', CLI, ...args]), timedOut]);
   } finally {
+    clearTimeout(timer);
     for (const undo of restore.reverse()) undo();
   }
   // execa strips the final newline of each stream; the tests were written against it.
@@ -84,11 +100,13 @@ function capture(stream: NodeJS.WriteStream, into: string[]): () => void {
   };
 }
 
+/** Adds `env` for the command; afterwards the whole environment is as before, whatever the command set. */
 function overlayEnv(env: Record<string, string | undefined>): () => void {
-  const before = new Map(Object.keys(env).map((name) => [name, process.env[name]]));
+  const before = { ...process.env };
   for (const [name, value] of Object.entries(env)) setEnv(name, value);
   return () => {
-    for (const [name, value] of before) setEnv(name, value);
+    for (const name of Object.keys(process.env)) if (!Object.hasOwn(before, name)) delete process.env[name];
+    for (const [name, value] of Object.entries(before)) if (process.env[name] !== value) setEnv(name, value);
   };
 }
 

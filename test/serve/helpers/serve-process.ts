@@ -1,5 +1,5 @@
 import { execa, type ResultPromise } from 'execa';
-import { CLI } from '../../helpers/cli.js';
+import { CLI, REPO_ROOT } from '../../helpers/cli.js';
 
 export interface ServeProcess {
   base: string;
@@ -20,6 +20,8 @@ export async function startServe(args: string[], env: Record<string, string> = {
   const drain = args.includes('--drain-delay') ? [] : ['--drain-delay', '0s'];
   const child: ResultPromise = execa('node', [...nodeArgs, CLI, 'serve', '--port', '0', ...drain, ...args], {
     reject: false,
+    // The repository, whatever folder an in-process CLI command has entered meanwhile (test/helpers/cli.ts).
+    cwd: REPO_ROOT,
     env,
     extendEnv: true,
   });
