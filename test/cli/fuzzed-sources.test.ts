@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NOW, SAMPLE_SOURCES } from '../../bench/hostile-inputs.js';
 import { listFiles } from '../../src/ingest/source-files.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCliProcess, tempDir } from '../helpers/cli.js';
 
 /**
  * The whole build on a sample tree with several files mutated at random (fast-check, fixed seeds so
@@ -34,7 +34,8 @@ describe('pdsnap build on randomly damaged sources', () => {
       }
       await writeFile(files[file]!, bytes);
     }
-    const result = await runCli(
+    // A process of its own, with a timeout: fuzzed input that sent a reader into a loop would hang it.
+    const result = await runCliProcess(
       ['build', '--sources', sources, '--store', path.join(sources, '..', `store-${seed}`), '--now', NOW, '--json'],
       { timeout: 60_000 },
     );

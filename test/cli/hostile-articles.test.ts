@@ -207,7 +207,8 @@ describe('files that are not plain files', () => {
   });
 
   it('refuses a FIFO with a note, never opening it (the build does not block)', async () => {
-    const build = await buildCase('markdown-fifo');
+    // A process of its own, with its timeout: a build that opened the FIFO would block for good.
+    const build = await buildCase('markdown-fifo', 'measured');
     await expectOthersPublished(build);
     expect(await newNotes(build, 'articles')).toEqual([
       { source: 'articles/en-US/2026-11-20-pipe.md', message: 'refused: a FIFO (named pipe) is not a regular file; it was not opened' },
