@@ -1,8 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { execa } from 'execa';
-import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, runCliProcess, tempDir } from '../helpers/cli.js';
 
 /**
  * A Smart Money bundle's files are written on a thread of their own once its records fill a first
@@ -38,11 +37,10 @@ async function buildProfiled(env: Record<string, string>) {
   const store = await tempDir('writer-thread-store');
   const profiles = await tempDir('writer-thread-profiles');
   // One CPU profile per thread: a thread started by the writer thread is seen too, unlike by the 'worker' event.
-  const result = await execa('node', [`--cpu-prof-dir=${profiles}`, '--cpu-prof', CLI, ...buildArgs(store)], {
-    reject: false,
-    cwd: REPO_ROOT,
-    env: { PDSNAP_PART_BYTES: '4096', ...env },
-  });
+  const result = await runCliProcess(buildArgs(store), { env: { PDSNAP_PART_BYTES: '4096', ...env } }, [
+    `--cpu-prof-dir=${profiles}`,
+    '--cpu-prof',
+  ]);
   return { result, store, threads: (await readdir(profiles)).length };
 }
 

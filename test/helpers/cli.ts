@@ -128,9 +128,11 @@ function asCliResult(result: { exitCode?: number; stdout: unknown; stderr: unkno
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
-/** Runs `pdsnap <args>` as a real process; never throws on a non-zero exit. */
-export function runCliProcess(args: string[], options: Options = {}) {
-  return execa('node', [CLI, ...args], { reject: false, cwd: REPO_ROOT, ...options }) as ResultPromise<Options & { reject: false }>;
+/** Runs `pdsnap <args>` as a real process (Node's own options in `nodeArgs`); never throws on a non-zero exit. */
+export function runCliProcess(args: string[], options: Options = {}, nodeArgs: string[] = []) {
+  return execa('node', [...nodeArgs, CLI, ...args], { reject: false, cwd: REPO_ROOT, ...options }) as ResultPromise<
+    Options & { reject: false }
+  >;
 }
 
 export async function tempDir(prefix: string): Promise<string> {
@@ -143,12 +145,7 @@ const PEAK_RSS = pathToFileURL(path.join(REPO_ROOT, 'dist/preload/peak-rss.js'))
 /** Runs `pdsnap <args>` like runCliProcess and measures the process's peak resident set size, in bytes. */
 export async function runCliMeasured(args: string[], options: Options = {}) {
   const file = path.join(await tempDir('peak-rss'), 'bytes');
-  const result = await execa('node', ['--import', PEAK_RSS, CLI, ...args], {
-    reject: false,
-    cwd: REPO_ROOT,
-    ...options,
-    env: { ...options.env, PDSNAP_PEAK_RSS_FILE: file },
-  });
+  const result = await runCliProcess(args, { ...options, env: { ...options.env, PDSNAP_PEAK_RSS_FILE: file } }, ['--import', PEAK_RSS]);
   const peakRssBytes = Number(await readFile(file, 'utf8').catch(() => 'NaN'));
   return { result, peakRssBytes };
 }
