@@ -1,4 +1,4 @@
-import { XMLParser, XMLValidator, type X2jOptions } from 'fast-xml-parser';
+import { SaxesParser } from 'saxes';
 import { LineCounter } from './line-index.js';
 import { MAX_XML_DEPTH } from './source-limits.js';
 
@@ -10,7 +10,10 @@ import { MAX_XML_DEPTH } from './source-limits.js';
  * rejects the document, so no entity is ever resolved, fetched or published; a DOCTYPE without
  * declarations (RSS 0.91 feeds carry one) is blanked out and ignored, never fetched; a DOCTYPE
  * after the root element is refused (the parser would otherwise read it there). Elements may nest
- * MAX_XML_DEPTH deep. XML forbids the NUL character, so a document holding one is not XML.
+ * MAX_XML_DEPTH deep. A character XML forbids (NUL and other controls) makes the text not XML.
+ *
+ * The parse itself is strict and one pass (saxes): well-formedness is checked while the elements
+ * are read, where a lenient parser needed a validating pass of its own first, and four times the time.
  */
 export interface XmlReadOptions {
   /** Elements whose content is kept as raw text (feed text constructs that may hold HTML). */
@@ -50,41 +53,162 @@ export function readXml(text: string, options: XmlReadOptions = {}): XmlRead {
     reason,
   });
 
-  const nul = document.indexOf('\u0000');
-  if (nul !== -1) return failAt(nul, 'refused', 'a NUL character, which XML does not allow');
+  const forbidden = FORBIDDEN_CHARACTER.exec(document);
+  if (forbidden) return failAt(forbidden.index, 'refused', forbiddenReason(forbidden[0]));
   const screened = screenDeclarations(document);
   if ('reason' in screened) return failAt(screened.offset, 'refused', screened.reason);
 
-  const valid = XMLValidator.validate(screened.text);
-  if (valid !== true) {
-    return { ok: false, line: valid.err.line + skippedLines, column: valid.err.col, kind: 'syntax', reason: valid.err.msg };
-  }
-  const parserOptions: Partial<X2jOptions> = {
-    ignoreAttributes: !options.attributes,
-    attributeNamePrefix: '@_',
-    removeNSPrefix: options.removeNamespacePrefix ?? true,
-    // Values stay text: CUSIPs keep leading zeros, "0.3%" and "8:30am" are not numbers.
-    parseTagValue: false,
-    parseAttributeValue: false,
-    trimValues: true,
-    // Only the five predefined entities and character references: no DOCTYPE is left to declare others.
-    processEntities: true,
-    htmlEntities: false,
-    maxNestedTags: MAX_XML_DEPTH,
-    stopNodes: (options.rawElements ?? []).map((name) => `*.${name}`),
-    isArray: (name) => options.arrays?.has(name) ?? false,
-    // The callbacks above look at names only: no path string is built for every element.
-    jPath: false,
-  };
-  try {
-    return { ok: true, root: new XMLParser(parserOptions).parse(screened.text) as Record<string, unknown> };
-  } catch (error) {
-    const message = (error as Error).message;
-    if (/nested tags/i.test(message)) {
-      return failAt(tooDeepAt(screened.text), 'refused', `elements nested deeper than ${MAX_XML_DEPTH} levels`);
+  // saxes names text before the root element only once the document ends; name where it starts.
+  if (!screened.text.startsWith('<')) return { ...failAt(0, 'syntax', 'text before the root element'), column: 1 } as XmlRead;
+  const parsed = parseElements(screened.text, options);
+  if ('root' in parsed) return { ok: true, root: parsed.root };
+  if (parsed.tooDeep) return failAt(tooDeepAt(screened.text), 'refused', `elements nested deeper than ${MAX_XML_DEPTH} levels`);
+  return { ok: false, line: parsed.line + skippedLines, column: parsed.column, kind: 'syntax', reason: parsed.reason };
+}
+
+/**
+ * Characters that XML 1.0 does not allow anywhere (C0 controls but tab, LF and CR; U+FFFE, U+FFFF;
+ * unpaired surrogates): a document holding one is not XML. Checked here, before the parser, so the
+ * reason names the character.
+ */
+const FORBIDDEN_CHARACTER =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function forbiddenReason(character: string): string {
+  if (character === '\u0000') return 'a NUL character, which XML does not allow';
+  const code = character.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+  return `the character U+${code}, which XML does not allow`;
+}
+
+type Node = Record<string, unknown>;
+
+/** An element being read: its children, attributes and text so far. */
+interface OpenElement {
+  name: string;
+  children: Node | null;
+  attributes: Node | null;
+  text: string;
+  /** Offset just after the start tag of an element kept raw. */
+  rawFrom: number;
+}
+
+type Parsed = { root: Node } | { tooDeep: true } | { tooDeep?: false; line: number; column: number; reason: string };
+
+/** Thrown out of saxes' callbacks to stop at the first problem. */
+class Stop extends Error {}
+
+/**
+ * One strict pass of saxes (well-formedness is checked as the elements are read) building plain
+ * objects the way the readers expect them: an element without attributes or children is its text
+ * (trimmed, "" when empty), one with them an object of children by local name, `#text` and
+ * `@_attribute`s; siblings of one name become an array, as do names in `options.arrays` always.
+ * CDATA joins the text as it is. Objects have no prototype, so an element named `__proto__` is
+ * just a key.
+ */
+function parseElements(text: string, options: XmlReadOptions): Parsed {
+  const parser = new SaxesParser({ xmlns: false, position: true } as const);
+  const rawElements = new Set(options.rawElements ?? []);
+  const localName = options.removeNamespacePrefix === false ? (name: string) => name : withoutPrefix;
+  const document: OpenElement = { name: '', children: null, attributes: null, text: '', rawFrom: 0 };
+  const stack: OpenElement[] = [document];
+  let depth = 0;
+  // Inside an element kept raw: how deep, so that its own end tag is known.
+  let rawDepth = 0;
+  let problem: Parsed | undefined;
+
+  parser.on('error', (error) => {
+    const reason = error.message.replace(/^\d+:\d+: /, '');
+    // An entity that is not one of XML's five (&nbsp; in a sloppy feed) stays as written, for the
+    // HTML layer to decode or show.
+    if (reason === 'undefined entity.') return;
+    // saxes names the innermost element still open when the text ends (a cut-off download).
+    const unclosed = /^unclosed tag: (.*)$/.exec(reason);
+    const said = unclosed ? `the document ends before <${unclosed[1]}> is closed` : reason.replace(/\.$/, '');
+    problem = { line: parser.line, column: parser.column, reason: said };
+    throw new Stop();
+  });
+  parser.on('opentag', (tag) => {
+    depth++;
+    if (depth > MAX_XML_DEPTH) {
+      problem = { tooDeep: true };
+      throw new Stop();
     }
-    return failAt(0, 'syntax', message);
+    if (rawDepth > 0) {
+      rawDepth++;
+      return;
+    }
+    const name = localName(tag.name);
+    stack.push({
+      name,
+      children: null,
+      attributes: options.attributes ? attributesOf(tag.attributes, localName) : null,
+      text: '',
+      rawFrom: parser.position,
+    });
+    if (rawElements.has(name)) rawDepth = 1;
+  });
+  parser.on('text', (chunk) => {
+    if (rawDepth === 0) stack[stack.length - 1]!.text += chunk.trim();
+  });
+  parser.on('cdata', (chunk) => {
+    if (rawDepth === 0) stack[stack.length - 1]!.text += chunk;
+  });
+  parser.on('closetag', (tag) => {
+    depth--;
+    if (rawDepth > 1) {
+      rawDepth--;
+      return;
+    }
+    const element = stack.pop()!;
+    if (rawDepth === 1) {
+      rawDepth = 0;
+      // The end tag is the last "</" before the parser's position; a self-closed element has no content.
+      element.text = tag.isSelfClosing ? '' : text.slice(element.rawFrom, text.lastIndexOf('</', parser.position - 1));
+    }
+    const parent = stack[stack.length - 1]!;
+    parent.children ??= Object.create(null) as Node;
+    addChild(parent.children, element.name, elementValue(element), options.arrays);
+  });
+
+  try {
+    parser.write(text).close();
+  } catch (error) {
+    if (!(error instanceof Stop)) throw error;
+    return problem!;
   }
+  return { root: document.children ?? (Object.create(null) as Node) };
+}
+
+function withoutPrefix(name: string): string {
+  const colon = name.indexOf(':');
+  return colon === -1 ? name : name.slice(colon + 1);
+}
+
+/** `@_name` for each attribute, by local name; namespace declarations are not data. */
+function attributesOf(attributes: Record<string, string>, localName: (name: string) => string): Node | null {
+  let kept: Node | null = null;
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name === 'xmlns' || name.startsWith('xmlns:')) continue;
+    kept ??= Object.create(null) as Node;
+    kept[`@_${localName(name)}`] = value.trim();
+  }
+  return kept;
+}
+
+function elementValue(element: OpenElement): unknown {
+  if (!element.children && !element.attributes) return element.text;
+  const node = element.children ?? (Object.create(null) as Node);
+  if (element.text !== '') node['#text'] = element.text;
+  if (element.attributes) Object.assign(node, element.attributes);
+  return node;
+}
+
+function addChild(children: Node, name: string, value: unknown, arrays: ReadonlySet<string> | undefined): void {
+  const existing = children[name];
+  // An element's value is never an array of its own, so an array here is one this reader made.
+  if (existing === undefined) children[name] = arrays?.has(name) ? [value] : value;
+  else if (Array.isArray(existing)) existing.push(value);
+  else children[name] = [existing, value];
 }
 
 /**

@@ -9,7 +9,7 @@ import { parseFullSubmission } from '../../src/ingest/filings/full-submission.js
 import { type JsonTextError, parseJsonText } from '../../src/ingest/json-text.js';
 import { LineCounter } from '../../src/ingest/line-index.js';
 import { listSourceFiles, loadSource, UnreadableSource } from '../../src/ingest/source-files.js';
-import { MAX_FOLDER_DEPTH } from '../../src/ingest/source-limits.js';
+import { MAX_FOLDER_DEPTH, MAX_XML_DEPTH } from '../../src/ingest/source-limits.js';
 import { decodeSourceText } from '../../src/ingest/source-text.js';
 import { readXml } from '../../src/ingest/xml-reader.js';
 
@@ -47,8 +47,59 @@ describe('readXml', () => {
     expect(broken.ok || broken.line).toBe(6);
   });
 
-  it('refuses a NUL character, which XML does not allow', () => {
+  it('refuses a NUL character, and every other character XML does not allow, naming it', () => {
     expect(fail('<r>\n\u0000</r>')).toEqual({ line: 2, reason: 'a NUL character, which XML does not allow' });
+    expect(fail('<r>\n\n\u000B</r>')).toEqual({ line: 3, reason: 'the character U+000B, which XML does not allow' });
+    expect(fail('<r>\uFFFE</r>')).toEqual({ line: 1, reason: 'the character U+FFFE, which XML does not allow' });
+    expect(fail('<r>\uD800</r>')).toEqual({ line: 1, reason: 'the character U+D800, which XML does not allow' });
+    // Tab, LF, CR and a surrogate pair are characters XML allows.
+    expect(readXml('<r>a\tb\r\n\u{1F600}</r>')).toEqual({ ok: true, root: { r: 'a\tb\n\u{1F600}' } });
+  });
+
+  it('is strict where XML is: text after the root, "]]>" in text, "<" in an attribute, a broken declaration', () => {
+    for (const text of ['<r/>x', '<r>a]]>b</r>', '<r a="<"/>', '<?xml version="1.0" enc?><r/>', '<r>&#0;</r>', '<r><a></r>']) {
+      expect(readXml(text).ok, text).toBe(false);
+    }
+    expect(fail('Service Unavailable\n<r/>')).toEqual({ line: 1, reason: 'text before the root element' });
+  });
+
+  it('names a cut-off document at its end, with the element left open', () => {
+    expect(fail('<informationTable>\n<infoTable>\n<value>12')).toEqual({ line: 3, reason: 'the document ends before <value> is closed' });
+  });
+
+  it('decodes character references, keeps an entity XML does not define as written, and joins CDATA as it is', () => {
+    const read = readXml('<r><t>North West &#8211; A&#x41;</t><u>a&nbsp;b &amp; c</u><v> x <![CDATA[ <y> ]]> </v></r>');
+    expect(read.ok && read.root.r).toEqual({ t: 'North West \u2013 AA', u: 'a&nbsp;b & c', v: 'x <y> ' });
+  });
+
+  it('reads siblings of one name as an array, attributes as @_name by local name, and mixed text as #text', () => {
+    const read = readXml('<p:r xmlns:p="urn:x" p:id=" 7 "><a>1</a>t<a>2</a><b/><p:c k="v"/></p:r>', {
+      attributes: true,
+      arrays: new Set(['b']),
+      removeNamespacePrefix: true,
+    });
+    expect(read.ok && read.root.r).toEqual({ a: ['1', '2'], '#text': 't', b: [''], c: { '@_k': 'v' }, '@_id': '7' });
+  });
+
+  it('keeps the content of a raw element as written, nested markup and CDATA included', () => {
+    const read = readXml('<r><d k="1"> <p>x &amp; <![CDATA[y]]></p> </d><d/><e>&lt;</e></r>', { rawElements: ['d'], attributes: true });
+    expect(read.ok && read.root.r).toEqual({ d: [{ '#text': ' <p>x &amp; <![CDATA[y]]></p> ', '@_k': '1' }, ''], e: '<' });
+  });
+
+  it('makes an element named __proto__ a key like any other, not a prototype', () => {
+    const read = readXml('<r><__proto__><polluted>yes</polluted></__proto__></r>');
+    expect(read.ok && Object.keys(read.root.r as object)).toEqual(['__proto__']);
+    expect(({} as { polluted?: string }).polluted).toBeUndefined();
+    expect(read.ok && (read.root.r as { polluted?: string }).polluted).toBeUndefined();
+  });
+
+  it('refuses elements nested deeper than the limit at the line of the first one too deep', () => {
+    const ok = `${'<a>'.repeat(MAX_XML_DEPTH)}${'</a>'.repeat(MAX_XML_DEPTH)}`;
+    expect(readXml(ok).ok).toBe(true);
+    expect(fail(`<a>\n${'<a>'.repeat(MAX_XML_DEPTH)}${'</a>'.repeat(MAX_XML_DEPTH + 1)}`)).toEqual({
+      line: 2,
+      reason: `elements nested deeper than ${MAX_XML_DEPTH} levels`,
+    });
   });
 });
 
