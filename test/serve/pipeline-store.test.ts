@@ -1,9 +1,8 @@
 import { copyFile, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { openSqlite } from '../../src/lib/sqlite.js';
 import { checkServingIndex } from '../../src/publish/serving-index.js';
 import { SmartMoneyIndex } from '../../src/serve/indexes/smart-money-index.js';
@@ -11,7 +10,6 @@ import type { StoredJson } from '../../src/serve/stored-json.js';
 import { ALL_SCOPES, bearer, get, newKey, type RunningServer, startServer, TestClock } from './helpers/harness.js';
 
 // Bundles made by the real pipeline: `pdsnap sample` sources, `pdsnap build` into a temp store.
-const cli = path.resolve(fileURLToPath(import.meta.url), '../../../dist/bin/pdsnap.js');
 const NOW = '2026-11-22T12:00:00.000Z';
 const clock = new TestClock(new Date(NOW));
 let server: RunningServer;
@@ -20,9 +18,10 @@ let store: string;
 
 beforeAll(async () => {
   const root = await mkdtemp(path.join(tmpdir(), 'pdsnap-serve-pipeline-'));
-  await execa('node', [cli, 'sample', '--out', path.join(root, 'sources'), '--now', NOW]);
+  expect((await runCli(['sample', '--out', path.join(root, 'sources'), '--now', NOW])).exitCode).toBe(0);
   store = path.join(root, 'snapshots');
-  await execa('node', [cli, 'build', '--sources', path.join(root, 'sources'), '--store', store, '--now', NOW, '--quiet']);
+  const built = await runCli(['build', '--sources', path.join(root, 'sources'), '--store', store, '--now', NOW, '--quiet']);
+  expect(built.exitCode, built.stderr).toBe(0);
   key = await newKey(root, ALL_SCOPES, 'premium');
   server = await startServer(root, clock);
 });
