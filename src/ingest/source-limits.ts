@@ -22,6 +22,9 @@ export const MAX_FOLDER_DEPTH = 32;
 /** Elements nested inside each other in any XML source; real feeds and 13F documents nest fewer than 20. */
 export const MAX_XML_DEPTH = 100;
 
+/** Attributes on one XML element; real feeds and 13F documents carry fewer than ten. */
+export const MAX_XML_ATTRIBUTES = 1000;
+
 /** Arrays and objects nested inside each other in a JSON source. */
 export const MAX_JSON_DEPTH = 100;
 

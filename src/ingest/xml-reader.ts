@@ -1,6 +1,6 @@
 import { SaxesParser } from 'saxes';
 import { LineCounter } from './line-index.js';
-import { MAX_XML_DEPTH } from './source-limits.js';
+import { MAX_XML_ATTRIBUTES, MAX_XML_DEPTH } from './source-limits.js';
 
 /**
  * The one XML reader configuration, used by every XML source: RSS and Atom feeds, provider
@@ -46,24 +46,32 @@ export function readXml(text: string, options: XmlReadOptions = {}): XmlRead {
   // Lines of the text as given, although the XML declaration must come first for the parser.
   const skippedLines = new LineCounter(withoutBom).lineAt(withoutBom.length - document.length) - 1;
   const lines = new LineCounter(document);
-  const failAt = (offset: number, kind: 'syntax' | 'refused', reason: string): XmlRead => ({
+  const failAt = (offset: number, kind: 'syntax' | 'refused', reason: string, column?: number): XmlRead => ({
     ok: false,
     line: lines.lineAt(offset) + skippedLines,
+    ...(column === undefined ? {} : { column }),
     kind,
     reason,
   });
 
   const forbidden = FORBIDDEN_CHARACTER.exec(document);
   if (forbidden) return failAt(forbidden.index, 'refused', forbiddenReason(forbidden[0]));
+  if (document === '') return failAt(0, 'syntax', 'the document is empty');
+  // saxes names text before the root element only once the document ends; name where it starts.
+  if (!document.startsWith('<')) return failAt(0, 'syntax', 'text before the root element', 1);
   const screened = screenDeclarations(document);
   if ('reason' in screened) return failAt(screened.offset, 'refused', screened.reason);
 
-  // saxes names text before the root element only once the document ends; name where it starts.
-  if (!screened.text.startsWith('<')) return { ...failAt(0, 'syntax', 'text before the root element'), column: 1 } as XmlRead;
   const parsed = parseElements(screened.text, options);
   if ('root' in parsed) return { ok: true, root: parsed.root };
-  if (parsed.tooDeep) return failAt(tooDeepAt(screened.text), 'refused', `elements nested deeper than ${MAX_XML_DEPTH} levels`);
-  return { ok: false, line: parsed.line + skippedLines, column: parsed.column, kind: 'syntax', reason: parsed.reason };
+  if ('offset' in parsed) return failAt(parsed.offset, parsed.kind, parsed.reason);
+  return {
+    ok: false,
+    line: parsed.line + skippedLines,
+    ...(parsed.column > 0 ? { column: parsed.column } : {}),
+    kind: parsed.kind,
+    reason: parsed.reason,
+  };
 }
 
 /**
@@ -92,7 +100,7 @@ interface OpenElement {
   rawFrom: number;
 }
 
-type Parsed = { root: Node } | { tooDeep: true } | { tooDeep?: false; line: number; column: number; reason: string };
+type Problem = { kind: 'syntax' | 'refused'; reason: string } & ({ offset: number } | { line: number; column: number });
 
 /** Thrown out of saxes' callbacks to stop at the first problem. */
 class Stop extends Error {}
@@ -103,36 +111,55 @@ class Stop extends Error {}
  * (trimmed, "" when empty), one with them an object of children by local name, `#text` and
  * `@_attribute`s; siblings of one name become an array, as do names in `options.arrays` always.
  * CDATA joins the text as it is. Objects have no prototype, so an element named `__proto__` is
- * just a key.
+ * just a key. XML 1.0 rules whatever the declaration says: 1.1 would let control characters in
+ * as character references and count U+2028 as a line break.
  */
-function parseElements(text: string, options: XmlReadOptions): Parsed {
-  const parser = new SaxesParser({ xmlns: false, position: true } as const);
+function parseElements(text: string, options: XmlReadOptions): { root: Node } | Problem {
+  const parser = new SaxesParser({ xmlns: false, position: true, forceXMLVersion: true, defaultXMLVersion: '1.0' } as const);
+  // An entity that is not one of XML's five (&nbsp; in a sloppy feed) stays as written, for the HTML
+  // layer to decode or show: looked up here rather than failed and forgiven, which costs an Error a
+  // reference. A name that is no XML name (an unescaped "&" in a URL) still fails.
+  parser.ENTITIES = new Proxy(parser.ENTITIES, {
+    get: (predefined, name) =>
+      typeof name !== 'string' ? undefined : (predefined[name] ?? (ENTITY_NAME.test(name) ? `&${name};` : undefined)),
+  });
   const rawElements = new Set(options.rawElements ?? []);
   const localName = options.removeNamespacePrefix === false ? (name: string) => name : withoutPrefix;
-  const document: OpenElement = { name: '', children: null, attributes: null, text: '', rawFrom: 0 };
-  const stack: OpenElement[] = [document];
+  const top: OpenElement = { name: '', children: null, attributes: null, text: '', rawFrom: 0 };
+  const stack: OpenElement[] = [top];
   let depth = 0;
+  let attributeCount = 0;
   // Inside an element kept raw: how deep, so that its own end tag is known.
   let rawDepth = 0;
-  let problem: Parsed | undefined;
+  let problem: Problem | undefined;
+  // An end tag that does not match closes the open elements above its match first: the last one closed is the one expected.
+  let lastClosed = '';
+  const stop = (found: Problem): never => {
+    problem = found;
+    throw new Stop();
+  };
 
   parser.on('error', (error) => {
-    const reason = error.message.replace(/^\d+:\d+: /, '');
-    // An entity that is not one of XML's five (&nbsp; in a sloppy feed) stays as written, for the
-    // HTML layer to decode or show.
-    if (reason === 'undefined entity.') return;
-    // saxes names the innermost element still open when the text ends (a cut-off download).
-    const unclosed = /^unclosed tag: (.*)$/.exec(reason);
-    const said = unclosed ? `the document ends before <${unclosed[1]}> is closed` : reason.replace(/\.$/, '');
-    problem = { line: parser.line, column: parser.column, reason: said };
-    throw new Stop();
+    const said = error.message.replace(/^\d+:\d+: /, '').replace(/\.$/, '');
+    // An "&" that starts no reference is the commonest mistake in hand-made XML, and saxes reads on to
+    // the next ";" (or the end) before it says so: name the "&" itself when one came before.
+    const ampersand = bareAmpersandBefore(text, parser.position);
+    if (ampersand !== -1)
+      stop({ offset: ampersand, kind: 'syntax', reason: 'an "&" that starts no entity or character reference (write it as &amp;)' });
+    stop({ line: parser.line, column: parser.column, kind: 'syntax', reason: explained(said, lastClosed) });
+  });
+  parser.on('opentagstart', () => {
+    attributeCount = 0;
+  });
+  parser.on('attribute', () => {
+    if (++attributeCount > MAX_XML_ATTRIBUTES) {
+      stop({ line: parser.line, column: 0, kind: 'refused', reason: `an element with more than ${MAX_XML_ATTRIBUTES} attributes` });
+    }
   });
   parser.on('opentag', (tag) => {
     depth++;
-    if (depth > MAX_XML_DEPTH) {
-      problem = { tooDeep: true };
-      throw new Stop();
-    }
+    if (depth > MAX_XML_DEPTH)
+      stop({ line: parser.line, column: 0, kind: 'refused', reason: `elements nested deeper than ${MAX_XML_DEPTH} levels` });
     if (rawDepth > 0) {
       rawDepth++;
       return;
@@ -155,6 +182,7 @@ function parseElements(text: string, options: XmlReadOptions): Parsed {
   });
   parser.on('closetag', (tag) => {
     depth--;
+    lastClosed = tag.name;
     if (rawDepth > 1) {
       rawDepth--;
       return;
@@ -163,7 +191,10 @@ function parseElements(text: string, options: XmlReadOptions): Parsed {
     if (rawDepth === 1) {
       rawDepth = 0;
       // The end tag is the last "</" before the parser's position; a self-closed element has no content.
-      element.text = tag.isSelfClosing ? '' : text.slice(element.rawFrom, text.lastIndexOf('</', parser.position - 1));
+      // Line ends as the parser gives them everywhere else: CRLF and a bare CR become LF.
+      element.text = tag.isSelfClosing
+        ? ''
+        : text.slice(element.rawFrom, text.lastIndexOf('</', parser.position - 1)).replace(/\r\n?/g, '\n');
     }
     const parent = stack[stack.length - 1]!;
     parent.children ??= Object.create(null) as Node;
@@ -176,7 +207,31 @@ function parseElements(text: string, options: XmlReadOptions): Parsed {
     if (!(error instanceof Stop)) throw error;
     return problem!;
   }
-  return { root: document.children ?? (Object.create(null) as Node) };
+  return { root: top.children ?? (Object.create(null) as Node) };
+}
+
+/** A name saxes may look up as an entity (broader than XML's Name production at the edges; never spaces or markup). */
+const ENTITY_NAME = /^[A-Za-z_:\u00C0-\uFFFF][\w.:\-\u00B7-\uFFFF]*$/;
+
+/** saxes' reason, with what it leaves out: the element an end tag does not match, or the one left open at the end. */
+function explained(reason: string, lastClosed: string): string {
+  const unclosed = /^unclosed tag: (.*)$/.exec(reason);
+  if (unclosed) return `the document ends before <${unclosed[1]}> is closed`;
+  if (reason === 'unexpected close tag') return `an end tag where </${lastClosed}> was expected`;
+  if (reason === 'malformed comment') return 'a comment holding "--" (XML allows it only in the closing "-->")';
+  return reason;
+}
+
+/** Offset of the first "&" before `end` that starts no reference, outside comments, CDATA and processing instructions; -1 when none. */
+function bareAmpersandBefore(text: string, end: number): number {
+  const markup = /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[[\s\S]*?(?:\]\]>|$)|<\?[\s\S]*?(?:\?>|$)|&/g;
+  const reference = /&(?:[A-Za-z_:\u00C0-\uFFFF][\w.:\-\u00B7-\uFFFF]*|#[0-9]+|#x[0-9A-Fa-f]+);/y;
+  for (let match = markup.exec(text); match && match.index < end; match = markup.exec(text)) {
+    if (match[0] !== '&') continue;
+    reference.lastIndex = match.index;
+    if (!reference.test(text)) return match.index;
+  }
+  return -1;
 }
 
 function withoutPrefix(name: string): string {
@@ -228,7 +283,7 @@ function screenDeclarations(text: string): { text: string } | { offset: number; 
     const terminator = token === '<!--' ? '-->' : token === '<![CDATA[' ? ']]>' : token === '<?' ? '?>' : null;
     if (terminator) {
       const end = text.indexOf(terminator, match.index + token.length);
-      if (end === -1) break; // unterminated: the validator names it
+      if (end === -1) break; // unterminated: the parser names it
       markup.lastIndex = end + terminator.length;
     } else if (token === '<!ENTITY') {
       return { offset: match.index, reason: ENTITY_REFUSAL };
@@ -284,18 +339,4 @@ function blank(text: string, range: [number, number] | null): string {
   if (!range) return text;
   const [start, end] = range;
   return text.slice(0, start) + text.slice(start, end).replace(/[^\r\n]/g, ' ') + text.slice(end);
-}
-
-/** Offset of the first start tag nested deeper than the limit (only looked for once the parser refused). */
-function tooDeepAt(text: string): number {
-  const tags = /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<[?!][^>]*>|<(\/?)[A-Za-z_:](?:[^>"']|"[^"]*"|'[^']*')*?(\/?)>/g;
-  let depth = 0;
-  for (let match = tags.exec(text); match; match = tags.exec(text)) {
-    if (match[1] === '/') depth--;
-    else if (match[1] === '' && match[2] === '') {
-      depth++;
-      if (depth > MAX_XML_DEPTH) return match.index;
-    }
-  }
-  return 0;
 }

@@ -9,7 +9,7 @@ import { parseFullSubmission } from '../../src/ingest/filings/full-submission.js
 import { type JsonTextError, parseJsonText } from '../../src/ingest/json-text.js';
 import { LineCounter } from '../../src/ingest/line-index.js';
 import { listSourceFiles, loadSource, UnreadableSource } from '../../src/ingest/source-files.js';
-import { MAX_FOLDER_DEPTH, MAX_XML_DEPTH } from '../../src/ingest/source-limits.js';
+import { MAX_FOLDER_DEPTH, MAX_XML_ATTRIBUTES, MAX_XML_DEPTH } from '../../src/ingest/source-limits.js';
 import { decodeSourceText } from '../../src/ingest/source-text.js';
 import { readXml } from '../../src/ingest/xml-reader.js';
 
@@ -52,15 +52,41 @@ describe('readXml', () => {
     expect(fail('<r>\n\n\u000B</r>')).toEqual({ line: 3, reason: 'the character U+000B, which XML does not allow' });
     expect(fail('<r>\uFFFE</r>')).toEqual({ line: 1, reason: 'the character U+FFFE, which XML does not allow' });
     expect(fail('<r>\uD800</r>')).toEqual({ line: 1, reason: 'the character U+D800, which XML does not allow' });
+    expect(fail('<r>\uDC00</r>')).toEqual({ line: 1, reason: 'the character U+DC00, which XML does not allow' });
     // Tab, LF, CR and a surrogate pair are characters XML allows.
     expect(readXml('<r>a\tb\r\n\u{1F600}</r>')).toEqual({ ok: true, root: { r: 'a\tb\n\u{1F600}' } });
   });
 
-  it('is strict where XML is: text after the root, "]]>" in text, "<" in an attribute, a broken declaration', () => {
-    for (const text of ['<r/>x', '<r>a]]>b</r>', '<r a="<"/>', '<?xml version="1.0" enc?><r/>', '<r>&#0;</r>', '<r><a></r>']) {
-      expect(readXml(text).ok, text).toBe(false);
-    }
+  it('is strict where XML is: text after the root, "]]>" in text, "<" in an attribute, a broken declaration, "--" in a comment', () => {
+    expect(fail('<r/>x').reason).toBe('text data outside of root node');
+    expect(fail('<r>a]]>b</r>').reason).toBe('the string "]]>" is disallowed in char data');
+    expect(fail('<r a="<"/>').reason).toBe('disallowed character');
+    expect(fail('<?xml version="1.0" enc?><r/>').reason).toBe('XML declaration is incomplete');
+    expect(fail('<r>&#0;</r>').reason).toBe('malformed character entity');
+    expect(fail('<r>\n<!-- a -- b -->\n</r>')).toEqual({
+      line: 2,
+      reason: 'a comment holding "--" (XML allows it only in the closing "-->")',
+    });
+    expect(fail('<r>\n<a>\n</r>')).toEqual({ line: 3, reason: 'an end tag where </a> was expected' });
     expect(fail('Service Unavailable\n<r/>')).toEqual({ line: 1, reason: 'text before the root element' });
+    expect(fail(' \n ')).toEqual({ line: 2, reason: 'the document is empty' });
+  });
+
+  it('reads XML 1.0 rules whatever the declaration says: 1.1 lets no control character in', () => {
+    expect(fail('<?xml version="1.1"?>\n<r>&#1;</r>')).toEqual({ line: 2, reason: 'malformed character entity' });
+  });
+
+  it('names an "&" that starts no reference at its own line, not where the parser next finds a ";"', () => {
+    const feed = '<rss>\n<link>https://e.example/?a=1&b=2</link>\n<t>x</t>\n<u>&amp;</u>\n</rss>';
+    expect(fail(feed)).toEqual({ line: 2, reason: 'an "&" that starts no entity or character reference (write it as &amp;)' });
+    expect(fail('<r>\n\n<l>a & b</l>\n<m/>\n</r>').line).toBe(3);
+    // In CDATA an "&" is text.
+    expect(readXml('<r><![CDATA[a & b]]></r>')).toEqual({ ok: true, root: { r: 'a & b' } });
+  });
+
+  it('keeps an undefined entity as written in text, attributes and raw elements alike', () => {
+    const read = readXml('<r a="x&nbsp;y&#33;"><t>a&nbsp;b&T;</t><d>&nbsp;<b>c</b></d></r>', { attributes: true, rawElements: ['d'] });
+    expect(read.ok && read.root.r).toEqual({ '@_a': 'x&nbsp;y!', t: 'a&nbsp;b&T;', d: '&nbsp;<b>c</b>' });
   });
 
   it('names a cut-off document at its end, with the element left open', () => {
@@ -82,8 +108,22 @@ describe('readXml', () => {
   });
 
   it('keeps the content of a raw element as written, nested markup and CDATA included', () => {
-    const read = readXml('<r><d k="1"> <p>x &amp; <![CDATA[y]]></p> </d><d/><e>&lt;</e></r>', { rawElements: ['d'], attributes: true });
-    expect(read.ok && read.root.r).toEqual({ d: [{ '#text': ' <p>x &amp; <![CDATA[y]]></p> ', '@_k': '1' }, ''], e: '<' });
+    const read = readXml('<r><d/><d k="1"> <p>x &amp; <![CDATA[y</d>]]></p><!-- </d> --> </d ><e>&lt;</e></r>', {
+      rawElements: ['d'],
+      attributes: true,
+    });
+    expect(read.ok && read.root.r).toEqual({ d: ['', { '#text': ' <p>x &amp; <![CDATA[y</d>]]></p><!-- </d> --> ', '@_k': '1' }], e: '<' });
+  });
+
+  it('gives a raw element LF line ends, after CRLF, bare CR and astral characters', () => {
+    const text = '<r>\r\n<t>\u{1F600}</t>\r<d>\r\na\rb\u{1F600}\r\n</d></r>';
+    expect(readXml(text, { rawElements: ['d'] })).toEqual({ ok: true, root: { r: { t: '\u{1F600}', d: '\na\nb\u{1F600}\n' } } });
+  });
+
+  it('reads a document that starts with a bare DOCTYPE (RSS 0.91) and no XML declaration', () => {
+    const feed =
+      '<!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS 0.91//EN" "http://my.netscape.com/publish/formats/rss-0.91.dtd">\n<rss version="0.91"><channel><title>T</title></channel></rss>';
+    expect(readXml(feed)).toEqual({ ok: true, root: { rss: { channel: { title: 'T' } } } });
   });
 
   it('makes an element named __proto__ a key like any other, not a prototype', () => {
@@ -93,12 +133,20 @@ describe('readXml', () => {
     expect(read.ok && (read.root.r as { polluted?: string }).polluted).toBeUndefined();
   });
 
-  it('refuses elements nested deeper than the limit at the line of the first one too deep', () => {
+  it('refuses elements nested deeper than the limit at the line of the first one too deep, self-closed or not', () => {
     const ok = `${'<a>'.repeat(MAX_XML_DEPTH)}${'</a>'.repeat(MAX_XML_DEPTH)}`;
     expect(readXml(ok).ok).toBe(true);
-    expect(fail(`<a>\n${'<a>'.repeat(MAX_XML_DEPTH)}${'</a>'.repeat(MAX_XML_DEPTH + 1)}`)).toEqual({
+    const reason = `elements nested deeper than ${MAX_XML_DEPTH} levels`;
+    expect(fail(`<a>\n${'<a>'.repeat(MAX_XML_DEPTH)}${'</a>'.repeat(MAX_XML_DEPTH + 1)}`)).toEqual({ line: 2, reason });
+    expect(fail(`${'<a>'.repeat(MAX_XML_DEPTH)}\n\n<b/>${'</a>'.repeat(MAX_XML_DEPTH)}`)).toEqual({ line: 3, reason });
+  });
+
+  it('refuses an element with more attributes than the limit, at its line', () => {
+    const many = (n: number) => Array.from({ length: n }, (_, i) => `a${i}="${i}"`).join(' ');
+    expect(readXml(`<r ${many(MAX_XML_ATTRIBUTES)}/>`).ok).toBe(true);
+    expect(fail(`<r>\n<e ${many(MAX_XML_ATTRIBUTES + 1)}/></r>`)).toEqual({
       line: 2,
-      reason: `elements nested deeper than ${MAX_XML_DEPTH} levels`,
+      reason: `an element with more than ${MAX_XML_ATTRIBUTES} attributes`,
     });
   });
 });

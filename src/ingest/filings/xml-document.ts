@@ -47,7 +47,7 @@ export function text(node: XmlValue | undefined, ...path: string[]): string | un
   return Object.keys(found).length === 0 ? '' : undefined;
 }
 
-/** The name of the document element (after the XML declaration). */
+/** The name of the document element (the reader's root object holds nothing else). */
 export function rootName(document: XmlNode): string | undefined {
-  return Object.keys(document).find((name) => name !== '?xml');
+  return Object.keys(document)[0];
 }
