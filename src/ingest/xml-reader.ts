@@ -211,7 +211,10 @@ function parseElements(text: string, options: XmlReadOptions): { root: Node } | 
 }
 
 /** A name saxes may look up as an entity (broader than XML's Name production at the edges; never spaces or markup). */
-const ENTITY_NAME = /^[A-Za-z_:\u00C0-\uFFFF][\w.:\-\u00B7-\uFFFF]*$/;
+const NAME = '[A-Za-z_:\\u00C0-\\uFFFF][\\w.:\\-\\u00B7-\\uFFFF]*';
+const ENTITY_NAME = new RegExp(`^${NAME}$`);
+/** A reference as saxes reads one: an entity name or a character number, then ";". */
+const REFERENCE = new RegExp(`&(?:${NAME}|#[0-9]+|#x[0-9A-Fa-f]+);`, 'y');
 
 /** saxes' reason, with what it leaves out: the element an end tag does not match, or the one left open at the end. */
 function explained(reason: string, lastClosed: string): string {
@@ -225,11 +228,10 @@ function explained(reason: string, lastClosed: string): string {
 /** Offset of the first "&" before `end` that starts no reference, outside comments, CDATA and processing instructions; -1 when none. */
 function bareAmpersandBefore(text: string, end: number): number {
   const markup = /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[[\s\S]*?(?:\]\]>|$)|<\?[\s\S]*?(?:\?>|$)|&/g;
-  const reference = /&(?:[A-Za-z_:\u00C0-\uFFFF][\w.:\-\u00B7-\uFFFF]*|#[0-9]+|#x[0-9A-Fa-f]+);/y;
   for (let match = markup.exec(text); match && match.index < end; match = markup.exec(text)) {
     if (match[0] !== '&') continue;
-    reference.lastIndex = match.index;
-    if (!reference.test(text)) return match.index;
+    REFERENCE.lastIndex = match.index;
+    if (!REFERENCE.test(text)) return match.index;
   }
   return -1;
 }
