@@ -21,6 +21,26 @@ export function newRequestId(): string {
   return `req_${id}`;
 }
 
+/** uri-host [ ":" port ] (RFC 3986): a bracketed IP literal or a reg-name, which also covers IPv4; empty is allowed. */
+const HOST_VALUE = /^(?:\[[0-9A-Za-z:.\-_~!$&'()*+,;=]+\]|[0-9A-Za-z.\-_~%!$&'()*+,;=]*)(?::[0-9]*)?$/;
+
+/**
+ * Why the request's Host is refused, or null. RFC 9112 section 3.2: an HTTP/1.1 request without
+ * Host, any request with more than one, or with a value that is no host is answered 400. Node keeps
+ * the first of repeated Host headers, so the count is read from the raw list.
+ */
+export function hostProblem(rawHeaders: readonly string[], httpVersion: string): string | null {
+  let value: string | undefined;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length !== 4 || name.toLowerCase() !== 'host') continue;
+    if (value !== undefined) return 'a request must send one Host header, not several';
+    value = rawHeaders[i + 1]!;
+  }
+  if (value === undefined) return httpVersion === '1.1' ? 'an HTTP/1.1 request must send a Host header' : null;
+  return HOST_VALUE.test(value) ? null : 'the Host header is not a host name or address';
+}
+
 /**
  * Hooks every request passes, whichever route it matched: its request id first, a Host check (the
  * HTTP server leaves it to us so that the refusal wears an error envelope), then, after the answer,
@@ -30,9 +50,8 @@ export function newRequestId(): string {
 export function installRequestHooks(app: FastifyInstance, access: Access, metrics: ServerMetrics, lifecycle: Lifecycle): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
-    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
-      throw new ParameterProblem('Host', 'an HTTP/1.1 request must send a Host header');
-    }
+    const problem = hostProblem(request.raw.rawHeaders, request.raw.httpVersion);
+    if (problem !== null) throw new ParameterProblem('Host', problem);
   });
 
   // While draining, every answer asks its client to reconnect, which a load balancer sends elsewhere.

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildServer } from '../../src/serve/app.js';
 import { loadOrCreateCursorSecret } from '../../src/serve/cursor-secret.js';
+import { hostProblem } from '../../src/serve/request-hooks.js';
 import { FAILED_AUTH_LIMIT } from '../../src/serve/failed-auth-throttle.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { ALL_SCOPES, DOCS, newKey, type RunningServer, SECRET, startServer, TestClock } from './helpers/harness.js';
@@ -105,6 +106,45 @@ describe('answers that never reach a route', () => {
     expect(answer.status).toBe(400);
     expect(answer.headers['x-request-id']).toMatch(/^req_/);
     expect(JSON.parse(answer.body)).toEqual({ error: { code: 'invalid_params', message: 'an HTTP/1.1 request must send a Host header' } });
+  });
+
+  it('refuses a request with two Host headers, or a Host that is no host, with 400 before authentication', async () => {
+    for (const [headers, message] of [
+      ['Host: a.example\r\nhost: b.example', 'a request must send one Host header, not several'],
+      ['Host: a.example/../admin', 'the Host header is not a host name or address'],
+      ['Host: user@a.example', 'the Host header is not a host name or address'],
+    ]) {
+      const answer = await sendRaw(
+        server.base,
+        `GET /v1/articles HTTP/1.1\r\n${headers}\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(answer.status, headers).toBe(400);
+      expect(JSON.parse(answer.body).error, headers).toMatchObject({ code: 'invalid_request', message });
+    }
+    // HTTP/1.0 needs no Host, but two are refused there too.
+    const twice = await sendRaw(server.base, 'GET /api/v1/articles HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n');
+    expect(JSON.parse(twice.body)).toEqual({
+      error: { code: 'invalid_params', message: 'a request must send one Host header, not several' },
+    });
+  });
+
+  it('takes every form of host the URI syntax allows', () => {
+    for (const host of [
+      '',
+      'localhost',
+      'localhost:4701',
+      '127.0.0.1:80',
+      '[::1]:4701',
+      '[v1.fe80::a+en1]',
+      'xn--bcher-kva.example',
+      'a%2Eb',
+    ]) {
+      expect(hostProblem(['Host', host], '1.1'), host).toBeNull();
+    }
+    expect(hostProblem([], '1.0')).toBeNull();
+    for (const host of ['a b', 'a:80:80', '[::1', 'a\\b', 'a?b', 'a#b']) {
+      expect(hostProblem(['Host', host], '1.1'), host).not.toBeNull();
+    }
   });
 });
 
