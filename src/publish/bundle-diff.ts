@@ -1,26 +1,28 @@
 import { hash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { type ResourceEntry, resourceOfPath } from '../model/manifest.js';
 import { recordKey } from '../model/record-keys.js';
 import { canonicalJson } from './canonical-json.js';
-import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../lib/sqlite.js';
-import { parseLine, readPartLines } from './record-reader.js';
+import { DiffLeftovers, type DiffSideName } from './diff-leftovers.js';
+import { type BundleLine, LineCursor } from './line-cursor.js';
+import { parseLine } from './record-reader.js';
 
 /**
  * The comparison engine: what changed, record by record, between two bundles. `diff` prints it;
  * drift (build, promote, validate, gate) judges its figures. One engine, so a check is never
  * written twice.
  *
- * Bounded memory, whatever the size: a line's bytes are canonical JSON, so an unchanged record is
- * byte-identical on both sides. Each side's line digests (SHA-256, 64 bits kept: 16 bytes a record in
- * an open-addressing table) tell the unchanged lines without parsing them; only lines missing from
- * the other side are parsed and keyed. The new side's differing lines wait in a temporary SQLite
- * file, not in memory, and the old side's are matched against them by key in a second pass, which
- * takes each old line's digest from the first (kept in order, 8 more bytes a record) instead of
- * hashing it again. Parts with the same digest on both sides are not read at all. SHA-256, not a
- * faster-looking MD5: on CPUs with SHA extensions it is twice as fast, and it is the better hash.
+ * A line's bytes are canonical JSON, so an unchanged record is byte-identical on both sides, and
+ * two snapshots of a dataset list their records in the same order. So both sides are read once,
+ * in step, and a line equal to its counterpart costs one byte comparison: no hash, no parse. Where
+ * they disagree (a record added, removed or changed, a new investor's block of trades), lines are
+ * hashed until the two sides meet again (`walk`). The lines left over wait in a temporary SQLite
+ * file and are paired as sets at the end (diff-leftovers.ts): identical lines that moved, then
+ * records with the same key, which are "changed". Only left-over lines are parsed. Memory holds a
+ * read buffer per side and at most DIVERGENCE_LIMIT lines or DIVERGENCE_BYTES, whatever the size. Parts with the same
+ * digest on both sides are not read at all (unless someone observes their records).
+ *
+ * Counts are of lines as a multiset: before = unchanged + removed + changed, and after =
+ * unchanged + added + changed, also when a line repeats.
  */
 
 /** One side of a comparison: a published bundle or a staged one (not yet in the store). */
@@ -44,7 +46,7 @@ export interface ResourceDiff {
   removed: number;
   changed: number;
   unchanged: number;
-  /** Up to `limit` keys of each kind, in the order met. */
+  /** Up to `limit` keys of each kind: removed and changed in the old side's order, added in the new side's. */
   addedKeys: string[];
   removedKeys: string[];
   changedRecords: ChangedSample[];
@@ -57,6 +59,8 @@ export interface DiffOptions {
   limit: number;
   /** Every record of these resources, parsed, on both sides (for facts beyond the diff, such as drift's watch). */
   observe?: { resources: ReadonlySet<string>; record(side: 'before' | 'after', resource: string, record: unknown): void };
+  /** Lines held while the sides disagree (DIVERGENCE_LIMIT); tests set it small. */
+  divergenceLimit?: number;
 }
 
 export async function diffBundles(
@@ -73,12 +77,10 @@ export async function diffBundles(
 async function diffResource(before: BundleSide, after: BundleSide, resource: string, options: DiffOptions): Promise<ResourceDiff> {
   const partsBefore = before.files.filter((f) => resourceOfPath(f.path) === resource);
   const partsAfter = after.files.filter((f) => resourceOfPath(f.path) === resource);
-  const countBefore = sum(partsBefore);
-  const countAfter = sum(partsAfter);
   const diff: ResourceDiff = {
     resource,
-    before: countBefore,
-    after: countAfter,
+    before: sum(partsBefore),
+    after: sum(partsAfter),
     added: 0,
     removed: 0,
     changed: 0,
@@ -89,200 +91,183 @@ async function diffResource(before: BundleSide, after: BundleSide, resource: str
     changedFields: {},
   };
   const observe = options.observe?.resources.has(resource) ? options.observe : undefined;
+  const sides = {
+    before: new SideLines(before, partsBefore, 'before', resource, observe),
+    after: new SideLines(after, partsAfter, 'after', resource, observe),
+  };
   const sameParts = partsBefore.length === partsAfter.length && partsBefore.every((p, i) => p.sha256 === partsAfter[i]!.sha256);
-  if (sameParts) {
-    diff.unchanged = countAfter;
-    if (observe) {
-      for await (const { record } of parsedLines(before, partsBefore)) observe.record('before', resource, record);
-      for await (const { record } of parsedLines(after, partsAfter)) observe.record('after', resource, record);
+  const leftovers = new DiffLeftovers();
+  try {
+    if (sameParts) {
+      diff.unchanged = diff.after;
+      // Nothing to compare; the records are read only for whoever observes them.
+      if (observe) for (const side of [sides.before, sides.after]) while ((await side.next()) !== null) side.consume(side.current!);
+      return diff;
+    }
+    diff.unchanged = await walk(sides.before, sides.after, leftovers, options.divergenceLimit ?? DIVERGENCE_LIMIT);
+    const verdicts = leftovers.settle(options.limit, (old, now) =>
+      changedFields(JSON.parse(old.toString('utf8')), JSON.parse(now.toString('utf8'))),
+    );
+    if (verdicts !== null) {
+      diff.unchanged += verdicts.moved;
+      diff.changed = verdicts.changed;
+      diff.changedRecords = verdicts.changedSample;
+      diff.changedFields = verdicts.changedFields;
+      diff.removed = verdicts.removed;
+      diff.removedKeys = verdicts.removedKeys;
+      diff.added = verdicts.added;
+      diff.addedKeys = verdicts.addedKeys;
     }
     return diff;
+  } finally {
+    await Promise.all([sides.before.close(), sides.after.close(), leftovers.close()]);
+  }
+}
+
+/**
+ * Lines in a stretch where the two sides disagree, kept to find where they agree again: past either
+ * limit, all of them are left for the set pairing (diff-leftovers.ts). A new investor's few
+ * thousand trades fit; a quarter where every line differs stops here and pairs as sets.
+ */
+export const DIVERGENCE_LIMIT = 50_000;
+export const DIVERGENCE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Walks both sides in step. Equal lines are unchanged and cost one byte comparison. Where the
+ * sides disagree, lines are read from both in turn and hashed until one side's line turns up on
+ * the other: the lines before it on each side are left over, and the walk goes on in step from
+ * there. Returns the number of lines found unchanged in step.
+ */
+async function walk(old: SideLines, now: SideLines, leftovers: DiffLeftovers, divergenceLimit: number): Promise<number> {
+  let unchanged = 0;
+  for (;;) {
+    const a = old.peek() ?? (await old.next());
+    const b = now.peek() ?? (await now.next());
+    if (a === null && b === null) return unchanged;
+    if (a !== null && b !== null && a.bytes.equals(b.bytes)) {
+      unchanged += 1;
+      old.consume(a);
+      now.consume(b);
+      continue;
+    }
+    await diverge(old, now, leftovers, divergenceLimit);
+  }
+}
+
+async function diverge(old: SideLines, now: SideLines, leftovers: DiffLeftovers, limit: number): Promise<void> {
+  const seen = { old: new Map<string, number>(), now: new Map<string, number>() };
+  const held = { old: [] as BundleLine[], now: [] as BundleLine[] };
+  let oldDone = false;
+  let nowDone = false;
+  let bytes = 0;
+  while (!(oldDone && nowDone) && held.old.length + held.now.length < limit && bytes < DIVERGENCE_BYTES) {
+    for (const [side, other, mine, theirs] of [
+      [old, now, 'old', 'now'],
+      [now, old, 'now', 'old'],
+    ] as const) {
+      if (mine === 'old' ? oldDone : nowDone) continue;
+      const line = side.peek() ?? (await side.next());
+      if (line === null) {
+        if (mine === 'old') oldDone = true;
+        else nowDone = true;
+        continue;
+      }
+      side.take();
+      const digest = hash('sha256', line.bytes, 'base64');
+      const at = seen[theirs].get(digest);
+      if (at !== undefined && held[theirs][at]!.bytes.equals(line.bytes)) {
+        // In step again from this line and its twin: what came before them is left over.
+        for (const h of held[mine]) await side.leaveOver(h, leftovers);
+        for (const h of held[theirs].slice(0, at)) await other.leaveOver(h, leftovers);
+        side.unread([line]);
+        other.unread(held[theirs].slice(at));
+        return;
+      }
+      if (!seen[mine].has(digest)) seen[mine].set(digest, held[mine].length);
+      held[mine].push(line);
+      bytes += line.bytes.length;
+    }
+  }
+  for (const h of held.old) await old.leaveOver(h, leftovers);
+  for (const h of held.now) await now.leaveOver(h, leftovers);
+}
+
+/** One side's lines: the cursor, lines given back after a search, and what happens to a line used up. */
+class SideLines {
+  private readonly cursor: LineCursor;
+  /** Lines read ahead and given back, the next one last. */
+  private readonly back: BundleLine[] = [];
+  current: BundleLine | null = null;
+
+  constructor(
+    private readonly side: BundleSide,
+    parts: readonly ResourceEntry[],
+    private readonly name: DiffSideName,
+    private readonly resource: string,
+    private readonly observe: DiffOptions['observe'],
+  ) {
+    this.cursor = new LineCursor(side.label, side.directory, parts);
   }
 
-  const digestsBefore = new DigestSet(countBefore);
-  // The old side is read twice; its line digests are kept in order so the second pass hashes nothing.
-  const orderBefore = new Uint32Array(2 * countBefore);
-  let lineBefore = 0;
-  for await (const { line, entry, number } of numberedLines(before, partsBefore)) {
-    const digest = hash('sha256', line, 'buffer');
-    digestsBefore.add(digest);
-    orderBefore[2 * lineBefore] = digest.readUInt32LE(0);
-    orderBefore[2 * lineBefore + 1] = digest.readUInt32LE(4);
-    lineBefore += 1;
-    if (observe) observe.record('before', resource, parseLine(before.label, entry, line, number));
+  /** The next line without reading; undefined when it must be read (`next()`). */
+  peek(): BundleLine | null | undefined {
+    return this.back.length > 0 ? this.back[this.back.length - 1]! : this.cursor.peek();
   }
-  const digestsAfter = new DigestSet(countAfter);
-  const pending = new PendingRecords();
-  try {
-    for await (const { line, entry, number } of numberedLines(after, partsAfter)) {
-      const digest = hash('sha256', line, 'buffer');
-      digestsAfter.add(digest);
-      let record: unknown;
-      if (observe) {
-        record = parseLine(after.label, entry, line, number);
-        observe.record('after', resource, record);
-      }
-      if (digestsBefore.has(digest)) {
-        diff.unchanged += 1;
-        continue;
-      }
-      record ??= parseLine(after.label, entry, line, number);
-      await pending.add(recordKey(resource, record), line);
-    }
-    pending.index();
-    lineBefore = 0;
-    for await (const { line, entry, number } of numberedLines(before, partsBefore)) {
-      const at = 2 * lineBefore++;
-      if (digestsAfter.hasPair(orderBefore[at]!, orderBefore[at + 1]!)) continue;
-      const record = parseLine(before.label, entry, line, number);
-      const key = recordKey(resource, record);
-      const match = pending.take(key);
-      if (match === null) {
-        diff.removed += 1;
-        if (diff.removedKeys.length < options.limit) diff.removedKeys.push(key);
-        continue;
-      }
-      diff.changed += 1;
-      const fields = changedFields(record, JSON.parse(match));
-      for (const field of fields) diff.changedFields[field] = (diff.changedFields[field] ?? 0) + 1;
-      if (diff.changedRecords.length < options.limit) diff.changedRecords.push({ key, fields });
-    }
-    for (const key of pending.untaken()) {
-      diff.added += 1;
-      if (diff.addedKeys.length < options.limit) diff.addedKeys.push(key);
-    }
-  } finally {
-    await pending.close();
+
+  async next(): Promise<BundleLine | null> {
+    this.current = this.peek() ?? (await this.cursor.load());
+    return this.current;
   }
-  return diff;
+
+  take(): void {
+    if (this.back.length > 0) this.back.pop();
+    else this.cursor.take();
+  }
+
+  unread(lines: readonly BundleLine[]): void {
+    for (let i = lines.length - 1; i >= 0; i -= 1) this.back.push(lines[i]!);
+  }
+
+  /** The line was paired in step: it is unchanged. */
+  consume(line: BundleLine): void {
+    this.take();
+    if (this.observe) this.observe.record(this.name, this.resource, this.record(line));
+  }
+
+  /** The line was taken during a search and found no twin in step. */
+  async leaveOver(line: BundleLine, leftovers: DiffLeftovers): Promise<void> {
+    const record = this.record(line);
+    if (this.observe) this.observe.record(this.name, this.resource, record);
+    await leftovers.add(this.name, recordKey(this.resource, record), line.bytes);
+  }
+
+  close(): Promise<void> {
+    return this.cursor.close();
+  }
+
+  private record(line: BundleLine): unknown {
+    line.record ??= parseLine(this.side.label, line.entry, line.bytes, line.number);
+    return line.record;
+  }
 }
 
 /** Top-level fields whose values differ (compared as canonical JSON), sorted. */
 export function changedFields(before: unknown, after: unknown): string[] {
   const a = before as Record<string, unknown>;
   const b = after as Record<string, unknown>;
-  const names = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
-  return names.filter((name) => !(name in a && name in b && canonicalJson(a[name]) === canonicalJson(b[name])));
+  const fields: string[] = [];
+  for (const name of Object.keys(a)) if (!(name in b) || !sameValue(a[name], b[name])) fields.push(name);
+  for (const name of Object.keys(b)) if (!(name in a)) fields.push(name);
+  return fields.sort();
+}
+
+/** Numbers, strings and the like compare as they are; only objects and arrays need their canonical JSON. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return canonicalJson(a) === canonicalJson(b);
 }
 
 function sum(parts: readonly ResourceEntry[]): number {
   return parts.reduce((total, part) => total + part.records, 0);
-}
-
-async function* numberedLines(
-  side: BundleSide,
-  parts: readonly ResourceEntry[],
-): AsyncGenerator<{ line: Buffer; entry: ResourceEntry; number: number }> {
-  for (const entry of parts) {
-    let number = 0;
-    for await (const line of readPartLines(side.label, side.directory, entry)) yield { line, entry, number: ++number };
-  }
-}
-
-async function* parsedLines(side: BundleSide, parts: readonly ResourceEntry[]): AsyncGenerator<{ record: unknown }> {
-  for await (const { line, entry, number } of numberedLines(side, parts)) yield { record: parseLine(side.label, entry, line, number) };
-}
-
-/**
- * A set of 64-bit digests in two typed arrays (open addressing, linear probing), sized from the
- * manifest's record count: 16 bytes a record, no object per record.
- */
-class DigestSet {
-  private readonly high: Uint32Array;
-  private readonly low: Uint32Array;
-  private readonly used: Uint8Array;
-  private readonly mask: number;
-
-  constructor(expected: number) {
-    let capacity = 16;
-    while (capacity < expected * 2) capacity *= 2;
-    this.high = new Uint32Array(capacity);
-    this.low = new Uint32Array(capacity);
-    this.used = new Uint8Array(capacity);
-    this.mask = capacity - 1;
-  }
-
-  add(digest: Buffer): void {
-    const high = digest.readUInt32LE(0);
-    const low = digest.readUInt32LE(4);
-    let slot = low & this.mask;
-    while (this.used[slot] === 1) {
-      if (this.high[slot] === high && this.low[slot] === low) return;
-      slot = (slot + 1) & this.mask;
-    }
-    this.used[slot] = 1;
-    this.high[slot] = high;
-    this.low[slot] = low;
-  }
-
-  has(digest: Buffer): boolean {
-    return this.hasPair(digest.readUInt32LE(0), digest.readUInt32LE(4));
-  }
-
-  /** has() for a digest's first and second 32-bit words (little-endian), as kept in order lists. */
-  hasPair(high: number, low: number): boolean {
-    for (let slot = low & this.mask; this.used[slot] === 1; slot = (slot + 1) & this.mask) {
-      if (this.high[slot] === high && this.low[slot] === low) return true;
-    }
-    return false;
-  }
-}
-
-/**
- * The new side's records that differ from every old line, by key, in a temporary SQLite file (so
- * a new quarter, where most trades differ, costs disk, not memory). A key may repeat (two
- * positions with the same names): each old record takes one of them.
- */
-class PendingRecords {
-  private db: SqliteDatabase | null = null;
-  private folder: string | null = null;
-  private inTransaction = false;
-  private insert: SqliteStatement<[string, string]> | null = null;
-  private find: SqliteStatement<[string], { rowid: number; line: string }> | null = null;
-  private mark: SqliteStatement<[number]> | null = null;
-
-  async add(key: string, line: Buffer): Promise<void> {
-    if (this.db === null) {
-      this.folder = await mkdtemp(path.join(tmpdir(), 'pdsnap-diff-'));
-      this.db = openSqlite(path.join(this.folder, 'pending.sqlite'));
-      this.db.exec('PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-16000;');
-      this.db.exec('CREATE TABLE pending (key TEXT NOT NULL, line TEXT NOT NULL, taken INTEGER NOT NULL DEFAULT 0)');
-      this.insert = this.db.prepare('INSERT INTO pending (key, line) VALUES (?, ?)');
-      this.db.exec('BEGIN');
-      this.inTransaction = true;
-    }
-    this.insert!.run(key, line.toString('utf8'));
-  }
-
-  index(): void {
-    if (this.db === null) return;
-    this.db.exec('COMMIT');
-    this.inTransaction = false;
-    this.db.exec('CREATE INDEX pending_key ON pending (key)');
-    this.find = this.db.prepare('SELECT rowid, line FROM pending WHERE key = ? AND taken = 0 LIMIT 1');
-    this.mark = this.db.prepare('UPDATE pending SET taken = 1 WHERE rowid = ?');
-  }
-
-  /** The line of one untaken record with this key, now taken; null when there is none. */
-  take(key: string): string | null {
-    if (this.find === null || this.mark === null) return null;
-    const row = this.find.get(key);
-    if (row === undefined) return null;
-    this.mark.run(row.rowid);
-    return row.line;
-  }
-
-  *untaken(): Generator<string> {
-    if (this.db === null) return;
-    for (const row of this.db.prepare<[], { key: string }>('SELECT key FROM pending WHERE taken = 0 ORDER BY rowid').iterate())
-      yield row.key;
-  }
-
-  async close(): Promise<void> {
-    if (this.db !== null) {
-      if (this.inTransaction) this.db.exec('ROLLBACK');
-      this.db.close();
-    }
-    if (this.folder !== null) await rm(this.folder, { recursive: true, force: true });
-  }
 }
