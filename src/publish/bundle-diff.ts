@@ -18,11 +18,13 @@ import { parseLine } from './record-reader.js';
  * hashed until the two sides meet again (`walk`). The lines left over wait in a temporary SQLite
  * file and are paired as sets at the end (diff-leftovers.ts): identical lines that moved, then
  * records with the same key, which are "changed". Only left-over lines are parsed. Memory holds a
- * read buffer per side and at most DIVERGENCE_LIMIT lines or DIVERGENCE_BYTES, whatever the size. Parts with the same
- * digest on both sides are not read at all (unless someone observes their records).
+ * read buffer per side and at most DIVERGENCE_LIMIT lines or DIVERGENCE_BYTES, whatever the size.
+ * Parts with the same digest on both sides are not read at all (unless someone observes their
+ * records).
  *
  * Counts are of lines as a multiset: before = unchanged + removed + changed, and after =
- * unchanged + added + changed, also when a line repeats.
+ * unchanged + added + changed, also when a line repeats. Which copy of a repeated line counts as
+ * unchanged is not specified; the counts are the same whichever it is.
  */
 
 /** One side of a comparison: a published bundle or a staged one (not yet in the store). */
@@ -59,8 +61,10 @@ export interface DiffOptions {
   limit: number;
   /** Every record of these resources, parsed, on both sides (for facts beyond the diff, such as drift's watch). */
   observe?: { resources: ReadonlySet<string>; record(side: 'before' | 'after', resource: string, record: unknown): void };
-  /** Lines held while the sides disagree (DIVERGENCE_LIMIT); tests set it small. */
+  /** Lines held while the sides disagree (DIVERGENCE_LIMIT, at least 2); tests set it small. */
   divergenceLimit?: number;
+  /** Counts lines that could not be paired in step (for tests of the walk itself). */
+  stats?: { leftOver: number };
 }
 
 export async function diffBundles(
@@ -92,8 +96,8 @@ async function diffResource(before: BundleSide, after: BundleSide, resource: str
   };
   const observe = options.observe?.resources.has(resource) ? options.observe : undefined;
   const sides = {
-    before: new SideLines(before, partsBefore, 'before', resource, observe),
-    after: new SideLines(after, partsAfter, 'after', resource, observe),
+    before: new SideLines(before, partsBefore, 'before', resource, observe, options.stats),
+    after: new SideLines(after, partsAfter, 'after', resource, observe, options.stats),
   };
   const sameParts = partsBefore.length === partsAfter.length && partsBefore.every((p, i) => p.sha256 === partsAfter[i]!.sha256);
   const leftovers = new DiffLeftovers();
@@ -104,7 +108,7 @@ async function diffResource(before: BundleSide, after: BundleSide, resource: str
       if (observe) for (const side of [sides.before, sides.after]) while ((await side.next()) !== null) side.consume(side.current!);
       return diff;
     }
-    diff.unchanged = await walk(sides.before, sides.after, leftovers, options.divergenceLimit ?? DIVERGENCE_LIMIT);
+    diff.unchanged = await walk(sides.before, sides.after, leftovers, Math.max(2, options.divergenceLimit ?? DIVERGENCE_LIMIT));
     const verdicts = leftovers.settle(options.limit, (old, now) =>
       changedFields(JSON.parse(old.toString('utf8')), JSON.parse(now.toString('utf8'))),
     );
@@ -125,18 +129,19 @@ async function diffResource(before: BundleSide, after: BundleSide, resource: str
 }
 
 /**
- * Lines in a stretch where the two sides disagree, kept to find where they agree again: past either
- * limit, all of them are left for the set pairing (diff-leftovers.ts). A new investor's few
- * thousand trades fit; a quarter where every line differs stops here and pairs as sets.
+ * Lines in a stretch where the two sides disagree, held to find where they agree again: past either
+ * limit, all of them are left for the set pairing (diff-leftovers.ts) and `skipBlock` takes over. A
+ * block of some 50,000 added or removed trades (about 300 bytes each) is found by the first search.
  */
-export const DIVERGENCE_LIMIT = 50_000;
-export const DIVERGENCE_BYTES = 64 * 1024 * 1024;
+export const DIVERGENCE_LIMIT = 100_000;
+export const DIVERGENCE_BYTES = 32 * 1024 * 1024;
 
 /**
  * Walks both sides in step. Equal lines are unchanged and cost one byte comparison. Where the
  * sides disagree, lines are read from both in turn and hashed until one side's line turns up on
  * the other: the lines before it on each side are left over, and the walk goes on in step from
- * there. Returns the number of lines found unchanged in step.
+ * there. When that search gives up, a block longer than it can hold may have been added or removed:
+ * `skipBlock` looks for it. Returns the number of lines found unchanged in step.
  */
 async function walk(old: SideLines, now: SideLines, leftovers: DiffLeftovers, divergenceLimit: number): Promise<number> {
   let unchanged = 0;
@@ -150,11 +155,12 @@ async function walk(old: SideLines, now: SideLines, leftovers: DiffLeftovers, di
       now.consume(b);
       continue;
     }
-    await diverge(old, now, leftovers, divergenceLimit);
+    if (!(await diverge(old, now, leftovers, divergenceLimit))) await skipBlock(old, now, leftovers, divergenceLimit);
   }
 }
 
-async function diverge(old: SideLines, now: SideLines, leftovers: DiffLeftovers, limit: number): Promise<void> {
+/** Searches from both sides in turn for a line of the other; true when they are in step again (or read to the end). */
+async function diverge(old: SideLines, now: SideLines, leftovers: DiffLeftovers, limit: number): Promise<boolean> {
   const seen = { old: new Map<string, number>(), now: new Map<string, number>() };
   const held = { old: [] as BundleLine[], now: [] as BundleLine[] };
   let oldDone = false;
@@ -173,7 +179,7 @@ async function diverge(old: SideLines, now: SideLines, leftovers: DiffLeftovers,
         continue;
       }
       side.take();
-      const digest = hash('sha256', line.bytes, 'base64');
+      const digest = hash('sha256', line.bytes, 'binary');
       const at = seen[theirs].get(digest);
       if (at !== undefined && held[theirs][at]!.bytes.equals(line.bytes)) {
         // In step again from this line and its twin: what came before them is left over.
@@ -181,7 +187,7 @@ async function diverge(old: SideLines, now: SideLines, leftovers: DiffLeftovers,
         for (const h of held[theirs].slice(0, at)) await other.leaveOver(h, leftovers);
         side.unread([line]);
         other.unread(held[theirs].slice(at));
-        return;
+        return true;
       }
       if (!seen[mine].has(digest)) seen[mine].set(digest, held[mine].length);
       held[mine].push(line);
@@ -190,6 +196,49 @@ async function diverge(old: SideLines, now: SideLines, leftovers: DiffLeftovers,
   }
   for (const h of held.old) await old.leaveOver(h, leftovers);
   for (const h of held.now) await now.leaveOver(h, leftovers);
+  return oldDone && nowDone;
+}
+
+/**
+ * After a search that gave up. Reading both sides in turn meets again only after a block shorter
+ * than half the limit: past that, both sides moved on by the same number of lines and the offset
+ * stays. So one side's next lines are held (half the limit) while the other side alone is read, a
+ * stretch that doubles each turn, until one of its lines is among those held; then the sides swap.
+ * A block of n added or removed lines costs a few times n lines left over at most; the twins of
+ * lines left over by a wrong guess pair later as lines that moved.
+ */
+async function skipBlock(old: SideLines, now: SideLines, leftovers: DiffLeftovers, limit: number): Promise<void> {
+  for (let stretch = limit, turn = 0; ; stretch *= 2, turn += 1) {
+    // First as if lines were removed (the old side read alone), then as if added.
+    const [hold, scan] = turn % 2 === 0 ? [now, old] : [old, now];
+    const held: BundleLine[] = [];
+    const index = new Map<string, number>();
+    for (let bytes = 0; held.length < limit / 2 && bytes < DIVERGENCE_BYTES / 2; ) {
+      const line = hold.peek() ?? (await hold.next());
+      if (line === null) break;
+      hold.take();
+      const digest = hash('sha256', line.bytes, 'binary');
+      if (!index.has(digest)) index.set(digest, held.length);
+      held.push(line);
+      bytes += line.bytes.length;
+    }
+    if (held.length === 0) return;
+    for (let n = 0; n < stretch; n += 1) {
+      const line = scan.peek() ?? (await scan.next());
+      if (line === null) break;
+      const at = index.get(hash('sha256', line.bytes, 'binary'));
+      if (at !== undefined && held[at]!.bytes.equals(line.bytes)) {
+        // In step again: this line (still the scanned side's next) and its twin.
+        for (const h of held.slice(0, at)) await hold.leaveOver(h, leftovers);
+        hold.unread(held.slice(at));
+        return;
+      }
+      scan.take();
+      await scan.leaveOver(line, leftovers);
+    }
+    hold.unread(held);
+    if ((scan.peek() ?? (await scan.next())) === null) return;
+  }
 }
 
 /** One side's lines: the cursor, lines given back after a search, and what happens to a line used up. */
@@ -205,6 +254,7 @@ class SideLines {
     private readonly name: DiffSideName,
     private readonly resource: string,
     private readonly observe: DiffOptions['observe'],
+    private readonly stats: DiffOptions['stats'],
   ) {
     this.cursor = new LineCursor(side.label, side.directory, parts);
   }
@@ -238,6 +288,7 @@ class SideLines {
   async leaveOver(line: BundleLine, leftovers: DiffLeftovers): Promise<void> {
     const record = this.record(line);
     if (this.observe) this.observe.record(this.name, this.resource, record);
+    if (this.stats) this.stats.leftOver += 1;
     await leftovers.add(this.name, recordKey(this.resource, record), line.bytes);
   }
 
@@ -245,9 +296,9 @@ class SideLines {
     return this.cursor.close();
   }
 
+  /** Parsed when needed and not kept: a search may hold many lines. */
   private record(line: BundleLine): unknown {
-    line.record ??= parseLine(this.side.label, line.entry, line.bytes, line.number);
-    return line.record;
+    return parseLine(this.side.label, line.entry, line.bytes, line.number);
   }
 }
 

@@ -59,11 +59,12 @@ export class DiffLeftovers {
       removed: new FirstBySeq<string>(limit),
       added: new FirstBySeq<string>(limit),
     };
-    const rows = db
-      .prepare<[], { side: number; seq: number; key: string; line: Uint8Array }>(
-        'SELECT side, seq, key, line FROM leftover ORDER BY key, side, seq',
-      )
-      .iterate();
+    // The statement stays referenced until the loop ends: node:sqlite before 22.15 could collect it
+    // mid-iteration and stop without an error. The row count checks that nothing was lost either way.
+    const statement = db.prepare<[], { side: number; seq: number; key: string; line: Uint8Array }>(
+      'SELECT side, seq, key, line FROM leftover ORDER BY key, side, seq',
+    );
+    let read = 0;
     let group: { key: string; before: Held[]; after: Held[] } | null = null;
     const settleGroup = () => {
       if (group === null) return;
@@ -81,7 +82,8 @@ export class DiffLeftovers {
       verdicts.removed += before.length - pairs;
       verdicts.added += after.length - pairs;
     };
-    for (const row of rows) {
+    for (const row of statement.iterate()) {
+      read += 1;
       if (group === null || group.key !== row.key) {
         settleGroup();
         group = { key: row.key, before: [], after: [] };
@@ -91,6 +93,8 @@ export class DiffLeftovers {
       else group.after.push(held);
     }
     settleGroup();
+    const written = this.seq.before + this.seq.after;
+    if (read !== written) throw new Error(`diff: ${written} left-over lines were written to ${db.file} but ${read} read back`);
     verdicts.changedSample = samples.changed.values();
     verdicts.removedKeys = samples.removed.values();
     verdicts.addedKeys = samples.added.values();
@@ -134,12 +138,17 @@ function pairIdentical(before: Held[], after: Held[]): { before: Held[]; after: 
     if (list) list.push(held);
     else twins.set(text, [held]);
   }
+  // Each list of twins is used up from its front, in line order.
+  const used = new Map<Held[], number>();
   const taken = new Set<Held>();
   const restBefore: Held[] = [];
   for (const held of before) {
-    const twin = twins.get(held.line.toString('latin1'))?.find((candidate) => !taken.has(candidate));
-    if (twin) taken.add(twin);
-    else restBefore.push(held);
+    const list = twins.get(held.line.toString('latin1'));
+    const next = list ? (used.get(list) ?? 0) : 0;
+    if (list && next < list.length) {
+      taken.add(list[next]!);
+      used.set(list, next + 1);
+    } else restBefore.push(held);
   }
   return { before: restBefore, after: after.filter((held) => !taken.has(held)) };
 }

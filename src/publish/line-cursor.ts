@@ -15,8 +15,6 @@ export interface BundleLine {
   entry: ResourceEntry;
   /** 1-based line number within the part. */
   number: number;
-  /** The parsed record, once someone parsed it. */
-  record?: unknown;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recordKey } from '../../src/model/record-keys.js';
@@ -145,21 +145,92 @@ describe('diffBundles', () => {
     }
   });
 
+  it('gets back in step after a block of added or removed lines longer than its search holds', async () => {
+    const root = await tempDir('bundle-diff');
+    const trades = Array.from({ length: 4000 }, (_, i) =>
+      line({
+        investorSlug: `investor-${Math.floor(i / 50)}`,
+        issuerName: `ISSUER ${i % 50}`,
+        titleOfClass: 'COM',
+        kind: 'equity',
+        value: i,
+      }),
+    );
+    const block = trades.slice(1000, 1400);
+    const without = [...trades.slice(0, 1000), ...trades.slice(1400)];
+    for (const [name, before, after] of [
+      ['removed', trades, without],
+      ['added', without, trades],
+    ] as const) {
+      const stats = { leftOver: 0 };
+      const [diff] = await diffBundles(
+        await writeSide(root, `${name}-old`, before, 2),
+        await writeSide(root, `${name}-new`, after, 3),
+        ['trades'],
+        {
+          limit: 3,
+          divergenceLimit: 20,
+          stats,
+        },
+      );
+      expect(diff, name).toEqual({ resource: 'trades', ...model(before, after, 3) });
+      expect(diff![name], name).toBe(block.length);
+      // In step for the 2,600 lines after the block: a few times the block is left over, not all that follows.
+      expect(stats.leftOver, name).toBeLessThan(6 * block.length);
+    }
+  });
+
   it('pairs repeated lines and repeated keys one to one, so the counts add up', async () => {
     const root = await tempDir('bundle-diff');
     const a = line({ investorSlug: 'i', issuerName: 'A', titleOfClass: 'COM', kind: 'equity', value: 1 });
     const a2 = line({ investorSlug: 'i', issuerName: 'A', titleOfClass: 'COM', kind: 'equity', value: 2 });
     const b = line({ investorSlug: 'i', issuerName: 'B', titleOfClass: 'COM', kind: 'equity', value: 1 });
-    const before = [a, a, a, b, a2];
-    const after = [a2, b, a];
-    const [diff] = await diffBundles(await writeSide(root, 'old', before, 2), await writeSide(root, 'new', after, 1), ['trades'], {
-      limit: 9,
-    });
+    const [diff] = await diffBundles(
+      await writeSide(root, 'old', [a, a, a, b, a2], 2),
+      await writeSide(root, 'new', [a2, b, a], 1),
+      ['trades'],
+      {
+        limit: 9,
+      },
+    );
     // a2, b and one a are unchanged; the two other a (key i: A | COM | equity) have no twin left: removed.
     expect(diff).toMatchObject({ before: 5, after: 3, unchanged: 3, changed: 0, removed: 2, added: 0 });
     expect(diff!.removedKeys).toEqual(['i: A | COM | equity', 'i: A | COM | equity']);
-    expect(diff!.before).toBe(diff!.unchanged + diff!.removed + diff!.changed);
-    expect(diff!.after).toBe(diff!.unchanged + diff!.added + diff!.changed);
+  });
+
+  it('counts like the model when lines and keys repeat, whichever copies pair', async () => {
+    const root = await tempDir('bundle-diff');
+    for (let seed = 1; seed <= 30; seed += 1) {
+      const next = random(seed);
+      // Few distinct lines and keys, so that both repeat often.
+      const pick = () =>
+        line({
+          investorSlug: 'i',
+          issuerName: `I${Math.floor(next() * 4)}`,
+          titleOfClass: 'COM',
+          kind: 'equity',
+          value: Math.floor(next() * 3),
+        });
+      const before = Array.from({ length: 10 + Math.floor(next() * 40) }, pick);
+      const after = before.filter(() => next() > 0.2).concat(Array.from({ length: Math.floor(next() * 10) }, pick));
+      after.sort(() => next() - 0.5);
+      const expected = model(before, after, 0);
+      for (const divergenceLimit of [undefined, 2]) {
+        const [diff] = await diffBundles(
+          await writeSide(root, `r-old-${seed}`, before, 2),
+          await writeSide(root, `r-new-${seed}`, after, 2),
+          ['trades'],
+          {
+            limit: 0,
+            divergenceLimit,
+          },
+        );
+        const counts = (d: Omit<ResourceDiff, 'resource'>) => [d.before, d.after, d.unchanged, d.changed, d.removed, d.added];
+        expect(counts(diff!), `seed ${seed}`).toEqual(counts(expected));
+        expect(diff!.before).toBe(diff!.unchanged + diff!.removed + diff!.changed);
+        expect(diff!.after).toBe(diff!.unchanged + diff!.added + diff!.changed);
+      }
+    }
   });
 
   it('hands every record of an observed resource to the observer once, in step or left over', async () => {
@@ -175,14 +246,56 @@ describe('diffBundles', () => {
     expect(seen.after.sort()).toEqual([...after].sort());
   });
 
-  it('refuses a part that does not match its digest, naming the bundle and the part', async () => {
+  it('hands each record of identical bundles to the observer once, without comparing them', async () => {
+    const root = await tempDir('bundle-diff');
+    const { before } = versions(5);
+    const seen = { before: 0, after: 0 };
+    const [diff] = await diffBundles(await writeSide(root, 'one', before, 2), await writeSide(root, 'two', before, 2), ['trades'], {
+      limit: 1,
+      observe: { resources: new Set(['trades']), record: (side) => (seen[side] += 1) },
+    });
+    expect(diff).toMatchObject({ unchanged: before.length, changed: 0, added: 0, removed: 0 });
+    expect(seen).toEqual({ before: before.length, after: before.length });
+  });
+
+  it('refuses a damaged part on either side, naming the bundle and the part', async () => {
     const root = await tempDir('bundle-diff');
     const { before, after } = versions(3);
-    const old = await writeSide(root, 'old', before, 1);
-    const now = await writeSide(root, 'new', after, 2);
-    await writeFile(path.join(now.directory, now.files[1]!.path), `${after.slice(-1)[0]}\n`.repeat(now.files[1]!.records));
-    const failure = diffBundles(old, now, ['trades'], { limit: 1 });
-    await expect(failure).rejects.toBeInstanceOf(BundleIntegrityError);
-    await expect(failure).rejects.toThrow(/^bundle new failed verification: trades\/00001\.ndjson has \d+ bytes; manifest says \d+$/);
+    const damages: [string, (file: string, text: string) => Promise<void>, RegExp][] = [
+      ['digest', (file, text) => writeFile(file, text.replace('investor', 'INVESTOR')), /trades\/00001\.ndjson does not match its sha256$/],
+      ['size', (file, text) => writeFile(file, `${text}${text}`), /trades\/00001\.ndjson has \d+ bytes; manifest says \d+$/],
+      ['missing', (file) => rm(file), /trades\/00001\.ndjson is missing$/],
+    ];
+    for (const [damage, apply, reason] of damages) {
+      for (const side of ['old', 'new'] as const) {
+        const old = await writeSide(root, `${damage}-${side}-old`, before, 2);
+        const now = await writeSide(root, `${damage}-${side}-new`, after, 2);
+        const target = side === 'old' ? old : now;
+        const file = path.join(target.directory, target.files[1]!.path);
+        await apply(file, await readFile(file, 'utf8'));
+        const failure = diffBundles(old, now, ['trades'], { limit: 1 });
+        await expect(failure, `${damage} on ${side}`).rejects.toBeInstanceOf(BundleIntegrityError);
+        await expect(failure, `${damage} on ${side}`).rejects.toThrow(
+          new RegExp(`^bundle ${target.label} failed verification: ${reason.source}`),
+        );
+      }
+    }
+    // A record count that disagrees with the manifest, the bytes themselves intact.
+    const old = await writeSide(root, 'count-old', before, 1);
+    const now = await writeSide(root, 'count-new', after, 1);
+    const wrong = { ...now, files: [{ ...now.files[0]!, records: now.files[0]!.records + 1 }] };
+    await expect(diffBundles(old, wrong, ['trades'], { limit: 1 })).rejects.toThrow(
+      `bundle count-new failed verification: trades/00000.ndjson holds ${after.length} records; manifest says ${after.length + 1}`,
+    );
+    // A last line without its line break, size and digest as the manifest says.
+    const text = (await readFile(path.join(now.directory, now.files[0]!.path), 'utf8')).slice(0, -1);
+    await writeFile(path.join(now.directory, now.files[0]!.path), text);
+    const cut = {
+      ...now,
+      files: [{ ...now.files[0]!, bytes: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') }],
+    };
+    await expect(diffBundles(old, cut, ['trades'], { limit: 1 })).rejects.toThrow(
+      'bundle count-new failed verification: trades/00000.ndjson does not end with a line break',
+    );
   });
 });
