@@ -124,7 +124,8 @@ async function diffResource(before: BundleSide, after: BundleSide, resource: str
     }
     return diff;
   } finally {
-    await Promise.all([sides.before.close(), sides.after.close(), leftovers.close()]);
+    leftovers.close();
+    await Promise.all([sides.before.close(), sides.after.close()]);
   }
 }
 
@@ -183,8 +184,8 @@ async function diverge(old: SideLines, now: SideLines, leftovers: DiffLeftovers,
       const at = seen[theirs].get(digest);
       if (at !== undefined && held[theirs][at]!.bytes.equals(line.bytes)) {
         // In step again from this line and its twin: what came before them is left over.
-        for (const h of held[mine]) await side.leaveOver(h, leftovers);
-        for (const h of held[theirs].slice(0, at)) await other.leaveOver(h, leftovers);
+        for (const h of held[mine]) side.leaveOver(h, leftovers);
+        for (const h of held[theirs].slice(0, at)) other.leaveOver(h, leftovers);
         side.unread([line]);
         other.unread(held[theirs].slice(at));
         return true;
@@ -194,8 +195,8 @@ async function diverge(old: SideLines, now: SideLines, leftovers: DiffLeftovers,
       bytes += line.bytes.length;
     }
   }
-  for (const h of held.old) await old.leaveOver(h, leftovers);
-  for (const h of held.now) await now.leaveOver(h, leftovers);
+  for (const h of held.old) old.leaveOver(h, leftovers);
+  for (const h of held.now) now.leaveOver(h, leftovers);
   return oldDone && nowDone;
 }
 
@@ -229,12 +230,12 @@ async function skipBlock(old: SideLines, now: SideLines, leftovers: DiffLeftover
       const at = index.get(hash('sha256', line.bytes, 'binary'));
       if (at !== undefined && held[at]!.bytes.equals(line.bytes)) {
         // In step again: this line (still the scanned side's next) and its twin.
-        for (const h of held.slice(0, at)) await hold.leaveOver(h, leftovers);
+        for (const h of held.slice(0, at)) hold.leaveOver(h, leftovers);
         hold.unread(held.slice(at));
         return;
       }
       scan.take();
-      await scan.leaveOver(line, leftovers);
+      scan.leaveOver(line, leftovers);
     }
     hold.unread(held);
     if ((scan.peek() ?? (await scan.next())) === null) return;
@@ -285,11 +286,11 @@ class SideLines {
   }
 
   /** The line was taken during a search and found no twin in step. */
-  async leaveOver(line: BundleLine, leftovers: DiffLeftovers): Promise<void> {
+  leaveOver(line: BundleLine, leftovers: DiffLeftovers): void {
     const record = this.record(line);
     if (this.observe) this.observe.record(this.name, this.resource, record);
     if (this.stats) this.stats.leftOver += 1;
-    await leftovers.add(this.name, recordKey(this.resource, record), line.bytes);
+    leftovers.add(this.name, recordKey(this.resource, record), line.bytes);
   }
 
   close(): Promise<void> {

@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../lib/sqlite.js';
 
 export type DiffSideName = 'before' | 'after';
@@ -29,12 +26,11 @@ export interface LeftoverVerdicts {
  */
 export class DiffLeftovers {
   private db: SqliteDatabase | null = null;
-  private folder: string | null = null;
   private insert: SqliteStatement<[number, number, string, Buffer]> | null = null;
   private readonly seq = { before: 0, after: 0 };
 
-  async add(side: DiffSideName, key: string, line: Buffer): Promise<void> {
-    if (this.insert === null) await this.open();
+  add(side: DiffSideName, key: string, line: Buffer): void {
+    if (this.insert === null) this.open();
     this.seq[side] += 1;
     this.insert!.run(side === 'before' ? 0 : 1, this.seq[side], key, line);
   }
@@ -94,25 +90,24 @@ export class DiffLeftovers {
     }
     settleGroup();
     const written = this.seq.before + this.seq.after;
-    if (read !== written) throw new Error(`diff: ${written} left-over lines were written to ${db.file} but ${read} read back`);
+    if (read !== written) throw new Error(`diff: ${written} left-over lines were written to a temporary database but ${read} read back`);
     verdicts.changedSample = samples.changed.values();
     verdicts.removedKeys = samples.removed.values();
     verdicts.addedKeys = samples.added.values();
     return verdicts;
   }
 
-  async close(): Promise<void> {
-    if (this.db !== null) {
-      this.db.close();
-      this.db = null;
-    }
-    if (this.folder !== null) await rm(this.folder, { recursive: true, force: true });
-    this.folder = null;
+  close(): void {
+    this.db?.close();
+    this.db = null;
   }
 
-  private async open(): Promise<void> {
-    this.folder = await mkdtemp(path.join(tmpdir(), 'pdsnap-diff-'));
-    const db = openSqlite(path.join(this.folder, 'leftovers.sqlite'));
+  /**
+   * SQLite's private temporary database (an empty file name): created in SQLITE_TMPDIR or TMPDIR
+   * and unlinked as soon as it is open, so a diff that is killed leaves no file behind.
+   */
+  private open(): void {
+    const db = openSqlite('');
     this.db = db;
     db.exec('PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-16000;');
     db.exec('CREATE TABLE leftover (side INTEGER NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL, line BLOB NOT NULL)');
