@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
 import type { CurrentPointer, DriftAcceptance, Manifest } from '../model/manifest.js';
 import { compareText } from '../lib/text-order.js';
 import { digestFile } from '../lib/file-digest.js';
+import { makeProcessTempDir } from '../lib/process-temp-dir.js';
 import { checkDigest } from './bundle-copy.js';
 import { faultPoint } from './fault-point.js';
 import { planGc } from './gc-plan.js';
@@ -144,7 +144,7 @@ export class S3Store implements SnapshotStore {
   private async local(): Promise<string> {
     if (this.localRoot === null) {
       if (this.givenCacheDir) await mkdir(this.givenCacheDir, { recursive: true });
-      this.localRoot = this.givenCacheDir ?? (await mkdtemp(path.join(tmpdir(), 'pdsnap-bucket-')));
+      this.localRoot = this.givenCacheDir ?? (await makeProcessTempDir('pdsnap-bucket'));
     }
     return this.localRoot;
   }

@@ -1,0 +1,46 @@
+import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { makeProcessTempDir } from '../../src/lib/process-temp-dir.js';
+import { tempDir } from '../helpers/cli.js';
+
+const host = hostname().replace(/[^A-Za-z0-9.]/g, '_');
+
+/** The pid of a process that has ended. */
+async function deadPid(): Promise<number> {
+  const child = execa('node', ['-e', '0']);
+  const pid = child.pid!;
+  await child;
+  return pid;
+}
+
+describe('makeProcessTempDir', () => {
+  it('makes a folder named after this host and process, after removing those a dead process of this host left', async () => {
+    const parent = await tempDir('process-temp');
+    const dead = await deadPid();
+    const abandoned = path.join(parent, `pdsnap-bucket-${host}-${dead}-AbC123`);
+    await mkdir(path.join(abandoned, 'bundles'), { recursive: true });
+    await writeFile(path.join(abandoned, 'bundles', 'part.ndjson'), 'x\n');
+    const kept = [
+      `pdsnap-bucket-${host}-${process.ppid}-AbC124`, // its process still runs
+      `pdsnap-bucket-other.host-${dead}-AbC125`, // another host's: never judged here
+      `pdsnap-bucket-${host}-${dead}-AbC126`, // a file, not a folder
+      `pdsnap-bucket-${host}-${dead}-AbC127`, // a symbolic link
+      `pdsnap-cache-${host}-${dead}-AbC128`, // another prefix
+      'pdsnap-bucket-XyZ987', // the old naming, owner unknown
+    ];
+    await mkdir(path.join(parent, kept[0]!));
+    await mkdir(path.join(parent, kept[1]!));
+    await writeFile(path.join(parent, kept[2]!), '');
+    await symlink(path.join(parent, kept[0]!), path.join(parent, kept[3]!));
+    await mkdir(path.join(parent, kept[4]!));
+    await mkdir(path.join(parent, kept[5]!));
+
+    const made = await makeProcessTempDir('pdsnap-bucket', parent);
+
+    expect(path.basename(made)).toMatch(new RegExp(`^pdsnap-bucket-${host.replace(/\./g, '\\.')}-${process.pid}-[A-Za-z0-9]{6}$`));
+    expect((await readdir(parent)).sort()).toEqual([...kept, path.basename(made)].sort());
+  });
+});
