@@ -15,10 +15,11 @@ import { parseLine } from './record-reader.js';
  * two snapshots of a dataset list their records in the same order. So both sides are read once,
  * in step, and a line equal to its counterpart costs one byte comparison: no hash, no parse. Where
  * they disagree (a record added, removed or changed, a new investor's block of trades), lines are
- * hashed until the two sides meet again (`walk`). The lines left over wait in a temporary SQLite
- * file and are paired as sets at the end (diff-leftovers.ts): identical lines that moved, then
- * records with the same key, which are "changed". Only left-over lines are parsed. Memory holds a
- * read buffer per side and at most DIVERGENCE_LIMIT lines or DIVERGENCE_BYTES, whatever the size.
+ * hashed until the two sides meet again (`walk`). The lines left over wait in SQLite's private
+ * temporary database and are paired as sets at the end (diff-leftovers.ts): identical lines that
+ * moved, then records with the same key, which are "changed". Only left-over lines are parsed.
+ * Memory holds a read buffer per side and at most DIVERGENCE_LIMIT lines or DIVERGENCE_BYTES,
+ * whatever the size.
  * Parts with the same digest on both sides are not read at all (unless someone observes their
  * records).
  *
@@ -308,8 +309,8 @@ export function changedFields(before: unknown, after: unknown): string[] {
   const a = before as Record<string, unknown>;
   const b = after as Record<string, unknown>;
   const fields: string[] = [];
-  for (const name of Object.keys(a)) if (!(name in b) || !sameValue(a[name], b[name])) fields.push(name);
-  for (const name of Object.keys(b)) if (!(name in a)) fields.push(name);
+  for (const name of Object.keys(a)) if (!Object.hasOwn(b, name) || !sameValue(a[name], b[name])) fields.push(name);
+  for (const name of Object.keys(b)) if (!Object.hasOwn(a, name)) fields.push(name);
   return fields.sort();
 }
 
