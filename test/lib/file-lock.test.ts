@@ -1,10 +1,10 @@
-import { execa } from 'execa';
 import { mkdir, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LockError, lockStaleMs, withFileLock } from '../../src/lib/file-lock.js';
 import { tempDir } from '../helpers/cli.js';
+import { deadPid } from '../helpers/dead-pid.js';
 
 let dir: string;
 let lock: string;
@@ -19,14 +19,6 @@ afterEach(async () => {
 async function plantHolder(holder: { host: string; pid: number; startedAt: string }) {
   await mkdir(lock);
   await writeFile(path.join(lock, 'holder.json'), JSON.stringify(holder));
-}
-
-/** The pid of a process that has already exited. */
-async function deadPid(): Promise<number> {
-  const child = execa('node', ['-e', '']);
-  const pid = child.pid!;
-  await child;
-  return pid;
 }
 
 describe('withFileLock', () => {

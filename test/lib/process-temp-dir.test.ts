@@ -1,20 +1,12 @@
 import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { makeProcessTempDir } from '../../src/lib/process-temp-dir.js';
 import { tempDir } from '../helpers/cli.js';
+import { deadPid } from '../helpers/dead-pid.js';
 
 const host = hostname().replace(/[^A-Za-z0-9.]/g, '_');
-
-/** The pid of a process that has ended. */
-async function deadPid(): Promise<number> {
-  const child = execa('node', ['-e', '0']);
-  const pid = child.pid!;
-  await child;
-  return pid;
-}
 
 describe('makeProcessTempDir', () => {
   it('makes a folder named after this host and process, after removing those a dead process of this host left', async () => {
