@@ -60,7 +60,11 @@ export interface ResourceDiff {
 export interface DiffOptions {
   /** How many keys of each kind to name. */
   limit: number;
-  /** Every record of these resources, parsed, on both sides (for facts beyond the diff, such as drift's watch). */
+  /**
+   * Every record of these resources, parsed, on both sides (for facts beyond the diff, such as
+   * drift's watch). A line identical on both sides may be handed over as one object for both:
+   * observers read records, never change them.
+   */
   observe?: { resources: ReadonlySet<string>; record(side: 'before' | 'after', resource: string, record: unknown): void };
   /** Lines held while the sides disagree (DIVERGENCE_LIMIT, at least 2); tests set it small. */
   divergenceLimit?: number;
@@ -153,8 +157,9 @@ async function walk(old: SideLines, now: SideLines, leftovers: DiffLeftovers, di
     if (a === null && b === null) return unchanged;
     if (a !== null && b !== null && a.bytes.equals(b.bytes)) {
       unchanged += 1;
-      old.consume(a);
-      now.consume(b);
+      // The same bytes: parsed once for an observer of both sides.
+      const record = old.consume(a);
+      now.consume(b, record);
       continue;
     }
     if (!(await diverge(old, now, leftovers, divergenceLimit))) await skipBlock(old, now, leftovers, divergenceLimit);
@@ -280,10 +285,13 @@ class SideLines {
     for (let i = lines.length - 1; i >= 0; i -= 1) this.back.push(lines[i]!);
   }
 
-  /** The line was paired in step: it is unchanged. */
-  consume(line: BundleLine): void {
+  /** The line was paired in step: it is unchanged. Returns the record handed to the observer, if any. */
+  consume(line: BundleLine, parsed?: unknown): unknown {
     this.take();
-    if (this.observe) this.observe.record(this.name, this.resource, this.record(line));
+    if (!this.observe) return undefined;
+    const record = parsed ?? this.record(line);
+    this.observe.record(this.name, this.resource, record);
+    return record;
   }
 
   /** The line was taken during a search and found no twin in step. */
