@@ -129,8 +129,11 @@ async function diffResource(before: BundleSide, after: BundleSide, resource: str
     }
     return diff;
   } finally {
-    leftovers.close();
-    await Promise.all([sides.before.close(), sides.after.close()]);
+    try {
+      leftovers.close();
+    } finally {
+      await Promise.all([sides.before.close(), sides.after.close()]);
+    }
   }
 }
 

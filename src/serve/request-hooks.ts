@@ -21,8 +21,11 @@ export function newRequestId(): string {
   return `req_${id}`;
 }
 
-/** uri-host [ ":" port ] (RFC 3986): a bracketed IP literal or a reg-name, which also covers IPv4; empty is allowed. */
-const HOST_VALUE = /^(?:\[[0-9A-Za-z:.\-_~!$&'()*+,;=]+\]|[0-9A-Za-z.\-_~%!$&'()*+,;=]*)(?::[0-9]*)?$/;
+/**
+ * uri-host [ ":" port ] (RFC 3986): a bracketed IP literal (with a zone id, `%25eth0` or, as Node's
+ * own client sends it, `%eth0`) or a reg-name, which also covers IPv4; empty is allowed.
+ */
+const HOST_VALUE = /^(?:\[[0-9A-Za-z:.\-_~%!$&'()*+,;=]+\]|[0-9A-Za-z.\-_~%!$&'()*+,;=]*)(?::[0-9]*)?$/;
 
 /**
  * Why the request's Host is refused, or null. RFC 9112 section 3.2: an HTTP/1.1 request without

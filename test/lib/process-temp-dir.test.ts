@@ -1,12 +1,11 @@
 import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeProcessTempDir } from '../../src/lib/process-temp-dir.js';
+import { makeProcessTempDir, spaceTag } from '../../src/lib/process-temp-dir.js';
 import { tempDir } from '../helpers/cli.js';
 import { deadPid } from '../helpers/dead-pid.js';
 
-const host = hostname().replace(/[^A-Za-z0-9.]/g, '_');
+const host = spaceTag();
 
 describe('makeProcessTempDir', () => {
   it('makes a folder named after this host and process, after removing those a dead process of this host left', async () => {
@@ -17,7 +16,7 @@ describe('makeProcessTempDir', () => {
     await writeFile(path.join(abandoned, 'bundles', 'part.ndjson'), 'x\n');
     const kept = [
       `pdsnap-bucket-${host}-${process.ppid}-AbC124`, // its process still runs
-      `pdsnap-bucket-other.host-${dead}-AbC125`, // another host's: never judged here
+      `pdsnap-bucket-0123456789ab-${dead}-AbC125`, // another host's or pid namespace's: never judged here
       `pdsnap-bucket-${host}-${dead}-AbC126`, // a file, not a folder
       `pdsnap-bucket-${host}-${dead}-AbC127`, // a symbolic link
       `pdsnap-cache-${host}-${dead}-AbC128`, // another prefix
@@ -32,7 +31,7 @@ describe('makeProcessTempDir', () => {
 
     const made = await makeProcessTempDir('pdsnap-bucket', parent);
 
-    expect(path.basename(made)).toMatch(new RegExp(`^pdsnap-bucket-${host.replace(/\./g, '\\.')}-${process.pid}-[A-Za-z0-9]{6}$`));
+    expect(path.basename(made)).toMatch(new RegExp(`^pdsnap-bucket-${host}-${process.pid}-[A-Za-z0-9]{6}$`));
     expect((await readdir(parent)).sort()).toEqual([...kept, path.basename(made)].sort());
   });
 });

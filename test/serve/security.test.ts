@@ -136,6 +136,9 @@ describe('answers that never reach a route', () => {
       '127.0.0.1:80',
       '[::1]:4701',
       '[v1.fe80::a+en1]',
+      '[fe80::1%eth0]:4701',
+      '[fe80::1%25eth0]',
+      'LOCALHOST.',
       'xn--bcher-kva.example',
       'a%2Eb',
     ]) {
