@@ -28,6 +28,7 @@ export class DiffLeftovers {
   private db: SqliteDatabase | null = null;
   private insert: SqliteStatement<[number, number, string, Buffer]> | null = null;
   private readonly seq = { before: 0, after: 0 };
+  private reading: SqliteStatement<[], LeftoverRow> | null = null;
 
   add(side: DiffSideName, key: string, line: Buffer): void {
     if (this.insert === null) this.open();
@@ -55,11 +56,9 @@ export class DiffLeftovers {
       removed: new FirstBySeq<string>(limit),
       added: new FirstBySeq<string>(limit),
     };
-    // The statement stays referenced until the loop ends: node:sqlite before 22.15 could collect it
-    // mid-iteration and stop without an error. The row count checks that nothing was lost either way.
-    const statement = db.prepare<[], { side: number; seq: number; key: string; line: Uint8Array }>(
-      'SELECT side, seq, key, line FROM leftover ORDER BY key, side, seq',
-    );
+    // Held by the object while it iterates: node:sqlite before 22.15 could collect a statement that
+    // only its iterator used and stop without an error. The row count checks that nothing was lost.
+    this.reading = db.prepare<[], LeftoverRow>('SELECT side, seq, key, line FROM leftover ORDER BY key, side, seq');
     let read = 0;
     let group: { key: string; before: Held[]; after: Held[] } | null = null;
     const settleGroup = () => {
@@ -78,7 +77,7 @@ export class DiffLeftovers {
       verdicts.removed += before.length - pairs;
       verdicts.added += after.length - pairs;
     };
-    for (const row of statement.iterate()) {
+    for (const row of this.reading.iterate()) {
       read += 1;
       if (group === null || group.key !== row.key) {
         settleGroup();
@@ -98,13 +97,15 @@ export class DiffLeftovers {
   }
 
   close(): void {
+    this.reading = null;
     this.db?.close();
     this.db = null;
   }
 
   /**
-   * SQLite's private temporary database (an empty file name): created in SQLITE_TMPDIR or TMPDIR
-   * and unlinked as soon as it is open, so a diff that is killed leaves no file behind.
+   * SQLite's private temporary database (an empty file name): created in the first writable of
+   * SQLITE_TMPDIR, TMPDIR, /var/tmp, /usr/tmp, /tmp, and unlinked as soon as it is open, so a diff
+   * that is killed leaves no file behind.
    */
   private open(): void {
     const db = openSqlite('');
@@ -114,6 +115,13 @@ export class DiffLeftovers {
     this.insert = db.prepare('INSERT INTO leftover (side, seq, key, line) VALUES (?, ?, ?, ?)');
     db.exec('BEGIN');
   }
+}
+
+interface LeftoverRow {
+  side: number;
+  seq: number;
+  key: string;
+  line: Uint8Array;
 }
 
 interface Held {
