@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CursorCodec, queryFingerprint } from '../src/serve/cursor.js';
 import { measureProcess, mib, percentiles, readRequestLog, seconds } from './measure.js';
+import { measureChangedCopyDiff, type SmartMoneyBenchResult } from './smart-money.js';
 import { JsonClient } from './json-client.js';
 import { startChild, writeKeysFile } from './server.js';
 
@@ -19,6 +20,8 @@ export interface ScaleResult {
   validateMs: number;
   validateRssBytes: number;
   validateExit: number | undefined;
+  /** `pdsnap diff` from the build to a changed copy of it (as in the Smart Money benchmark). */
+  diff: SmartMoneyBenchResult['diff'];
   serveReadyMs: number;
   serveRssBytes: number;
   /** Latency seen by the client, and by the server itself (its access log's latencyMs, by request id). */
@@ -71,6 +74,9 @@ export async function benchScaleAt(cli: string, repoRoot: string, factor: number
 
     process.stderr.write(`scale ${factor}x: serve...\n`);
     const served = await measureServe(cli, repoRoot, store, dir, now, report.records.trades);
+    // After serve, whose deep pages are computed from this build's trade count.
+    process.stderr.write(`scale ${factor}x: publishing a changed copy and diffing the two...\n`);
+    const diff = await measureChangedCopyDiff(cli, repoRoot, store, report.snapshotId, now.toISOString());
     return {
       factor,
       filers,
@@ -84,6 +90,7 @@ export async function benchScaleAt(cli: string, repoRoot: string, factor: number
       validateMs: validate.wallMs,
       validateRssBytes: validate.peakRssBytes,
       validateExit: validate.exitCode,
+      diff,
       ...served,
     };
   } finally {
@@ -255,6 +262,7 @@ export function formatScale(results: ScaleResult[]): string {
       `  bundle               ${mib(r.bundleBytes).padStart(8)}   (serving index ${mib(r.servingIndexBytes)})`,
       `  validate             ${seconds(r.validateMs).padStart(8)}   peak RSS ${mib(r.validateRssBytes)}   exit ${r.validateExit}`,
       `  serve ready          ${seconds(r.serveReadyMs).padStart(8)}   peak RSS ${mib(r.serveRssBytes)} (after the deep pages)`,
+      `  diff                 ${seconds(r.diff.wallMs).padStart(8)}   peak RSS ${mib(r.diff.peakRssBytes)}   ${r.diff.summary}`,
       ...r.deep.map(
         (d) =>
           `  ${d.label.padEnd(44)} ${String(d.requests).padStart(5)} requests  p50 ${d.p50Ms} ms  p99 ${d.p99Ms} ms` +

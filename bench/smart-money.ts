@@ -77,11 +77,7 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
     const counts = JSON.parse(anchor.stdout) as AnchorCounts;
     const mismatches = await crossCheck(new BundleStore(store), report.snapshotId as string, counts);
     process.stderr.write('publishing a changed copy of the snapshot and diffing the two...\n');
-    await publishChangedCopy(store, report.snapshotId as string);
-    const diff = await measureProcess('node', [cli, 'diff', 'smart-money', '--store', store, '--json'], repoRoot);
-    if (diff.exitCode !== 0) throw new Error(`diff failed (exit ${diff.exitCode}): ${diff.stderr}`);
-    const resources = JSON.parse(diff.stdout).resources as Array<Record<string, number | string>>;
-    const summary = resources.map((r) => `${r.resource} ${r.before}->${r.after}: +${r.added} -${r.removed} ~${r.changed}`).join('; ');
+    const diff = await measureChangedCopyDiff(cli, repoRoot, store, report.snapshotId as string, NOW);
     return {
       filers,
       infotableRows,
@@ -92,7 +88,7 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
       trades: report.records.trades,
       withinBudget: build.peakRssBytes < MEMORY_BUDGET,
       duckdb: { wallMs: anchor.wallMs, peakRssBytes: anchor.peakRssBytes, mismatches, counts },
-      diff: { wallMs: diff.wallMs, peakRssBytes: diff.peakRssBytes, summary },
+      diff,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -100,13 +96,32 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
 }
 
 /**
+ * Publishes a changed copy of a Smart Money snapshot (below) and times `pdsnap diff smart-money
+ * --json` from the snapshot to the copy in a child process of the real CLI.
+ */
+export async function measureChangedCopyDiff(
+  cli: string,
+  repoRoot: string,
+  store: string,
+  snapshotId: string,
+  builtAt: string,
+): Promise<SmartMoneyBenchResult['diff']> {
+  await publishChangedCopy(store, snapshotId, builtAt);
+  const diff = await measureProcess('node', [cli, 'diff', 'smart-money', '--store', store, '--json'], repoRoot);
+  if (diff.exitCode !== 0) throw new Error(`diff failed (exit ${diff.exitCode}): ${diff.stderr}`);
+  const resources = JSON.parse(diff.stdout).resources as Array<Record<string, number | string>>;
+  const summary = resources.map((r) => `${r.resource} ${r.before}->${r.after}: +${r.added} -${r.removed} ~${r.changed}`).join('; ');
+  return { wallMs: diff.wallMs, peakRssBytes: diff.peakRssBytes, summary };
+}
+
+/**
  * A second snapshot an hour later, made from the first record by record through the real store:
  * every 100th trade's reported value changed, every 100th trade (another one) and investor gone.
  */
-async function publishChangedCopy(root: string, snapshotId: string): Promise<void> {
+async function publishChangedCopy(root: string, snapshotId: string, builtAt: string): Promise<void> {
   const store = new BundleStore(root);
   const bundle = await store.openBundle(snapshotId);
-  const generatedAt = new Date(Date.parse(NOW) + 3_600_000).toISOString();
+  const generatedAt = new Date(Date.parse(builtAt) + 3_600_000).toISOString();
   const { staged } = await store.stage('smart-money', async (sink) => {
     for (const resource of ['investors', 'consensus', 'trades']) {
       let index = 0;
