@@ -110,7 +110,11 @@ async function diffResource(before: BundleSide, after: BundleSide, resource: str
     if (sameParts) {
       diff.unchanged = diff.after;
       // Nothing to compare; the records are read only for whoever observes them.
-      if (observe) for (const side of [sides.before, sides.after]) while ((await side.next()) !== null) side.consume(side.current!);
+      if (observe) {
+        for (const side of [sides.before, sides.after]) {
+          for (let line = await side.next(); line !== null; line = await side.next()) side.consume(line);
+        }
+      }
       return diff;
     }
     diff.unchanged = await walk(sides.before, sides.after, leftovers, Math.max(2, options.divergenceLimit ?? DIVERGENCE_LIMIT));
@@ -171,12 +175,14 @@ async function walk(old: SideLines, now: SideLines, leftovers: DiffLeftovers, di
 
 /** Searches from both sides in turn for a line of the other; true when they are in step again (or read to the end). */
 async function diverge(old: SideLines, now: SideLines, leftovers: DiffLeftovers, limit: number): Promise<boolean> {
-  const seen = { old: new Map<string, number>(), now: new Map<string, number>() };
-  const held = { old: [] as BundleLine[], now: [] as BundleLine[] };
+  const held = { old: new HeldLines(), now: new HeldLines() };
   let oldDone = false;
   let nowDone = false;
-  let bytes = 0;
-  while (!(oldDone && nowDone) && held.old.length + held.now.length < limit && bytes < DIVERGENCE_BYTES) {
+  while (
+    !(oldDone && nowDone) &&
+    held.old.lines.length + held.now.lines.length < limit &&
+    held.old.bytes + held.now.bytes < DIVERGENCE_BYTES
+  ) {
     for (const [side, other, mine, theirs] of [
       [old, now, 'old', 'now'],
       [now, old, 'now', 'old'],
@@ -189,23 +195,21 @@ async function diverge(old: SideLines, now: SideLines, leftovers: DiffLeftovers,
         continue;
       }
       side.take();
-      const digest = hash('sha256', line.bytes, 'binary');
-      const at = seen[theirs].get(digest);
-      if (at !== undefined && held[theirs][at]!.bytes.equals(line.bytes)) {
+      const digest = lineDigest(line);
+      const at = held[theirs].find(line, digest);
+      if (at !== -1) {
         // In step again from this line and its twin: what came before them is left over.
-        for (const h of held[mine]) side.leaveOver(h, leftovers);
-        for (const h of held[theirs].slice(0, at)) other.leaveOver(h, leftovers);
+        for (const h of held[mine].lines) side.leaveOver(h, leftovers);
+        for (const h of held[theirs].lines.slice(0, at)) other.leaveOver(h, leftovers);
         side.unread([line]);
-        other.unread(held[theirs].slice(at));
+        other.unread(held[theirs].lines.slice(at));
         return true;
       }
-      if (!seen[mine].has(digest)) seen[mine].set(digest, held[mine].length);
-      held[mine].push(line);
-      bytes += line.bytes.length;
+      held[mine].add(line, digest);
     }
   }
-  for (const h of held.old) old.leaveOver(h, leftovers);
-  for (const h of held.now) now.leaveOver(h, leftovers);
+  for (const h of held.old.lines) old.leaveOver(h, leftovers);
+  for (const h of held.now.lines) now.leaveOver(h, leftovers);
   return oldDone && nowDone;
 }
 
@@ -221,33 +225,52 @@ async function skipBlock(old: SideLines, now: SideLines, leftovers: DiffLeftover
   for (let stretch = limit, turn = 0; ; stretch *= 2, turn += 1) {
     // First as if lines were removed (the old side read alone), then as if added.
     const [hold, scan] = turn % 2 === 0 ? [now, old] : [old, now];
-    const held: BundleLine[] = [];
-    const index = new Map<string, number>();
-    for (let bytes = 0; held.length < limit / 2 && bytes < DIVERGENCE_BYTES / 2; ) {
+    const held = new HeldLines();
+    while (held.lines.length < limit / 2 && held.bytes < DIVERGENCE_BYTES / 2) {
       const line = hold.peek() ?? (await hold.next());
       if (line === null) break;
       hold.take();
-      const digest = hash('sha256', line.bytes, 'binary');
-      if (!index.has(digest)) index.set(digest, held.length);
-      held.push(line);
-      bytes += line.bytes.length;
+      held.add(line, lineDigest(line));
     }
-    if (held.length === 0) return;
+    if (held.lines.length === 0) return;
     for (let n = 0; n < stretch; n += 1) {
       const line = scan.peek() ?? (await scan.next());
       if (line === null) break;
-      const at = index.get(hash('sha256', line.bytes, 'binary'));
-      if (at !== undefined && held[at]!.bytes.equals(line.bytes)) {
+      const at = held.find(line, lineDigest(line));
+      if (at !== -1) {
         // In step again: this line (still the scanned side's next) and its twin.
-        for (const h of held.slice(0, at)) hold.leaveOver(h, leftovers);
-        hold.unread(held.slice(at));
+        for (const h of held.lines.slice(0, at)) hold.leaveOver(h, leftovers);
+        hold.unread(held.lines.slice(at));
         return;
       }
       scan.take();
       scan.leaveOver(line, leftovers);
     }
-    hold.unread(held);
+    hold.unread(held.lines);
     if ((scan.peek() ?? (await scan.next())) === null) return;
+  }
+}
+
+function lineDigest(line: BundleLine): string {
+  return hash('sha256', line.bytes, 'binary');
+}
+
+/** Lines taken during a search, in order, found again by digest (the bytes decide). */
+class HeldLines {
+  readonly lines: BundleLine[] = [];
+  bytes = 0;
+  private readonly first = new Map<string, number>();
+
+  add(line: BundleLine, digest: string): void {
+    if (!this.first.has(digest)) this.first.set(digest, this.lines.length);
+    this.lines.push(line);
+    this.bytes += line.bytes.length;
+  }
+
+  /** Where the first held line with these bytes is; -1 when none. */
+  find(line: BundleLine, digest: string): number {
+    const at = this.first.get(digest);
+    return at !== undefined && this.lines[at]!.bytes.equals(line.bytes) ? at : -1;
   }
 }
 
@@ -256,7 +279,6 @@ class SideLines {
   private readonly cursor: LineCursor;
   /** Lines read ahead and given back, the next one last. */
   private readonly back: BundleLine[] = [];
-  current: BundleLine | null = null;
 
   constructor(
     private readonly side: BundleSide,
@@ -275,8 +297,7 @@ class SideLines {
   }
 
   async next(): Promise<BundleLine | null> {
-    this.current = this.peek() ?? (await this.cursor.load());
-    return this.current;
+    return this.peek() ?? (await this.cursor.load());
   }
 
   take(): void {
