@@ -33,6 +33,13 @@ export function resourceOfPath(file: string): string {
   return PART_PATH.exec(file)?.[1] ?? '';
 }
 
+/** Records per resource, summed over its parts, as a manifest lists them. */
+export function recordsPerResource(files: readonly ResourceEntry[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const file of files) counts[resourceOfPath(file.path)] = (counts[resourceOfPath(file.path)] ?? 0) + file.records;
+  return counts;
+}
+
 /**
  * Who accepted what: the reason given to --accept-drift, the snapshot compared with, and the
  * checks that failed, with their figures. In the manifest (build) or the store's accepted/ folder (promote).

@@ -9,8 +9,8 @@ import {
   CurrentPointer,
   DriftAcceptance,
   Manifest,
+  recordsPerResource,
   type ResourceEntry,
-  resourceOfPath,
   type ServingIndexEntry,
 } from '../model/manifest.js';
 import type { SourceFile } from '../model/report.js';
@@ -642,13 +642,6 @@ function thisHost(): string {
 function withPath(error: Error, file: string): Error {
   if (error.message.includes(file)) return error;
   return Object.assign(new Error(`${file}: ${error.message}`), { code: (error as NodeJS.ErrnoException).code });
-}
-
-/** Records per resource, summed over its parts. */
-export function recordsPerResource(files: readonly ResourceEntry[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const file of files) counts[resourceOfPath(file.path)] = (counts[resourceOfPath(file.path)] ?? 0) + file.records;
-  return counts;
 }
 
 /** Streams one listed file's bytes through SHA-256 and compares size and digest with the manifest. */

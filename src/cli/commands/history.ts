@@ -3,7 +3,7 @@ import { withPathDefaults } from '../path-options.js';
 import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { DatasetName } from '../../model/dataset.js';
-import { type Manifest, resourceOfPath } from '../../model/manifest.js';
+import { type Manifest, recordsPerResource } from '../../model/manifest.js';
 import { BundleStore } from '../../publish/store.js';
 import { evaluateDrift, type ResourceChange } from '../../validate/drift.js';
 import { worstStatus } from '../../validate/report.js';
@@ -58,11 +58,11 @@ export function historyCommand(): Command {
           });
           continue;
         }
-        const counts = countsOf(manifest);
+        const counts = recordsPerResource(manifest.files);
         const acceptance = await store.acceptedDrift(manifest);
         const drift = withAcceptance(
           evaluateDrift(
-            before === null ? null : { baseline: before.snapshotId, resources: changes(countsOf(before), counts) },
+            before === null ? null : { baseline: before.snapshotId, resources: changes(recordsPerResource(before.files), counts) },
             config.drift[dataset],
             'the oldest snapshot in the store',
           ),
@@ -109,12 +109,6 @@ export function historyCommand(): Command {
       );
       printLine('\n* current, c candidate (build --no-promote)');
     });
-}
-
-function countsOf(manifest: Manifest): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const file of manifest.files) counts[resourceOfPath(file.path)] = (counts[resourceOfPath(file.path)] ?? 0) + file.records;
-  return counts;
 }
 
 function changes(before: Record<string, number>, after: Record<string, number>): Record<string, ResourceChange> {

@@ -6,12 +6,12 @@ import type { BuildNote, Rejection } from '../../model/report.js';
 import { LockError } from '../../lib/file-lock.js';
 import { InvalidRecordError } from '../../publish/bundle-file-writer.js';
 import { openStore, type SnapshotStore } from '../../publish/snapshot-store.js';
-import { PublishFailure, recordsPerResource, type StagedBundle } from '../../publish/store.js';
+import { PublishFailure, type StagedBundle } from '../../publish/store.js';
 import type { ContentCheck } from '../../validate/content-rules.js';
 import { evaluateFreshness, freshUntil } from '../../validate/freshness.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
 import type { DriftThresholds } from '../../validate/drift.js';
-import type { DriftAcceptance } from '../../model/manifest.js';
+import { type DriftAcceptance, recordsPerResource } from '../../model/manifest.js';
 import { checkDrift, currentBaseline, type DriftSide } from './drift.js';
 import { RECIPES } from './recipes.js';
 

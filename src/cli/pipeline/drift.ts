@@ -1,6 +1,6 @@
 import { DATASET_RESOURCES, type DatasetName } from '../../model/dataset.js';
 import type { RuleResult } from '../../model/freshness.js';
-import type { DriftAcceptance, Manifest } from '../../model/manifest.js';
+import { type DriftAcceptance, type Manifest, recordsPerResource } from '../../model/manifest.js';
 import { DRIFT_KEYED } from '../../model/record-keys.js';
 import { type BundleSide, diffBundles, type ResourceDiff } from '../../publish/bundle-diff.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
@@ -28,7 +28,6 @@ export interface DriftCheck {
   /** The snapshot compared with; null for a first snapshot. */
   baseline: string | null;
   rules: RuleResult[];
-  diffs: ResourceDiff[];
 }
 
 export function sideOf(manifest: Manifest, directory: string): DriftSide {
@@ -42,11 +41,17 @@ export async function checkDrift(
   thresholds: DatasetDriftThresholds,
   noBaseline?: string,
 ): Promise<DriftCheck> {
-  if (baseline === null) return { baseline: null, rules: evaluateDrift(null, thresholds, noBaseline), diffs: [] };
+  if (baseline === null) return { baseline: null, rules: evaluateDrift(null, thresholds, noBaseline) };
   const watch = new WatchCollector(dataset, baseline.generatedAt, candidate.generatedAt);
+  // Records are compared only where drift judges them: key churn, and the watched facts. The other
+  // resources (trades, which churn by design) are judged by their counts, which the manifests give;
+  // reading them cost most of a full-scale check, and all of it when a new quarter changes every trade.
+  const compared = Object.keys(DATASET_RESOURCES[dataset]).filter(
+    (resource) => DRIFT_KEYED[dataset].includes(resource) || watch.resources.has(resource),
+  );
   let diffs: ResourceDiff[];
   try {
-    diffs = await diffBundles(baseline, candidate, Object.keys(DATASET_RESOURCES[dataset]), {
+    diffs = await diffBundles(baseline, candidate, compared, {
       limit: SAMPLE_SIZE,
       observe: { resources: watch.resources, record: (side, resource, record) => watch.record(side, resource, record) },
     });
@@ -57,24 +62,25 @@ export async function checkDrift(
     return {
       baseline: null,
       rules: evaluateDrift(null, thresholds, `the snapshot to compare with cannot be used (${error.message})`),
-      diffs: [],
     };
   }
   const comparison: DriftComparison = {
     baseline: baseline.label,
-    resources: changesOf(dataset, diffs),
+    resources: changesOf(dataset, baseline, candidate, diffs),
     watch: watch.result(),
   };
-  return { baseline: baseline.label, rules: evaluateDrift(comparison, thresholds), diffs };
+  return { baseline: baseline.label, rules: evaluateDrift(comparison, thresholds) };
 }
 
-/** The figures drift judges, from the engine's diff: counts everywhere, key churn where keys are stable. */
-export function changesOf(dataset: DatasetName, diffs: readonly ResourceDiff[]): Record<string, ResourceChange> {
+/** The figures drift judges: counts of every resource from the manifests, key churn from the diff where keys are stable. */
+function changesOf(dataset: DatasetName, baseline: BundleSide, candidate: BundleSide, diffs: readonly ResourceDiff[]) {
+  const before = recordsPerResource(baseline.files);
+  const after = recordsPerResource(candidate.files);
   const changes: Record<string, ResourceChange> = {};
-  for (const d of diffs) {
-    changes[d.resource] = DRIFT_KEYED[dataset].includes(d.resource)
-      ? { before: d.before, after: d.after, keys: { lost: d.removed, added: d.added, lostSample: d.removedKeys } }
-      : { before: d.before, after: d.after };
+  for (const resource of Object.keys(DATASET_RESOURCES[dataset])) {
+    const counts = { before: before[resource] ?? 0, after: after[resource] ?? 0 };
+    const diff = DRIFT_KEYED[dataset].includes(resource) ? diffs.find((d) => d.resource === resource) : undefined;
+    changes[resource] = diff ? { ...counts, keys: { lost: diff.removed, added: diff.added, lostSample: diff.removedKeys } } : counts;
   }
   return changes;
 }
