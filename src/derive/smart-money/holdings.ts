@@ -6,7 +6,8 @@ import { compareText } from './order.js';
  *
  * - The base is the latest RESTATEMENT amendment, else the latest original 13F-HR: a restatement
  *   replaces everything filed before it.
- * - Every NEW HOLDINGS amendment filed after the base adds its rows.
+ * - Every NEW HOLDINGS amendment adds its rows to an original; to a restatement, only those filed
+ *   after it.
  * - A 13F-NT / 13F-NT/A is a notice (another manager reports the holdings): it contributes no rows,
  *   it is never a sale, and a period holding only notices has no usable holdings.
  */
@@ -23,6 +24,12 @@ export interface UnusedFiling {
   reason: string;
 }
 
+/** A period without a holdings report to build on; its amendments are named for the build notes. */
+export interface NoHoldingsReport {
+  base: null;
+  unused: UnusedFiling[];
+}
+
 /** Filing order: filing date, then accession number (EDGAR numbers grow within a filer agent's year). */
 function compareFilingOrder(a: FilingMeta, b: FilingMeta): number {
   return compareText(a.filedAt, b.filedAt) || compareText(a.accessionNumber, b.accessionNumber);
@@ -37,11 +44,11 @@ function latest(filings: FilingMeta[]): FilingMeta | undefined {
 }
 
 /**
- * The effective filings of one investor (CIK) for one report period, or null when the period has
- * no holdings report (only notices, or only amendments without an original).
+ * The effective filings of one investor (CIK) for one report period, or a NoHoldingsReport when the
+ * period has none (only notices, or only amendments without an original).
  * `filings` must all share the same CIK and period.
  */
-export function effectiveFilings(filings: FilingMeta[]): EffectiveFilings | null {
+export function effectiveFilings(filings: FilingMeta[]): EffectiveFilings | NoHoldingsReport {
   const reports = filings.filter((filing) => !isNotice(filing));
   const originals = reports.filter((filing) => filing.submissionType === '13F-HR');
   const amendments = reports.filter((filing) => filing.submissionType === '13F-HR/A');
@@ -62,16 +69,22 @@ export function effectiveFilings(filings: FilingMeta[]): EffectiveFilings | null
         reason: `NEW HOLDINGS amendment ${filing.accessionNumber} has no original 13F-HR or RESTATEMENT for period ${filing.period} to add to`,
       });
     }
-    return null;
+    return { base: null, unused: unused.sort((a, b) => compareFilingOrder(a.filing, b.filing)) };
   }
 
   const additions: FilingMeta[] = [];
   for (const filing of [...newHoldings].sort(compareFilingOrder)) {
-    if (compareFilingOrder(filing, base) > 0) additions.push(filing);
+    // An amendment follows the original it amends, whatever the dates say: a folder filing is dated
+    // by its signature (often the same day), and a filer's agent numbers accessions with its own
+    // CIK. Only a RESTATEMENT filed after it replaces it.
+    if (base.submissionType === '13F-HR' || compareFilingOrder(filing, base) > 0) additions.push(filing);
     else
       unused.push({
         filing,
-        reason: `NEW HOLDINGS amendment ${filing.accessionNumber} was superseded by the later RESTATEMENT ${base.accessionNumber}`,
+        reason:
+          filing.filedAt === base.filedAt
+            ? `NEW HOLDINGS amendment ${filing.accessionNumber} was filed the same day as the RESTATEMENT ${base.accessionNumber}, which is taken as the later one (accession order) and restates every holding`
+            : `NEW HOLDINGS amendment ${filing.accessionNumber} was superseded by the later RESTATEMENT ${base.accessionNumber}`,
       });
   }
   for (const filing of [...restatements, ...originals]) {

@@ -2,7 +2,7 @@ import type { FilingCatalog, FilingMeta, InvestorRegistryEntry } from '../../mod
 import type { BuildNote } from '../../model/report.js';
 import type { ConsensusRow, InvestorDetail, TradeRow } from '../../model/smart-money.js';
 import { ConsensusAccumulator } from './consensus.js';
-import { effectiveFilings, type EffectiveFilings } from './holdings.js';
+import { effectiveFilings, type EffectiveFilings, type UnusedFiling } from './holdings.js';
 import { buildInvestorDetail, UNCLASSIFIED_CATEGORY, type InvestorIdentity } from './investors.js';
 import { compareText } from './order.js';
 import { aggregateCatalogPositions, type AggregatedPosition } from './positions.js';
@@ -85,14 +85,19 @@ function groupFilings(catalog: FilingCatalog): Map<string, Map<string, FilingMet
   return byCik;
 }
 
-/** The latest report period that has a holdings report; notices alone do not make a period usable. */
-function latestUsable(byPeriod: Map<string, FilingMeta[]>): EffectiveFilings | null {
+/**
+ * The latest report period that has a holdings report; notices alone do not make a period usable.
+ * The amendments of later periods that could not be used are named in `skipped`.
+ */
+function latestUsable(byPeriod: Map<string, FilingMeta[]>): { current: EffectiveFilings | null; skipped: UnusedFiling[] } {
   const periods = [...byPeriod.keys()].sort(compareText).reverse();
+  const skipped: UnusedFiling[] = [];
   for (const period of periods) {
     const effective = effectiveFilings(byPeriod.get(period)!);
-    if (effective !== null) return effective;
+    if (effective.base !== null) return { current: effective, skipped };
+    skipped.push(...effective.unused);
   }
-  return null;
+  return { current: null, skipped };
 }
 
 function latestFiling(byPeriod: Map<string, FilingMeta[]>): FilingMeta {
@@ -100,8 +105,8 @@ function latestFiling(byPeriod: Map<string, FilingMeta[]>): FilingMeta {
   return all.sort((a, b) => compareText(a.filedAt, b.filedAt) || compareText(a.accessionNumber, b.accessionNumber)).at(-1)!;
 }
 
-function unusedNotes(effective: EffectiveFilings | null): BuildNote[] {
-  return (effective?.unused ?? []).map(({ filing, reason }) => ({ source: filing.source, message: reason }));
+function unusedNotes(unused: readonly UnusedFiling[]): BuildNote[] {
+  return unused.map(({ filing, reason }) => ({ source: filing.source, message: reason }));
 }
 
 interface Candidate {
@@ -149,7 +154,8 @@ export function planInvestors(input: SmartMoneyInput): { plans: InvestorPlan[]; 
       notes.push({ source: REGISTRY_SOURCE, message: `${label} has no Form 13F filing in the sources and is not published` });
       continue;
     }
-    const current = latestUsable(byPeriod);
+    const { current, skipped } = latestUsable(byPeriod);
+    notes.push(...unusedNotes(skipped));
     if (current === null) {
       const latest = latestFiling(byPeriod);
       leftOut.noHoldingsReport += 1;
@@ -188,8 +194,9 @@ export function planInvestors(input: SmartMoneyInput): { plans: InvestorPlan[]; 
     }
     const previousPeriod = previousQuarterEnd(current.base.period);
     const previousFilings = previousPeriod === null ? undefined : byCik.get(cik)!.get(previousPeriod);
-    const previous = previousFilings === undefined ? null : effectiveFilings(previousFilings);
-    notes.push(...unusedNotes(current), ...unusedNotes(previous));
+    const previousPeriodFilings = previousFilings === undefined ? null : effectiveFilings(previousFilings);
+    const previous = previousPeriodFilings?.base ? previousPeriodFilings : null;
+    notes.push(...unusedNotes(current.unused), ...unusedNotes(previousPeriodFilings?.unused ?? []));
     plans.push({ identity, current, previous });
   }
   plans.sort((a, b) => compareText(a.identity.slug, b.identity.slug));

@@ -144,6 +144,23 @@ describe('deriveSmartMoney', () => {
     expect(catalog.rowsRequested).not.toContain(notice.meta.accessionNumber);
   });
 
+  it('a NEW HOLDINGS amendment in a later quarter without its original is named in a note; the investor stays on its last report', () => {
+    const orphan = filing({
+      cik: '1067983',
+      period: Q3,
+      filerName: 'BERKSHIRE HATHAWAY INC',
+      submissionType: '13F-HR/A',
+      amendmentType: 'NEW HOLDINGS',
+      accessionNumber: '0001067983-26-000009',
+      source: 'filings/edgar/brk-q3-amendment.txt',
+    });
+    const { result } = derive([berkshireQ2, orphan]);
+    expect(result.investors.map((i) => i.period)).toEqual([Q2]);
+    expect(result.notes).toContainEqual({
+      source: 'filings/edgar/brk-q3-amendment.txt',
+      message: `NEW HOLDINGS amendment 0001067983-26-000009 has no original 13F-HR or RESTATEMENT for period ${Q3} to add to`,
+    });
+  });
   it('a filer with only 13F-NT notices is not published, and the build says why', () => {
     const notice = filing({
       cik: '3003',

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveFilings, effectiveHoldings } from '../../../src/derive/smart-money/holdings.js';
+import { type EffectiveFilings, effectiveFilings, effectiveHoldings } from '../../../src/derive/smart-money/holdings.js';
+import type { FilingMeta } from '../../../src/model/filing.js';
 import { CUSIP, InMemoryFilingCatalog, filing, row } from './catalog.js';
+
+/** The effective filings of a period that has a holdings report. */
+function usable(filings: FilingMeta[]): EffectiveFilings {
+  const effective = effectiveFilings(filings);
+  if (effective.base === null) throw new Error('expected a holdings report');
+  return effective;
+}
 
 const period = '2026-09-30';
 const cik = '1067983';
@@ -9,7 +17,7 @@ describe('effective holdings of one investor and period', () => {
   it('uses the original 13F-HR when there is no amendment', () => {
     const original = filing({ cik, period, filedAt: '2026-11-14' }, [row('APPLE INC', CUSIP.apple, 100, 25_000)]);
     const catalog = new InMemoryFilingCatalog([original]);
-    const effective = effectiveFilings([original.meta])!;
+    const effective = usable([original.meta]);
     expect(effective.base).toBe(original.meta);
     expect(effectiveHoldings(effective, (a) => catalog.rows(a)).map((r) => r.issuerName)).toEqual(['APPLE INC']);
   });
@@ -23,7 +31,7 @@ describe('effective holdings of one investor and period', () => {
       row('APPLE INC', CUSIP.apple, 90, 22_500),
     ]);
     const catalog = new InMemoryFilingCatalog([original, added, restated]);
-    const effective = effectiveFilings([original.meta, added.meta, restated.meta])!;
+    const effective = usable([original.meta, added.meta, restated.meta]);
     expect(effective.base).toBe(restated.meta);
     expect(effective.additions).toEqual([]);
     expect(effectiveHoldings(effective, (a) => catalog.rows(a))).toEqual([row('APPLE INC', CUSIP.apple, 90, 22_500)]);
@@ -49,7 +57,7 @@ describe('effective holdings of one investor and period', () => {
       accessionNumber: '0001067983-26-000009',
     });
     const earlier = filing({ cik, period, filedAt: '2026-11-15', submissionType: '13F-HR/A', amendmentType: 'RESTATEMENT' });
-    expect(effectiveFilings([second.meta, original.meta, earlier.meta, first.meta])!.base).toBe(second.meta);
+    expect(usable([second.meta, original.meta, earlier.meta, first.meta]).base).toBe(second.meta);
   });
 
   it('a NEW HOLDINGS amendment adds its rows to the base', () => {
@@ -58,7 +66,7 @@ describe('effective holdings of one investor and period', () => {
       row('CHEVRON CORP NEW', CUSIP.chevron, 5, 800),
     ]);
     const catalog = new InMemoryFilingCatalog([original, added]);
-    const effective = effectiveFilings([added.meta, original.meta])!;
+    const effective = usable([added.meta, original.meta]);
     expect(effective.base).toBe(original.meta);
     expect(effective.additions).toEqual([added.meta]);
     expect(effectiveHoldings(effective, (a) => catalog.rows(a)).map((r) => r.issuerName)).toEqual(['APPLE INC', 'CHEVRON CORP NEW']);
@@ -67,26 +75,77 @@ describe('effective holdings of one investor and period', () => {
   it('a 13F-NT contributes nothing: a period with only a notice has no usable holdings', () => {
     const notice = filing({ cik, period, submissionType: '13F-NT' });
     const noticeAmendment = filing({ cik, period, submissionType: '13F-NT/A' });
-    expect(effectiveFilings([notice.meta, noticeAmendment.meta])).toBeNull();
+    expect(effectiveFilings([notice.meta, noticeAmendment.meta])).toEqual({ base: null, unused: [] });
   });
 
   it('a 13F-NT next to a holdings report does not replace or empty it', () => {
     const original = filing({ cik, period, filedAt: '2026-11-10' }, [row('APPLE INC', CUSIP.apple, 100, 25_000)]);
     const notice = filing({ cik, period, filedAt: '2026-11-21', submissionType: '13F-NT' });
-    const effective = effectiveFilings([original.meta, notice.meta])!;
+    const effective = usable([original.meta, notice.meta]);
     expect(effective.base).toBe(original.meta);
     expect(effective.additions).toEqual([]);
   });
 
-  it('a NEW HOLDINGS amendment without an original is not usable on its own', () => {
+  it('a NEW HOLDINGS amendment without an original is not usable on its own, and says so', () => {
     const added = filing({ cik, period, submissionType: '13F-HR/A', amendmentType: 'NEW HOLDINGS' });
-    expect(effectiveFilings([added.meta])).toBeNull();
+    const effective = effectiveFilings([added.meta]);
+    expect(effective.base).toBeNull();
+    expect(effective.unused.map((u) => u.filing)).toEqual([added.meta]);
+    expect(effective.unused[0]!.reason).toMatch(/has no original 13F-HR or RESTATEMENT for period 2026-09-30/);
+  });
+
+  it('a NEW HOLDINGS amendment adds to the original whatever their dates and accession numbers say', () => {
+    // A filer's agent files the amendment the day the original is signed, under the agent's own CIK,
+    // whose accession number sorts before the filer's.
+    const original = filing({ cik, period, filedAt: '2026-11-10', accessionNumber: '0001067983-26-000005' }, [
+      row('APPLE INC', CUSIP.apple, 100, 25_000),
+    ]);
+    const added = filing(
+      {
+        cik,
+        period,
+        filedAt: '2026-11-10',
+        submissionType: '13F-HR/A',
+        amendmentType: 'NEW HOLDINGS',
+        accessionNumber: '0000950123-26-000100',
+      },
+      [row('CHEVRON CORP NEW', CUSIP.chevron, 5, 800)],
+    );
+    const effective = usable([original.meta, added.meta]);
+    expect(effective.base).toBe(original.meta);
+    expect(effective.additions).toEqual([added.meta]);
+    expect(effective.unused).toEqual([]);
+  });
+
+  it('a NEW HOLDINGS amendment filed the same day as a RESTATEMENT says which was taken as later', () => {
+    const original = filing({ cik, period, filedAt: '2026-11-10' });
+    const added = filing({
+      cik,
+      period,
+      filedAt: '2026-11-20',
+      submissionType: '13F-HR/A',
+      amendmentType: 'NEW HOLDINGS',
+      accessionNumber: '0000950123-26-000100',
+    });
+    const restated = filing({
+      cik,
+      period,
+      filedAt: '2026-11-20',
+      submissionType: '13F-HR/A',
+      amendmentType: 'RESTATEMENT',
+      accessionNumber: '0001067983-26-000009',
+    });
+    const effective = effectiveFilings([original.meta, added.meta, restated.meta]);
+    expect(effective.base).toBe(restated.meta);
+    expect(effective.unused.find((u) => u.filing === added.meta)!.reason).toMatch(
+      /filed the same day as the RESTATEMENT 0001067983-26-000009/,
+    );
   });
 
   it('an amendment that names no amendment type is reported as unused, not guessed at', () => {
     const original = filing({ cik, period, filedAt: '2026-11-10' });
     const unknown = filing({ cik, period, filedAt: '2026-11-12', submissionType: '13F-HR/A', amendmentType: null });
-    const effective = effectiveFilings([original.meta, unknown.meta])!;
+    const effective = usable([original.meta, unknown.meta]);
     expect(effective.base).toBe(original.meta);
     expect(effective.unused).toHaveLength(1);
     expect(effective.unused[0]!.reason).toMatch(/names no amendment type/);
