@@ -115,7 +115,8 @@ async function ingestFullSubmission(sourcesRoot: string, file: string, intake: F
     if (submissionType === '13F-HR/A' && facts.amendmentType === null) {
       throw new SourceProblem('13F-HR/A without an amendmentType (RESTATEMENT or NEW HOLDINGS)', 'coverPage/amendmentInfo');
     }
-    intake.accept(facts, isNotice ? [] : table!, cover, {
+    // A notice's table, if it has one, goes in too: the intake rejects a notice that lists rows.
+    intake.accept(facts, table ?? [], cover, {
       accession: { source, location: 'SEC-HEADER/ACCESSION NUMBER' },
       totals: { source, location: 'summaryPage' },
     });
@@ -162,23 +163,24 @@ async function ingestFilingFolder(sourcesRoot: string, folder: string, allFiles:
       );
     }
     const isNotice = cover.submissionType.startsWith('13F-NT');
+    const tables: { source: string; rows: () => RawHoldingRow[] }[] = [];
+    for (const loaded of loadedOthers) {
+      currentSource = loaded.relativePath;
+      const parsed = parseXmlDocument(loaded.text);
+      if (isInformationTable(parsed)) tables.push({ source: loaded.relativePath, rows: () => readInformationTable(parsed) });
+    }
+    currentSource = loadedPrimary.relativePath;
+    if (tables.length > 1 || (tables.length === 0 && !isNotice)) {
+      throw new SourceProblem(
+        tables.length === 0
+          ? 'no information-table XML (<informationTable>) next to primary_doc.xml'
+          : `more than one information-table XML: ${tables.map((table) => table.source).join(', ')}`,
+        'folder',
+      );
+    }
+    // A notice's table, if it has one, is read too: the intake rejects a notice that lists rows.
     let rows: RawHoldingRow[] = [];
-    if (!isNotice) {
-      const tables: { source: string; rows: () => RawHoldingRow[] }[] = [];
-      for (const loaded of loadedOthers) {
-        currentSource = loaded.relativePath;
-        const parsed = parseXmlDocument(loaded.text);
-        if (isInformationTable(parsed)) tables.push({ source: loaded.relativePath, rows: () => readInformationTable(parsed) });
-      }
-      currentSource = loadedPrimary.relativePath;
-      if (tables.length !== 1) {
-        throw new SourceProblem(
-          tables.length === 0
-            ? 'no information-table XML (<informationTable>) next to primary_doc.xml'
-            : `more than one information-table XML: ${tables.map((table) => table.source).join(', ')}`,
-          'folder',
-        );
-      }
+    if (tables.length === 1) {
       currentSource = tables[0]!.source;
       rows = tables[0]!.rows();
       currentSource = loadedPrimary.relativePath;

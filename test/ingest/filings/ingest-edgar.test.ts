@@ -136,7 +136,20 @@ describe('ingestFilings rejections', async () => {
     // 0001545000-26-000011 only disagrees with its own cover page: it is published from its table.
     expect([...result.catalog.filings()].map((meta) => meta.accessionNumber)).toEqual(['0001545000-26-000011']);
     expect(result.registry).toBeNull();
-    expect(result.rejections).toHaveLength(4);
+    expect(result.rejections).toHaveLength(6);
+  });
+
+  it('rejects a 13F-NT that lists information-table rows, as a folder and as a full submission', () => {
+    expect(reasonFor('1550000')).toEqual({
+      source: 'filings/edgar/1550000/0001550000-26-000040',
+      location: 'primary_doc.xml formData/summaryPage',
+      reason: 'filing 0001550000-26-000040 rejected: 13F-NT is a notice without holdings but lists 5 information-table rows',
+    });
+    expect(reasonFor('1551000')).toEqual({
+      source: 'filings/edgar/1551000/0001551000-26-000041.txt',
+      location: 'summaryPage',
+      reason: 'filing 0001551000-26-000041 rejected: 13F-NT is a notice without holdings but lists 3 information-table rows',
+    });
   });
 
   it('publishes a folder filing whose cover page tableEntryTotal disagrees with its table, from the table, and notes it', () => {
