@@ -201,6 +201,38 @@ describe('decodeSourceText', () => {
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('ok '), Buffer.from([0xe2, 0x82]), Buffer.from(' end')]);
     expect(decodeSourceText(bytes)).toEqual({ ok: true, text: 'ok \ufffd end', warning: 'invalid UTF-8 at byte offset 6, read as U+FFFD' });
   });
+
+  it('reads bytes 0x80-0x9F as windows-1252 does under a windows-1252 or ISO-8859-1 label, on every Node', () => {
+    for (const label of ['windows-1252', 'ISO-8859-1', 'latin1']) {
+      const bytes = Buffer.concat([
+        Buffer.from(`<?xml version="1.0" encoding="${label}"?><r>MOODY`),
+        Buffer.from([0x92, 0x53, 0x20, 0x80, 0x20, 0x9f, 0x20, 0x81, 0x20, 0xe9]),
+        Buffer.from('</r>'),
+      ]);
+      expect(decodeSourceText(bytes, { xml: true }), label).toEqual({
+        ok: true,
+        text: `<?xml version="1.0" encoding="${label}"?><r>MOODY’S € Ÿ \u0081 é</r>`,
+      });
+    }
+  });
+
+  it('in an EDGAR full submission, honours the declaration of the first <XML> block, after the SGML header', () => {
+    const header = `<SEC-DOCUMENT>x.txt\n<SEC-HEADER>\nCOMPANY CONFORMED NAME: BANQUE PRIVEE\n</SEC-HEADER>\n<DOCUMENT>\n<TEXT>\n`;
+    const bytes = Buffer.concat([
+      Buffer.from(`${header}<XML>\n<?xml version="1.0" encoding="ISO-8859-1"?>\n<r>L'OR`),
+      Buffer.from([0xc9]),
+      Buffer.from('AL</r>\n</XML>\n'),
+    ]);
+    const decoded = decodeSourceText(bytes, { embeddedXml: true });
+    expect(decoded).toEqual({ ok: true, text: bytes.toString('latin1') });
+    expect(decoded.ok && decoded.text).toContain("L'ORÉAL");
+    // Without a declaration, or declaring UTF-8, it stays UTF-8, naming the byte that is not.
+    const undeclared = Buffer.from(bytes.toString('latin1').replace(' encoding="ISO-8859-1"', ''), 'latin1');
+    expect(decodeSourceText(undeclared, { embeddedXml: true })).toMatchObject({
+      ok: true,
+      warning: expect.stringMatching(/^invalid UTF-8/),
+    });
+  });
 });
 
 describe('forEachTsvLine', () => {

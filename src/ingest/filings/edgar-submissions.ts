@@ -65,7 +65,8 @@ async function loadFilingText(sourcesRoot: string, file: string, intake: FilingI
     if (error instanceof UnreadableSource) throw new SourceProblem(error.reason, error.location);
     throw error;
   }
-  const decoded = decodeSourceText(loaded.content, { xml: path.extname(file).toLowerCase() === '.xml' });
+  const extension = path.extname(file).toLowerCase();
+  const decoded = decodeSourceText(loaded.content, { xml: extension === '.xml', embeddedXml: extension === '.txt' || extension === '.nc' });
   if (!decoded.ok) throw new SourceProblem(decoded.reason, 'file');
   if (decoded.warning) intake.notes.push({ source: loaded.relativePath, message: decoded.warning });
   return { loaded, text: decoded.text };
