@@ -36,12 +36,8 @@ export function decodeSourceText(content: Buffer, options: { xml?: boolean; embe
     const declared = declaration.exec(content.subarray(0, options.xml ? 200 : EMBEDDED_SEARCH_BYTES).toString('latin1'));
     const label = declared?.[1]?.toLowerCase();
     if (label && label !== 'utf-8' && label !== 'utf8' && !label.startsWith('utf-16')) {
-      let decoder: TextDecoder | undefined;
-      try {
-        decoder = new TextDecoder(label);
-      } catch {
-        // An encoding Node does not know: read it as UTF-8, which reports any byte that is not.
-      }
+      // An encoding Node does not know is read as UTF-8, which reports any byte that is not.
+      const decoder = decoderFor(label);
       if (decoder) {
         const text = decoder.decode(content);
         return { ok: true, text: decoder.encoding === 'windows-1252' ? withWindows1252Controls(text) : text };
@@ -49,6 +45,14 @@ export function decodeSourceText(content: Buffer, options: { xml?: boolean; embe
     }
   }
   return decodeUtf8(content, 0);
+}
+
+function decoderFor(label: string) {
+  try {
+    return new TextDecoder(label);
+  } catch {
+    return undefined;
+  }
 }
 
 const XML_DECLARATION = /^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/;

@@ -18,16 +18,18 @@ import { parseXmlDocument, rootName } from './xml-document.js';
  * Reads `filings/edgar/`: EDGAR full submissions (`*.txt`, `*.nc`) anywhere in the tree, and
  * filing folders, i.e. folders holding a `primary_doc.xml` (the cover page) next to an
  * information-table XML of any name — the layout of https://www.sec.gov/Archives/edgar/data/<cik>/<accession>/.
- * Other files inside a filing folder (index pages, the .txt copy) are companions and not read.
+ * Other files inside a filing folder (index pages, the .txt copy, the HTML renderings in its
+ * `xsl…` folder) are companions and not read.
  */
 export async function ingestEdgarTree(sourcesRoot: string, intake: FilingIntake): Promise<SourceFile[]> {
   const edgarDir = path.join(sourcesRoot, 'filings', 'edgar');
   const listing = await listSourceFiles(sourcesRoot, edgarDir);
   intake.notes.push(...listing.notes);
-  const files = listing.files;
-  const filingFolders = new Set(
-    files.filter((file) => path.basename(file).toLowerCase() === 'primary_doc.xml').map((file) => path.dirname(file)),
+  const withCoverPage = new Set(
+    listing.files.filter((file) => path.basename(file).toLowerCase() === 'primary_doc.xml').map((file) => path.dirname(file)),
   );
+  const files = listing.files.filter((file) => !isRenderedCopy(path.dirname(file), withCoverPage));
+  const filingFolders = new Set([...withCoverPage].filter((folder) => !isRenderedCopy(folder, withCoverPage)));
   const sources: SourceFile[] = [];
   const handledFolders = new Set<string>();
   for (const file of files) {
@@ -51,6 +53,14 @@ export async function ingestEdgarTree(sourcesRoot: string, intake: FilingIntake)
     }
   }
   return sources;
+}
+
+/**
+ * EDGAR's archive keeps an HTML rendering of a filing's XML documents, under their own names, in a
+ * folder such as `xslForm13F_X02/` inside the filing folder: a companion, never a filing.
+ */
+function isRenderedCopy(folder: string, filingFolders: ReadonlySet<string>): boolean {
+  return /^xsl/i.test(path.basename(folder)) && filingFolders.has(path.dirname(folder));
 }
 
 /**

@@ -126,6 +126,12 @@ describe('ingestFilings on EDGAR folders and full submissions', async () => {
     expect(result.sources.map((source) => source.path)).toContain('filings/investors.yaml');
     expect(result.sources.every((source) => /^[0-9a-f]{64}$/.test(source.sha256))).toBe(true);
   });
+
+  it("leaves EDGAR's HTML renderings in a filing folder's xslForm13F_X02/ unread, as companions", () => {
+    expect(result.sources.map((source) => source.path).filter((file) => file.includes('xslForm13F'))).toEqual([]);
+    expect(result.rejections.filter((r) => r.source.includes('xslForm13F'))).toEqual([]);
+    expect(result.catalog.rows('0001523000-26-000412').length).toBeGreaterThan(0);
+  });
 });
 
 describe('ingestFilings rejections', async () => {
