@@ -24,6 +24,11 @@ export interface XmlReadOptions {
   attributes?: boolean;
   /** Drop namespace prefixes (`content:encoded` -> `encoded`). */
   removeNamespacePrefix?: boolean;
+  /**
+   * An entity reference XML does not define (`&nbsp;`): `keep` it as written (the default; a sloppy
+   * feed's HTML layer decodes it), or `refuse` the document as XML does (not well-formed).
+   */
+  undefinedEntities?: 'keep' | 'refuse';
 }
 
 export type XmlRead =
@@ -119,10 +124,12 @@ function parseElements(text: string, options: XmlReadOptions): { root: Node } | 
   // An entity that is not one of XML's five (&nbsp; in a sloppy feed) stays as written, for the HTML
   // layer to decode or show: looked up here rather than failed and forgiven, which costs an Error a
   // reference. A name that is no XML name (an unescaped "&" in a URL) still fails.
-  parser.ENTITIES = new Proxy(parser.ENTITIES, {
-    get: (predefined, name) =>
-      typeof name !== 'string' ? undefined : (predefined[name] ?? (ENTITY_NAME.test(name) ? `&${name};` : undefined)),
-  });
+  if (options.undefinedEntities !== 'refuse') {
+    parser.ENTITIES = new Proxy(parser.ENTITIES, {
+      get: (predefined, name) =>
+        typeof name !== 'string' ? undefined : (predefined[name] ?? (ENTITY_NAME.test(name) ? `&${name};` : undefined)),
+    });
+  }
   const rawElements = new Set(options.rawElements ?? []);
   const localName = options.removeNamespacePrefix === false ? (name: string) => name : withoutPrefix;
   const top: OpenElement = { name: '', children: null, attributes: null, text: '', rawFrom: 0 };
@@ -146,6 +153,12 @@ function parseElements(text: string, options: XmlReadOptions): { root: Node } | 
     const ampersand = bareAmpersandBefore(text, parser.position);
     if (ampersand !== -1)
       stop({ offset: ampersand, kind: 'syntax', reason: 'an "&" that starts no entity or character reference (write it as &amp;)' });
+    if (said === 'undefined entity') {
+      // saxes has just read the reference: name it.
+      const reference = /&([^&;\s]*);?$/.exec(text.slice(Math.max(0, parser.position - 200), parser.position))?.[1];
+      const reason = `the entity &${reference ?? '?'}; is not defined in XML (only &amp; &lt; &gt; &quot; &apos; and character references are)`;
+      stop({ line: parser.line, column: parser.column, kind: 'syntax', reason });
+    }
     stop({ line: parser.line, column: parser.column, kind: 'syntax', reason: explained(said, lastClosed) });
   });
   parser.on('opentagstart', () => {
@@ -174,8 +187,10 @@ function parseElements(text: string, options: XmlReadOptions): { root: Node } | 
     });
     if (rawElements.has(name)) rawDepth = 1;
   });
+  // Trimmed once the element closes, not per chunk: a comment inside a name splits its text, and
+  // "COCA COLA <!-- x -->CO" keeps its space.
   parser.on('text', (chunk) => {
-    if (rawDepth === 0) stack[stack.length - 1]!.text += chunk.trim();
+    if (rawDepth === 0) stack[stack.length - 1]!.text += chunk;
   });
   parser.on('cdata', (chunk) => {
     if (rawDepth === 0) stack[stack.length - 1]!.text += chunk;
@@ -188,6 +203,7 @@ function parseElements(text: string, options: XmlReadOptions): { root: Node } | 
       return;
     }
     const element = stack.pop()!;
+    if (rawDepth === 0) element.text = element.text.trim();
     if (rawDepth === 1) {
       rawDepth = 0;
       // The end tag is the last "</" before the parser's position; a self-closed element has no content.

@@ -93,9 +93,23 @@ describe('readXml', () => {
     expect(fail('<informationTable>\n<infoTable>\n<value>12')).toEqual({ line: 3, reason: 'the document ends before <value> is closed' });
   });
 
-  it('decodes character references, keeps an entity XML does not define as written, and joins CDATA as it is', () => {
+  it('decodes character references, keeps an entity XML does not define as written, and joins CDATA with the text around it', () => {
     const read = readXml('<r><t>North West &#8211; A&#x41;</t><u>a&nbsp;b &amp; c</u><v> x <![CDATA[ <y> ]]> </v></r>');
-    expect(read.ok && read.root.r).toEqual({ t: 'North West \u2013 AA', u: 'a&nbsp;b & c', v: 'x <y> ' });
+    expect(read.ok && read.root.r).toEqual({ t: 'North West \u2013 AA', u: 'a&nbsp;b & c', v: 'x  <y>' });
+  });
+
+  it("trims an element's text once, at its edges: a comment inside it keeps the spaces around it", () => {
+    const read = readXml('<r><n>COCA COLA <!-- fixed -->CO</n><m>\n  APPLE <?pi x?> INC\n</m></r>');
+    expect(read.ok && read.root.r).toEqual({ n: 'COCA COLA CO', m: 'APPLE  INC' });
+  });
+
+  it('refuses an entity XML does not define when asked to, as a document that is not well-formed', () => {
+    expect(readXml('<r><t>S&amp;P&nbsp;INC</t></r>', { undefinedEntities: 'refuse' })).toMatchObject({
+      ok: false,
+      kind: 'syntax',
+      line: 1,
+      reason: 'the entity &nbsp; is not defined in XML (only &amp; &lt; &gt; &quot; &apos; and character references are)',
+    });
   });
 
   it('reads siblings of one name as an array, attributes as @_name by local name, and mixed text as #text', () => {

@@ -2,7 +2,7 @@ import type { AmendmentType, SubmissionType } from '../../model/filing.js';
 import { SourceProblem } from '../source-problem.js';
 import { readAmendmentType, readNonNegativeNumber, readSubmissionType, normalizeCik } from './filing-fields.js';
 import { readCoverPageDate } from './filing-dates.js';
-import { parseXmlDocument, rootName, text, type XmlNode } from './xml-document.js';
+import { nameText, parseXmlDocument, rootName, text, type XmlNode } from './xml-document.js';
 
 /** What ingest needs from a 13F cover page (`primary_doc.xml`, namespace http://www.sec.gov/edgar/thirteenffiler). */
 export interface CoverPage {
@@ -60,7 +60,7 @@ export function readCoverPage(document: XmlNode): CoverPage {
     );
   }
   const amended = submissionType.endsWith('/A') || isAmendment === 'true' || isAmendment === 'y';
-  const filingManagerName = (text(root, 'formData', 'coverPage', 'filingManager', 'name') ?? '').trim();
+  const filingManagerName = (nameText(root, 'formData', 'coverPage', 'filingManager', 'name') ?? '').trim();
   if (filingManagerName === '') throw new SourceProblem('filingManager/name is missing', 'formData/coverPage/filingManager/name');
   const optionalNumber = (name: string): number | null => {
     const value = text(root, 'formData', 'summaryPage', name);

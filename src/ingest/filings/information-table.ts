@@ -1,7 +1,7 @@
 import { SourceProblem } from '../source-problem.js';
 import { readAmountType, readNonNegativeNumber, readPutCall } from './filing-fields.js';
 import type { RawHoldingRow } from './raw-holding-row.js';
-import { child, parseXmlDocument, rootName, text, type XmlNode, type XmlValue } from './xml-document.js';
+import { child, nameText, parseXmlDocument, rootName, text, type XmlNode, type XmlValue } from './xml-document.js';
 
 /**
  * Reads a Form 13F information table (namespace
@@ -42,8 +42,8 @@ function readInfoTableEntry(entry: XmlValue): RawHoldingRow {
     return trimmed;
   };
   return {
-    issuerName: required('nameOfIssuer', text(entry, 'nameOfIssuer')),
-    titleOfClass: (text(entry, 'titleOfClass') ?? '').trim(),
+    issuerName: required('nameOfIssuer', nameText(entry, 'nameOfIssuer')),
+    titleOfClass: (nameText(entry, 'titleOfClass') ?? '').trim(),
     cusip: required('cusip', text(entry, 'cusip')).toUpperCase(),
     putCall: readPutCall(text(entry, 'putCall')),
     amountType: readAmountType(text(entry, 'shrsOrPrnAmt', 'sshPrnamtType')),

@@ -20,7 +20,8 @@ export type XmlNode = { [name: string]: XmlValue };
 export type XmlValue = string | XmlNode | XmlValue[];
 
 export function parseXmlDocument(text: string, firstLine = 1): XmlNode {
-  const read = readXml(text, { arrays: ARRAYS, removeNamespacePrefix: true });
+  // EDGAR validates filings against their schema, so an entity XML does not define is no slip to forgive.
+  const read = readXml(text, { arrays: ARRAYS, removeNamespacePrefix: true, undefinedEntities: 'refuse' });
   if (read.ok) return read.root as XmlNode;
   const line = read.line + firstLine - 1;
   const location = read.column === undefined ? `line ${line}` : `line ${line}, column ${read.column}`;
@@ -45,6 +46,15 @@ export function text(node: XmlValue | undefined, ...path: string[]): string | un
   if (Array.isArray(found)) return typeof found[0] === 'string' ? found[0] : undefined;
   // An element holding only attributes or nothing parses as an object without children.
   return Object.keys(found).length === 0 ? '' : undefined;
+}
+
+/**
+ * A name at a path: a line break with the indentation around it, as a tool wraps long element
+ * text, is one space (as in the SEC's tab-separated data sets, which hold no line breaks). Other
+ * spacing stays as filed.
+ */
+export function nameText(node: XmlValue | undefined, ...path: string[]): string | undefined {
+  return text(node, ...path)?.replace(/[ \t]*[\r\n][\s]*/g, ' ');
 }
 
 /** The name of the document element (the reader's root object holds nothing else). */

@@ -42,6 +42,33 @@ describe('information table XML', () => {
     expect(n1.map((row) => row.issuerName)).toEqual(['NVIDIA CORPORATION', 'JPMORGAN CHASE & CO.', 'EXXON MOBIL CORP']);
   });
 
+  it('reads a name wrapped over lines as one line, and keeps the spaces around a comment', () => {
+    const row = (name: string, title: string) =>
+      `<infoTable><nameOfIssuer>${name}</nameOfIssuer><titleOfClass>${title}</titleOfClass><cusip>478160104</cusip>` +
+      '<value>100</value><shrsOrPrnAmt><sshPrnamt>1</sshPrnamt><sshPrnamtType>SH</sshPrnamtType></shrsOrPrnAmt></infoTable>';
+    const xml =
+      '<informationTable xmlns="http://www.sec.gov/edgar/document/thirteenf/informationtable">' +
+      row('JOHNSON &amp;\r\n      JOHNSON', 'COM') +
+      row('COCA COLA <!-- typo fixed -->CO', 'COM  CL\tA') +
+      '</informationTable>';
+    expect(parseInformationTable(xml).map((r) => [r.issuerName, r.titleOfClass])).toEqual([
+      ['JOHNSON & JOHNSON', 'COM'],
+      ['COCA COLA CO', 'COM  CL\tA'],
+    ]);
+  });
+
+  it('rejects an entity XML does not define (&nbsp;), which EDGAR validation never lets through', () => {
+    const problem = catchProblem(() =>
+      parseInformationTable(
+        '<informationTable>\n<infoTable><nameOfIssuer>S&amp;P&nbsp;GLOBAL</nameOfIssuer></infoTable></informationTable>',
+      ),
+    );
+    expect(problem).toMatchObject({
+      location: 'line 2, column 38',
+      message: expect.stringMatching(/^XML does not parse: the entity &nbsp; is not defined/),
+    });
+  });
+
   it('rejects a value that is not a non-negative number, naming the row element', () => {
     const problem = catchProblem(() => parseInformationTable(read(BAD, '1546000/0001546000-26-000012/infotable.xml')));
     expect(problem.message).toBe('value "31,2OO,000" is not a non-negative number');
