@@ -137,6 +137,10 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     genReqId: newRequestId,
     requestIdHeader: false,
+    // A request that arrives on an open connection while the server closes is answered like any
+    // other (with Connection: close), not with Fastify's bare 503 outside the profiles' envelope: the
+    // usage store and snapshots stay open until the last connection is done (serve.ts, shutDown).
+    return503OnClosing: false,
     // maxParamLength (routerOptions): long enough that an overlong slug reaches validation (400) instead of missing the route.
     // Node refuses a request without Host before any hook could give it an envelope: we check it
     // ourselves (request-hooks.ts). Header size: Node's 16 KiB, stated here so it is documented.

@@ -44,6 +44,28 @@ describe('shutting down', () => {
     expect(server.stderr()).toContain('SIGTERM, draining for 1s');
   });
 
+  it('answers a request that finishes arriving while the server closes like any other, asking the client to reconnect', async () => {
+    const server = await startServe(serveArgs(['--shutdown-timeout', '5s']));
+    const { hostname, port } = new URL(server.base);
+    const socket = connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(`GET /v1/articles?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stopped = server.signal('SIGTERM');
+    while (!server.stderr().includes('finishing requests in flight')) await new Promise((resolve) => setTimeout(resolve, 20));
+    socket.write('\r\n');
+    await closed;
+    const answer = Buffer.concat(received).toString('utf8');
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(answer).toMatch(/\r\nx-request-id: req_/i);
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+    expect(answer).toContain('"data":[');
+    expect(await stopped).toEqual({ exitCode: 0 });
+  });
+
   it('closes a connection whose client never finishes its request once the shutdown timeout is over', async () => {
     const server = await startServe(serveArgs(['--shutdown-timeout', '1s']));
     const { hostname, port } = new URL(server.base);
