@@ -41,8 +41,10 @@ export class CursorCodec {
     const match = TOKEN.exec(token);
     if (!match) throw new CursorProblem('cursor is malformed');
     const [, payload, signature] = match as unknown as [string, string, string];
-    const given = Buffer.from(signature, 'base64url');
-    const wanted = this.sign(payload);
+    // The signature's text, not its decoded bytes: base64url's last character carries bits that
+    // decoding ignores, so sixteen spellings would otherwise pass for one signature.
+    const given = Buffer.from(signature, 'latin1');
+    const wanted = Buffer.from(this.sign(payload).toString('base64url'), 'latin1');
     if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new CursorProblem('cursor is malformed or was altered');
     let fields: unknown;
     try {

@@ -37,6 +37,19 @@ describe('CursorCodec', () => {
     }
   });
 
+  it('refuses every other spelling of the signature, also those that decode to the same bytes', () => {
+    const [payload, signature] = codec.encode(binding, 20).split('.') as [string, string];
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = signature.at(-1)!;
+    const spellings = [...alphabet].filter((c) => c !== last).map((c) => `${payload}.${signature.slice(0, -1)}${c}`);
+    // Some of them are the same bytes to a base64url decoder: the point of the test.
+    expect(
+      spellings.filter((s) => Buffer.from(s.split('.')[1]!, 'base64url').equals(Buffer.from(signature, 'base64url'))).length,
+    ).toBeGreaterThan(0);
+    for (const bad of spellings) expect(() => codec.decode(bad, binding), bad).toThrow(CursorProblem);
+    expect(codec.decode(`${payload}.${signature}`, binding)).toBe(20);
+  });
+
   it('fingerprints filters independently of their order and ignores absent ones', () => {
     expect(queryFingerprint({ a: 1, b: 'x' })).toBe(queryFingerprint({ b: 'x', a: 1, c: undefined }));
     expect(queryFingerprint({ a: 1 })).not.toBe(queryFingerprint({ a: 2 }));
