@@ -44,9 +44,31 @@ export function answerConditionally(request: FastifyRequest, reply: FastifyReply
     return true;
   }
   const since = request.headers['if-modified-since'];
-  if (since === undefined || Date.parse(since) !== Date.parse(lastModified)) return false;
+  if (since === undefined || httpDateMs(since) !== Date.parse(lastModified)) return false;
   reply.code(304);
   return true;
+}
+
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const TIME = '\\d{2}:\\d{2}:\\d{2}';
+/** The three forms of an HTTP-date (RFC 9110 5.6.7): IMF-fixdate, and the obsolete RFC 850 and asctime forms. */
+const HTTP_DATE = [
+  new RegExp(`^${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT$`),
+  new RegExp(`^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \\d{2}-${MONTH}-\\d{2} ${TIME} GMT$`),
+  new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}$`),
+];
+
+/**
+ * The instant of an HTTP-date; NaN for anything else, which If-Modified-Since must then ignore
+ * (RFC 9110 13.1.3), however readable Date.parse would find it (an ISO 8601 instant).
+ */
+function httpDateMs(value: string): number {
+  const [fixdate, rfc850, asctime] = HTTP_DATE as [RegExp, RegExp, RegExp];
+  if (fixdate.test(value) || rfc850.test(value)) return Date.parse(value);
+  // asctime carries no zone, and means GMT.
+  if (asctime.test(value)) return Date.parse(`${value} GMT`);
+  return Number.NaN;
 }
 
 /** The last instant formatted, kept: every answer of one snapshot carries the same Last-Modified. */

@@ -65,6 +65,12 @@ describe('caching headers', () => {
     // Exact, not "since": after a rollback the served snapshot is older than what the client holds.
     expect((await ask('/v1/articles', { 'if-modified-since': 'Mon, 23 Nov 2026 11:00:00 GMT' })).status).toBe(200);
     expect((await ask('/v1/articles', { 'if-modified-since': 'not a date' })).status).toBe(200);
+    // The obsolete forms of the same instant are HTTP-dates too; other spellings of it are not (RFC 9110 13.1.3).
+    expect((await ask('/v1/articles', { 'if-modified-since': 'Sunday, 22-Nov-26 11:00:00 GMT' })).status).toBe(304);
+    expect((await ask('/v1/articles', { 'if-modified-since': 'Sun Nov 22 11:00:00 2026' })).status).toBe(304);
+    for (const other of ['2026-11-22T11:00:00.000Z', '22 Nov 2026 11:00:00 GMT', 'Sun, 22 Nov 2026 11:00:00 +0000']) {
+      expect((await ask('/v1/articles', { 'if-modified-since': other })).status, other).toBe(200);
+    }
     // A non-matching If-None-Match wins over a matching If-Modified-Since (RFC 9110 13.2.2).
     expect((await ask('/v1/articles', { 'if-modified-since': GENERATED, 'if-none-match': '"nope"' })).status).toBe(200);
   });
