@@ -195,6 +195,9 @@ export function createAccess(options: AccessOptions): Access {
     // Only the holder of the full secret gets this far, so saying "revoked" tells an attacker nothing.
     if (record.revokedAt !== null) return refuse(profile, invalid, 'API key has been revoked');
     if (requiredScope !== undefined && !record.scopes.includes(requiredScope)) {
+      // Answered from a cached record, a 403 could be a key revoked (401) or given the scope since:
+      // a refusal counts nothing, so it is decided on the stored record.
+      if (!fresh) return authenticateRecord(profile, headers, requiredScope, true);
       // A 403 carries its key's own headers, unchanged (nothing counted).
       const at = now();
       let counts;

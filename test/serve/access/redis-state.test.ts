@@ -97,6 +97,33 @@ describe('Redis state shared by several servers', () => {
     expect(await access.authenticate('B', bearer(secret))).toMatchObject({ ok: false, status: 401, message: 'API key has been revoked' });
   });
 
+  it('answers a revoked key 401, not 403, on an operation outside its scopes, however long its lookup is cached', async () => {
+    const serving = await open({ keyCacheMs: 60_000 });
+    const access = accessOver(serving);
+    const other = await open();
+    const { record, secret } = await other.keys.create({ name: 'narrow', scopes: ['articles:read'], tier: 'member' }, clock());
+    expect(await access.authorize('A', bearer(secret), 'calendar:read')).toMatchObject({
+      ok: false,
+      status: 403,
+      code: 'insufficient_scope',
+    });
+    await other.keys.revoke(record.id, clock());
+    expect(await access.authorize('A', bearer(secret), 'calendar:read')).toMatchObject({
+      ok: false,
+      status: 401,
+      code: 'invalid_api_key',
+      message: 'API key has been revoked',
+    });
+    // And a scope given since is honoured at once: a refusal is decided on the stored record.
+    const { record: widened, secret: widenedSecret } = await other.keys.create(
+      { name: 'widened', scopes: ['articles:read'], tier: 'member' },
+      clock(),
+    );
+    expect((await access.authorize('A', bearer(widenedSecret), 'calendar:read')).ok).toBe(false);
+    await admin.hset(`pdsnap:key:${widened.id}`, 'scopes', 'articles:read,calendar:read');
+    expect((await access.authorize('A', bearer(widenedSecret), 'calendar:read')).ok).toBe(true);
+  });
+
   it('decides anew with the stored tier when a key record was edited by hand after it was cached', async () => {
     const serving = await open({ keyCacheMs: 60_000 });
     const access = accessOver(serving);
