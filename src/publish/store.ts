@@ -442,8 +442,11 @@ export class BundleStore implements SnapshotStore {
           await this.discard(staged);
         } else {
           // The marker goes first: a crash before the rename leaves a marker without a bundle
-          // (ignored), never a bundle that looks as if it had once been current.
-          if (!promote) await writeDurable(await ensureParent(this.candidateMarker(snapshotId)), `${publishedAt.toISOString()}\n`);
+          // (ignored), never a bundle that looks as if it had once been current. Such a marker, left
+          // by a run of the same snapshot that was killed, is removed first, whether this one promotes or not.
+          const marker = this.candidateMarker(snapshotId);
+          await rm(marker, { force: true });
+          if (!promote) await writeDurable(await ensureParent(marker), `${publishedAt.toISOString()}\n`);
           const manifestFile = path.join(staged.directory, 'manifest.json');
           try {
             failPoint('manifest-write');

@@ -8,8 +8,8 @@ const NOW = '2026-11-22T12:00:00.000Z';
 const LATER = '2026-11-22T13:00:00.000Z';
 
 /** Starts a build that stops at a named point inside publishing, then kills it with SIGKILL. */
-async function killBuildAt(point: string, sources: string, store: string): Promise<void> {
-  const child = execa('node', [CLI, 'build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', LATER], {
+async function killBuildAt(point: string, sources: string, store: string, extra: string[] = []): Promise<void> {
+  const child = execa('node', [CLI, 'build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', LATER, ...extra], {
     cwd: REPO_ROOT,
     reject: false,
     env: { PDSNAP_PAUSE_AT: point },
@@ -67,6 +67,50 @@ describe('a build killed in the middle of publishing', () => {
       expect(await readdir(path.join(store, 'tmp'))).toEqual([]);
     },
   );
+
+  it('killed before its candidate bundle was renamed into place, is published by the next run of either kind', async () => {
+    const store = await tempDir('store');
+    await cp(built, store, { recursive: true });
+    await killBuildAt('manifest-written', sources, store, ['--no-promote']);
+    // The killed run wrote its candidate marker first; the same snapshot again must not trip over it.
+    const candidate = await runCli([
+      'build',
+      '--datasets',
+      'articles',
+      '--sources',
+      sources,
+      '--store',
+      store,
+      '--now',
+      LATER,
+      '--no-promote',
+      '--json',
+    ]);
+    expect(candidate.exitCode, String(candidate.stderr)).toBe(0);
+    const candidateId = JSON.parse(String(candidate.stdout)).datasets[0].snapshotId as string;
+    const listed = JSON.parse(String((await runCli(['list', '--store', store, '--json'])).stdout)) as {
+      snapshots: { snapshotId: string; candidate: boolean }[];
+    };
+    expect(listed.snapshots.find((s) => s.snapshotId === candidateId)).toMatchObject({ candidate: true });
+
+    const promoting = await tempDir('store');
+    await cp(built, promoting, { recursive: true });
+    await killBuildAt('manifest-written', sources, promoting, ['--no-promote']);
+    const promoted = await runCli([
+      'build',
+      '--datasets',
+      'articles',
+      '--sources',
+      sources,
+      '--store',
+      promoting,
+      '--now',
+      LATER,
+      '--json',
+    ]);
+    expect(promoted.exitCode, String(promoted.stderr)).toBe(0);
+    expect(await readdir(path.join(promoting, 'candidates/articles'))).toEqual([]);
+  });
 
   it('killed after the pointer moved leaves current on the new, complete bundle', async () => {
     const store = await tempDir('store');
