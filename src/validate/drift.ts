@@ -155,6 +155,14 @@ export const SAMPLE_SIZE = 5;
 /** The rule of a first snapshot: nothing to compare with, so drift passes with a note. */
 export const BASELINE_RULE = 'drift.baseline';
 
+/**
+ * The rule of a comparison made with a stand-in for the current snapshot (its pointer missing or
+ * broken): a warning, so that the report says which snapshot the figures are against, and why.
+ */
+export function standInBaselineRule(standIn: string, reason: string): RuleResult {
+  return fixed(BASELINE_RULE, standIn, 'the current snapshot', 'warn', `${reason}; compared with ${standIn} instead`);
+}
+
 export function evaluateDrift(
   comparison: DriftComparison | null,
   thresholds: DatasetDriftThresholds,

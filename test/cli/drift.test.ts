@@ -117,6 +117,42 @@ describe('drift: a partial source tree', () => {
     expect(String(text.stdout)).toContain('FAIL  drift.investors.lost-keys: investors: 17 of 25 keys lost (68.0%), e.g. ');
   });
 
+  it('fails it the same against a store restored without its pointers, or with one that dangles, comparing with the newest bundle', async () => {
+    const restored = path.join(await tempDir('drift-restored'), 'store');
+    await cp(firstStore, restored, { recursive: true });
+    await rm(path.join(restored, 'current'), { recursive: true });
+    const result = await build(restored, partial, HOUR_LATER, '--datasets', 'smart-money', '--json');
+    expect(result.exitCode).toBe(2);
+    const smartMoney = report(result.stdout).datasets[0]!;
+    expect(smartMoney).toMatchObject({ outcome: 'failed', madeCurrent: false });
+    expect(smartMoney.drift[0]).toEqual(
+      expect.objectContaining({
+        rule: 'drift.baseline',
+        status: 'warn',
+        message: `current/smart-money.json is missing although the store holds published bundles of smart-money; compared with ${before['smart-money']} instead`,
+      }),
+    );
+    expect(smartMoney.drift.find((r) => r.rule === 'drift.investors.shrink')).toMatchObject({ status: 'fail' });
+    await expect(readdir(path.join(restored, 'current'))).rejects.toThrow(/ENOENT/);
+
+    // A pointer to a bundle that is not there (a copy taken while a build published).
+    await cp(path.join(firstStore, 'current'), path.join(restored, 'current'), { recursive: true });
+    await writeFile(
+      path.join(restored, 'current/smart-money.json'),
+      (await readFile(path.join(firstStore, 'current/smart-money.json'), 'utf8')).replace(
+        before['smart-money']!,
+        'smart-money-20261122T115900Z-000000000000',
+      ),
+    );
+    const dangling = report((await build(restored, partial, HOUR_LATER, '--datasets', 'smart-money', '--json')).stdout).datasets[0]!;
+    expect(dangling.outcome).toBe('failed');
+    expect(dangling.drift[0]).toMatchObject({
+      rule: 'drift.baseline',
+      status: 'warn',
+      message: expect.stringMatching(/cannot be used.*compared with smart-money-20261122T120000Z/),
+    });
+  });
+
   it('publishes with --accept-drift, and inspect shows who accepted what', async () => {
     const result = await build(
       store,

@@ -62,9 +62,16 @@ export function promoteCommand(): Command {
       }
       const freshness = evaluateFreshness(dataset, bundle.manifest.facts, options.now, { limits: config.limits, warnWithinMs: 0 });
       const baseline =
-        expectedCurrent === snapshotId ? { side: null, note: 'it is already current' } : await currentBaseline(store, dataset);
+        expectedCurrent === snapshotId ? { side: null, note: 'it is already current' } : await currentBaseline(store, dataset, snapshotId);
       const drift = (
-        await checkDrift(dataset, baseline.side, sideOf(bundle.manifest, bundle.directory), config.drift[dataset], baseline.note)
+        await checkDrift(
+          dataset,
+          baseline.side,
+          sideOf(bundle.manifest, bundle.directory),
+          config.drift[dataset],
+          baseline.note,
+          baseline.standIn,
+        )
       ).rules;
       const staleRules = freshness.filter((r) => r.status === 'fail');
       const driftFailing = drift.filter((r) => r.status === 'fail');

@@ -199,7 +199,7 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
   };
   let drift;
   try {
-    drift = await checkDrift(dataset, baseline.side, candidateSide, options.drift[dataset], baseline.note);
+    drift = await checkDrift(dataset, baseline.side, candidateSide, options.drift[dataset], baseline.note, baseline.standIn);
   } catch (error) {
     await store.discard(staged);
     throw error;

@@ -13,6 +13,7 @@ import {
   type InvestorFiling,
   type ResourceChange,
   SAMPLE_SIZE,
+  standInBaselineRule,
 } from '../../validate/drift.js';
 
 /**
@@ -40,6 +41,7 @@ export async function checkDrift(
   candidate: DriftSide,
   thresholds: DatasetDriftThresholds,
   noBaseline?: string,
+  standIn?: RuleResult,
 ): Promise<DriftCheck> {
   if (baseline === null) return { baseline: null, rules: evaluateDrift(null, thresholds, noBaseline) };
   const watch = new WatchCollector(dataset, baseline.generatedAt, candidate.generatedAt);
@@ -69,7 +71,8 @@ export async function checkDrift(
     resources: changesOf(dataset, baseline, candidate, diffs),
     watch: watch.result(),
   };
-  return { baseline: baseline.label, rules: evaluateDrift(comparison, thresholds) };
+  const rules = evaluateDrift(comparison, thresholds);
+  return { baseline: baseline.label, rules: standIn ? [standIn, ...rules] : rules };
 }
 
 /** The figures drift judges: counts of every resource from the manifests, key churn from the diff where keys are stable. */
@@ -86,22 +89,39 @@ function changesOf(dataset: DatasetName, baseline: BundleSide, candidate: Bundle
 }
 
 /**
- * The current snapshot a build or promote compares with. One that cannot be read (missing,
- * corrupt, a broken pointer) is no baseline: drift passes with a note that says why.
+ * The current snapshot a build or promote compares with. When it cannot be used (no pointer, a
+ * broken one, or a bundle missing or damaged: a store restored by hand, a copy taken mid-build),
+ * the newest published bundle of the dataset that is readable and not a candidate stands in, and
+ * the report warns which and why: a fresh but broken snapshot must not become current unnoticed
+ * because a pointer went missing. With no such bundle, drift passes with a note saying why.
  */
 export async function currentBaseline(
   store: SnapshotStore,
   dataset: DatasetName,
-): Promise<{ side: DriftSide | null; note: string | undefined }> {
-  let snapshotId: string | null;
+  judged?: string,
+): Promise<{ side: DriftSide | null; note: string | undefined; standIn?: RuleResult }> {
+  let snapshotId: string | null = null;
+  let unusable: string | undefined;
   try {
     snapshotId = (await store.currentPointer(dataset))?.snapshotId ?? null;
   } catch (error) {
-    if (error instanceof InvalidPointerError) return { side: null, note: `the current pointer is broken (${error.reason})` };
-    throw error;
+    if (!(error instanceof InvalidPointerError)) throw error;
+    unusable = `the current pointer is broken (${error.reason})`;
   }
-  if (snapshotId === null) return { side: null, note: undefined };
-  return openSide(store, snapshotId);
+  if (snapshotId !== null) {
+    const current = await openSide(store, snapshotId);
+    if (current.side) return current;
+    unusable = current.note;
+  }
+  for (const entry of await store.listSnapshots()) {
+    const other = entry.snapshotId !== snapshotId && entry.snapshotId !== judged;
+    if (entry.dataset !== dataset || entry.candidate || entry.generatedAt === '' || !other) continue;
+    const standIn = await openSide(store, entry.snapshotId);
+    if (!standIn.side) continue;
+    const reason = unusable ?? `current/${dataset}.json is missing although the store holds published bundles of ${dataset}`;
+    return { side: standIn.side, note: undefined, standIn: standInBaselineRule(entry.snapshotId, reason) };
+  }
+  return { side: null, note: unusable };
 }
 
 /**
