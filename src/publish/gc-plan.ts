@@ -7,6 +7,8 @@ export interface GcCandidate {
   /** '' when the manifest cannot be read. */
   generatedAt: string;
   current: boolean;
+  /** Published without being made current (build --no-promote): never a rollback target. */
+  candidate: boolean;
 }
 
 export interface GcPlan {
@@ -18,7 +20,8 @@ export interface GcPlan {
 
 /**
  * Which bundles gc deletes, the same for every store: all but the newest `keep` of each dataset,
- * never the current one nor the one generated just before it (the rollback target), never one
+ * never the current one nor the newest generated before it that is not a candidate (the rollback
+ * target), never one
  * whose manifest cannot be read, and nothing of a dataset whose pointer is broken.
  * `snapshots` is newest first.
  */
@@ -43,7 +46,9 @@ export function planGc(
     const protectedIds = new Set<string>();
     if (currentIndex >= 0) {
       protectedIds.add(readable[currentIndex]!.snapshotId);
-      const before = readable[currentIndex + 1];
+      // The snapshot that was current before it, not an unpromoted candidate generated in between
+      // (perhaps the very one drift refused): the one validate compares with, and a rollback's target.
+      const before = readable.slice(currentIndex + 1).find((s) => !s.candidate);
       if (before) protectedIds.add(before.snapshotId);
     }
     readable.forEach((s, i) => {

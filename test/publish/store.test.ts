@@ -134,6 +134,18 @@ describe('BundleStore', () => {
     expect((await store.openCurrent('articles'))?.manifest.snapshotId).toBe(ids[2]);
   });
 
+  it('gc keeps the snapshot that was current before, not a candidate published between the two', async () => {
+    const wasCurrent = await publish(store, [article('a')], '2026-11-10T00:00:00.000Z');
+    const staged = await store.stageArrays('articles', { articles: [article('b')] });
+    const candidate = await store.commit(staged, fields('2026-11-11T00:00:00.000Z'), NOW, { promote: false });
+    const current = await publish(store, [article('c')], '2026-11-12T00:00:00.000Z');
+    expect(candidate.madeCurrent).toBe(false);
+    const result = await store.gc(1, false);
+    expect(result.kept).toContain(wasCurrent.snapshotId);
+    expect(result.kept).toContain(current.snapshotId);
+    expect(result.deleted).toEqual([candidate.snapshotId]);
+  });
+
   it('leaves current on a snapshot generated later when an older build commits after it', async () => {
     const newer = await publish(store, [article('newer')], '2026-11-22T12:00:00.000Z');
     const older = await publish(store, [article('older')], '2026-11-22T06:00:00.000Z');
