@@ -18,6 +18,7 @@ import type { PointerStates, SnapshotStore, StoreOptions } from './snapshot-stor
 import {
   BundleIntegrityError,
   BundleStore,
+  type CommitOptions,
   datasetOfSnapshotId,
   type GcResult,
   type ManifestFields,
@@ -253,7 +254,7 @@ export class S3Store implements SnapshotStore {
     staged: StagedBundle,
     fields: ManifestFields,
     publishedAt: Date,
-    options: { promote?: boolean } = {},
+    options: CommitOptions = {},
   ): Promise<PublishResult> {
     const manifest = manifestFor(manifestBodyOf(staged, fields));
     const { snapshotId } = manifest;
@@ -264,7 +265,13 @@ export class S3Store implements SnapshotStore {
       const existing = await this.objects.getText(this.objectKey(snapshotId, 'manifest.json'));
       if (existing === null || existing === 'unchanged') {
         // A candidate's marker goes first: one left without a bundle (a killed build) is ignored.
-        if (options.promote === false) await this.objects.putText(this.candidateKey(snapshotId), `${publishedAt.toISOString()}\n`);
+        const promote = options.promote !== false;
+        if (options.candidate ?? !promote) {
+          await this.objects.putText(this.candidateKey(snapshotId), `${publishedAt.toISOString()}\n`);
+        } else if (!promote) {
+          // Copied as a bundle that was current (sync): a marker left by a killed run of it goes.
+          await this.objects.delete(this.candidateKey(snapshotId));
+        }
         await this.uploadObjects(manifest, staged.directory, bundleFiles(manifest));
         // The manifest last: until it exists, readers and gc's age rule treat the objects as an upload.
         await this.objects.putText(this.objectKey(snapshotId, 'manifest.json'), manifestText(manifest), { onlyIfAbsent: true });

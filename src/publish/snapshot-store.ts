@@ -4,6 +4,7 @@ import type { CurrentPointer, DriftAcceptance, Manifest } from '../model/manifes
 import { formatBucketLocation, isBucketLocation, parseBucketLocation } from './s3-location.js';
 import {
   BundleStore,
+  type CommitOptions,
   type GcResult,
   type ManifestFields,
   type OpenedBundle,
@@ -37,7 +38,7 @@ export interface SnapshotStore {
   stageCopy(manifest: Manifest, directory: string): Promise<StagedBundle>;
   discard(staged: StagedBundle): Promise<void>;
   /** Publishes a staged bundle; unless `promote: false` (a candidate), then moves the pointer (generated last wins). */
-  commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options?: { promote?: boolean }): Promise<PublishResult>;
+  commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options?: CommitOptions): Promise<PublishResult>;
   rollback(
     dataset: DatasetName,
     snapshotId: string,
@@ -113,7 +114,7 @@ class LazyBucketStore implements SnapshotStore {
   async discard(staged: StagedBundle): Promise<void> {
     return (await this.opened()).discard(staged);
   }
-  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options?: { promote?: boolean }): Promise<PublishResult> {
+  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options?: CommitOptions): Promise<PublishResult> {
     return (await this.opened()).commit(staged, fields, publishedAt, options);
   }
   async rollback(

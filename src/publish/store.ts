@@ -86,6 +86,16 @@ export interface ManifestFields {
   sources: SourceFile[];
 }
 
+export interface CommitOptions {
+  /** false: publish the bundle without moving the pointer. */
+  promote?: boolean;
+  /**
+   * Mark it a candidate (build --no-promote), which drift and gc never take for a snapshot that was
+   * current. Default: when not promoted. sync copies a bundle as what it is in the source.
+   */
+  candidate?: boolean;
+}
+
 export interface PublishResult {
   snapshotId: string;
   /** False when a bundle with this id already existed: nothing was written. */
@@ -413,9 +423,10 @@ export class BundleStore implements SnapshotStore {
     staged: StagedBundle,
     fields: ManifestFields,
     publishedAt: Date,
-    options: { promote?: boolean } = {},
+    options: CommitOptions = {},
   ): Promise<PublishResult> {
     const promote = options.promote ?? true;
+    const markCandidate = options.candidate ?? !promote;
     const manifest = manifestFor(manifestBodyOf(staged, fields));
     const { snapshotId } = manifest;
     await faultPoint('resources-staged');
@@ -446,7 +457,7 @@ export class BundleStore implements SnapshotStore {
           // by a run of the same snapshot that was killed, is removed first, whether this one promotes or not.
           const marker = this.candidateMarker(snapshotId);
           await rm(marker, { force: true });
-          if (!promote) await writeDurable(await ensureParent(marker), `${publishedAt.toISOString()}\n`);
+          if (markCandidate) await writeDurable(await ensureParent(marker), `${publishedAt.toISOString()}\n`);
           const manifestFile = path.join(staged.directory, 'manifest.json');
           try {
             failPoint('manifest-write');

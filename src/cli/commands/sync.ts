@@ -17,13 +17,18 @@ interface SyncReport {
   copied: string[];
   /** Already in the target: not copied again. */
   present: string[];
+  /** Source bundles whose manifest cannot be read: not copied (gc keeps them; remove them by hand). */
+  skipped: Array<{ snapshotId: string; reason: string }>;
   pointers: Array<{
     dataset: DatasetName;
     snapshotId: string | null;
-    outcome: 'moved' | 'unchanged' | 'kept-newer' | 'none' | 'broken';
+    outcome: 'moved' | 'unchanged' | 'kept-newer' | 'none' | 'broken' | 'unreadable';
     detail: string;
   }>;
 }
+
+/** Pointers that could not follow the source: the sync says so, and exits 2. */
+const NOT_SYNCED = new Set(['broken', 'unreadable']);
 
 /**
  * `pdsnap sync <from> <to>`: copies the bundles the target lacks, then moves the target's pointers
@@ -49,42 +54,76 @@ export function syncCommand(): Command {
       try {
         if (!(await from.exists())) throw new UsageError(`store ${from.location} does not exist`);
         report = await sync(from, to, options.datasets, options.now);
-      } catch (error) {
-        if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; no pointer was moved`);
-        if (error instanceof SnapshotNotFoundError) throw new DataError(`${error.message}; no pointer was moved`);
-        throw error;
       } finally {
         await from.close();
         await to.close();
       }
-      if (options.json) return printJson(report);
-      for (const id of report.copied) printLine(`copied ${id}`);
-      for (const p of report.pointers) printLine(`${p.dataset}: ${p.detail}`);
-      printLine(`copied ${report.copied.length} bundle(s), ${report.present.length} already in ${report.to}`);
+      if (options.json) printJson(report);
+      else {
+        for (const id of report.copied) printLine(`copied ${id}`);
+        for (const skipped of report.skipped) printLine(`skipped ${skipped.snapshotId}: ${skipped.reason}`);
+        for (const p of report.pointers) printLine(`${p.dataset}: ${p.detail}`);
+        printLine(`copied ${report.copied.length} bundle(s), ${report.present.length} already in ${report.to}`);
+      }
+      const notSynced = report.pointers.filter((p) => NOT_SYNCED.has(p.outcome)).map((p) => p.dataset);
+      if (notSynced.length > 0) throw new DataError(`the current snapshot of ${notSynced.join(', ')} could not be synced (above)`);
     });
 }
 
 async function sync(from: SnapshotStore, to: SnapshotStore, datasets: DatasetName[], now: Date): Promise<SyncReport> {
-  const report: SyncReport = { from: from.location, to: to.location, copied: [], present: [], pointers: [] };
+  const report: SyncReport = { from: from.location, to: to.location, copied: [], present: [], skipped: [], pointers: [] };
   const sourcePointers = await from.pointerStates();
-  const wanted = (await from.listSnapshots()).filter((s) => datasets.includes(s.dataset) && s.generatedAt !== '').reverse(); // oldest first
+  const sourceSnapshots = (await from.listSnapshots()).filter((s) => datasets.includes(s.dataset));
+  const wanted = sourceSnapshots.filter((s) => s.generatedAt !== '').reverse(); // oldest first
+  for (const s of sourceSnapshots) {
+    if (s.generatedAt === '') report.skipped.push({ snapshotId: s.snapshotId, reason: `its manifest in ${from.location} cannot be read` });
+  }
   const targetHas = new Set((await to.exists()) ? (await to.listSnapshots()).map((s) => s.snapshotId) : []);
 
-  // 1. Bundles, none made current yet.
-  for (const snapshot of wanted) {
-    if (targetHas.has(snapshot.snapshotId)) {
-      report.present.push(snapshot.snapshotId);
-      continue;
+  // 1. Bundles, none made current yet; a candidate stays one, a bundle once current is no candidate
+  // (drift compares with it, gc keeps it as a rollback target).
+  try {
+    for (const snapshot of wanted) {
+      if (targetHas.has(snapshot.snapshotId)) {
+        report.present.push(snapshot.snapshotId);
+        continue;
+      }
+      const bundle = await from.openBundle(snapshot.snapshotId);
+      const staged = await to.stageCopy(bundle.manifest, bundle.directory);
+      await to.commit(staged, fieldsOf(bundle.manifest), now, { promote: false, candidate: snapshot.candidate });
+      await from.retainOnly([]); // a bucket source's download is not needed any more
+      report.copied.push(snapshot.snapshotId);
     }
-    const bundle = await from.openBundle(snapshot.snapshotId);
-    const staged = await to.stageCopy(bundle.manifest, bundle.directory);
-    await to.commit(staged, fieldsOf(bundle.manifest), now, { promote: false });
-    await from.retainOnly([]); // a bucket source's download is not needed any more
-    report.copied.push(snapshot.snapshotId);
+  } catch (error) {
+    if (error instanceof BundleIntegrityError || error instanceof SnapshotNotFoundError) {
+      throw new DataError(`${error.message} (in ${from.location}); no pointer was moved`);
+    }
+    throw error;
   }
 
   // 2. Pointers, each after its bundle is complete in the target; the target's bundle is verified again first.
-  const targetSnapshots = await to.listSnapshots();
+  const moved: string[] = [];
+  try {
+    await movePointers(report, sourcePointers, await to.listSnapshots(), to, datasets, now, moved);
+  } catch (error) {
+    if (error instanceof BundleIntegrityError || error instanceof SnapshotNotFoundError) {
+      const before = moved.length === 0 ? 'no pointer was moved' : `pointers moved before it: ${moved.join(', ')}`;
+      throw new DataError(`${error.message} (in ${to.location}); ${before}`);
+    }
+    throw error;
+  }
+  return report;
+}
+
+async function movePointers(
+  report: SyncReport,
+  sourcePointers: Awaited<ReturnType<SnapshotStore['pointerStates']>>,
+  targetSnapshots: Awaited<ReturnType<SnapshotStore['listSnapshots']>>,
+  to: SnapshotStore,
+  datasets: DatasetName[],
+  now: Date,
+  moved: string[],
+): Promise<void> {
   for (const dataset of datasets) {
     const source = sourcePointers[dataset];
     if (source.state === 'broken') {
@@ -103,6 +142,15 @@ async function sync(from: SnapshotStore, to: SnapshotStore, datasets: DatasetNam
     const id = source.snapshotId;
     const current = targetSnapshots.find((s) => s.dataset === dataset && s.current);
     const wantedSnapshot = targetSnapshots.find((s) => s.snapshotId === id);
+    if (wantedSnapshot === undefined) {
+      report.pointers.push({
+        dataset,
+        snapshotId: null,
+        outcome: 'unreadable',
+        detail: `not moved: the source's current bundle ${id} cannot be read (its manifest is missing or damaged), so it was not copied`,
+      });
+      continue;
+    }
     if (current?.snapshotId === id) {
       report.pointers.push({ dataset, snapshotId: id, outcome: 'unchanged', detail: `current is already ${id}` });
     } else if (current && wantedSnapshot && current.generatedAt > wantedSnapshot.generatedAt) {
@@ -114,14 +162,14 @@ async function sync(from: SnapshotStore, to: SnapshotStore, datasets: DatasetNam
         detail: `current ${current.snapshotId} was generated later than ${id}; not moved (pdsnap rollback --store ${to.location} moves it back)`,
       });
     } else {
-      const moved = await to.rollback(dataset, id, now);
+      const result = await to.rollback(dataset, id, now);
+      moved.push(`${dataset} -> ${id}`);
       report.pointers.push({
         dataset,
         snapshotId: id,
         outcome: 'moved',
-        detail: `current is now ${id} (was ${moved.previousSnapshotId ?? 'none'})`,
+        detail: `current is now ${id} (was ${result.previousSnapshotId ?? 'none'})`,
       });
     }
   }
-  return report;
 }
