@@ -1,5 +1,6 @@
 import { wholeNumberFromEnv } from './env-number.js';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -99,7 +100,7 @@ async function acquire(lockPath: string, me: LockHolder, waitMs: number, staleMs
         ? `pid ${verdict.holder.pid} on ${verdict.holder.host}, since ${verdict.holder.startedAt}`
         : 'an unknown process';
       throw new LockError(
-        `${lockPath} is held by ${who}; gave up after ${Math.round(waitMs / 1000)} s (another pdsnap is publishing: wait for it, or raise --lock-timeout)`,
+        `${lockPath} is held by ${who}; gave up after ${Math.round(waitMs / 1000)} s (another pdsnap is publishing: run again once it is done; if no pdsnap process is running, remove ${lockPath})`,
         lockPath,
         verdict.holder,
       );
@@ -130,7 +131,11 @@ async function judge(lockPath: string, staleMs: number): Promise<Verdict> {
   }
   const holder = await readHolder(lockPath);
   if (holder && holder.host === hostname()) {
-    return processIsAlive(holder.pid) ? { kind: 'held', holder } : { kind: 'abandoned', holder };
+    // A live pid is the holder only if it started before the lock was taken: a restarted container
+    // with the same host name reuses low pids (pdsnap is often pid 1), which would keep a dead
+    // holder's lock "held" for ever.
+    const reused = (processStartMs(holder.pid) ?? Number.NEGATIVE_INFINITY) > Date.parse(holder.startedAt) + PID_REUSE_SLACK_MS;
+    return processIsAlive(holder.pid) && !reused ? { kind: 'held', holder } : { kind: 'abandoned', holder };
   }
   const age = Date.now() - info.mtimeMs;
   if (age > staleMs) return { kind: 'abandoned', ...(holder ? { holder } : {}) };
@@ -154,6 +159,25 @@ async function readHolder(lockPath: string): Promise<LockHolder | undefined> {
     // Missing or torn: a holder killed between mkdir and writing holder.json. Judged by age alone.
   }
   return undefined;
+}
+
+/** Clock steps and the 10 ms resolution of a process's start time: a pid reused sooner is not told apart. */
+const PID_REUSE_SLACK_MS = 5_000;
+
+/**
+ * When a process of this host started, from /proc (Linux: start time in clock ticks after boot,
+ * at the kernel's fixed 100 ticks a second); null where that cannot be read.
+ */
+export function processStartMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const bootSeconds = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    if (!Number.isFinite(startTicks) || !Number.isFinite(bootSeconds)) return null;
+    return bootSeconds * 1000 + startTicks * 10;
+  } catch {
+    return null;
+  }
 }
 
 /** Whether a process of this host is alive (one of another user counts: it exists). */

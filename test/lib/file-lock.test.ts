@@ -2,7 +2,7 @@ import { mkdir, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/p
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LockError, lockStaleMs, withFileLock } from '../../src/lib/file-lock.js';
+import { LockError, lockStaleMs, processStartMs, withFileLock } from '../../src/lib/file-lock.js';
 import { tempDir } from '../helpers/cli.js';
 import { deadPid } from '../helpers/dead-pid.js';
 
@@ -46,14 +46,22 @@ describe('withFileLock', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
-  it('waits for a live holder, then gives up naming it', async () => {
-    await plantHolder({ host: hostname(), pid: process.pid, startedAt: '2026-11-22T00:00:00.000Z' });
+  it('waits for a live holder, then gives up naming it and what to do', async () => {
+    // Taken after this process started, as a real holder's lock is: the process start time is real.
+    const startedAt = new Date(processStartMs(process.pid)! + 60_000).toISOString();
+    await plantHolder({ host: hostname(), pid: process.pid, startedAt });
     const failure = await withFileLock(lock, { waitMs: 300 }, async () => 'ran').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(LockError);
-    expect((failure as LockError).message).toContain(
-      `${lock} is held by pid ${process.pid} on ${hostname()}, since 2026-11-22T00:00:00.000Z`,
-    );
+    expect((failure as LockError).message).toContain(`${lock} is held by pid ${process.pid} on ${hostname()}, since ${startedAt}`);
+    expect((failure as LockError).message).toContain(`if no pdsnap process is running, remove ${lock}`);
     expect((await stat(lock)).isDirectory()).toBe(true);
+  });
+
+  it('takes over at once a lock whose pid is alive but started after the lock was taken (a pid reused after a restart)', async () => {
+    const startedAt = new Date(processStartMs(process.pid)! - 3_600_000).toISOString();
+    await plantHolder({ host: hostname(), pid: process.pid, startedAt });
+    await expect(withFileLock(lock, { waitMs: 0 }, async () => 'ran')).resolves.toBe('ran');
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it("refuses at once a regular file in the lock's place, naming the path and what to do", async () => {
