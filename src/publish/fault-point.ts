@@ -24,7 +24,7 @@ export async function faultPoint(point: FaultPoint): Promise<void> {
  * Named writes where a test can make the real process fail as a full disk would
  * (PDSNAP_FAIL_AT=<point>): the write throws ENOSPC, without a path, as Node's own write errors do.
  */
-export type FailPoint = 'part-write' | 'index-open' | 'manifest-write' | 'pointer-write' | 'object-download';
+export type FailPoint = 'part-write' | 'index-open' | 'index-finish' | 'manifest-write' | 'pointer-write' | 'object-download';
 
 export function failPoint(point: FailPoint): void {
   if (process.env.PDSNAP_FAIL_AT !== point) return;

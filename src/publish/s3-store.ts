@@ -250,12 +250,7 @@ export class S3Store implements SnapshotStore {
     await rm(staged.directory, { recursive: true, force: true });
   }
 
-  async commit(
-    staged: StagedBundle,
-    fields: ManifestFields,
-    publishedAt: Date,
-    options: CommitOptions = {},
-  ): Promise<PublishResult> {
+  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options: CommitOptions = {}): Promise<PublishResult> {
     const manifest = manifestFor(manifestBodyOf(staged, fields));
     const { snapshotId } = manifest;
     await faultPoint('resources-staged');

@@ -5,6 +5,7 @@ import { Investor, type InvestorDetail } from '../model/smart-money.js';
 import { syncAndDigestFileInChunks } from '../lib/chunk-digest.js';
 import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../lib/sqlite.js';
 import { compileCanonical } from './compiled-canonical.js';
+import { withPath } from '../lib/error-path.js';
 import { failPoint } from './fault-point.js';
 
 const investorSummaryJson = compileCanonical(Investor);
@@ -89,7 +90,7 @@ export class ServingIndexWriter {
       failPoint('index-open');
       this.db = openSqlite(this.file);
     } catch (error) {
-      throw Object.assign(new Error(`${this.file}: ${(error as Error).message}`), { code: (error as NodeJS.ErrnoException).code });
+      throw withPath(error, this.file);
     }
     // 16 KiB pages, not SQLite's 4 KiB: an investor's detail (tens of KB) spans fewer overflow pages,
     // and a page of trades fewer leaves; the inserts took 15-20 % less time in a 1x bundle.
@@ -106,6 +107,14 @@ export class ServingIndexWriter {
 
   /** One record of `resource`, already schema-checked, with its canonical JSON. */
   add(resource: string, record: unknown, json: string): void {
+    try {
+      this.write(resource, record, json);
+    } catch (error) {
+      throw withPath(error, this.file);
+    }
+  }
+
+  private write(resource: string, record: unknown, json: string): void {
     const r = record as Record<string, unknown>;
     switch (resource) {
       case 'investors': {
@@ -155,12 +164,17 @@ export class ServingIndexWriter {
 
   /** Orders and indexes the tables, closes the file, forces it to disk and returns its manifest entry. */
   finish(): ServingIndexEntry {
-    const run = this.run;
-    if (run !== null) this.insertTradeRun.run(run.slug, run.action, run.first, run.last);
-    this.db.exec(ORDER_INVESTORS);
-    this.db.exec('DROP TABLE temp.investor_order');
-    this.db.exec(FINAL_INDEXES);
-    this.db.exec('COMMIT');
+    try {
+      failPoint('index-finish');
+      const run = this.run;
+      if (run !== null) this.insertTradeRun.run(run.slug, run.action, run.first, run.last);
+      this.db.exec(ORDER_INVESTORS);
+      this.db.exec('DROP TABLE temp.investor_order');
+      this.db.exec(FINAL_INDEXES);
+      this.db.exec('COMMIT');
+    } catch (error) {
+      throw withPath(error, this.file);
+    }
     this.close();
     const { bytes, sha256, chunks } = syncAndDigestFileInChunks(this.file);
     return { path: SERVING_INDEX_PATH, bytes, sha256, schema: SERVING_INDEX_SCHEMA, chunks };

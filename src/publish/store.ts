@@ -14,6 +14,7 @@ import {
   type ServingIndexEntry,
 } from '../model/manifest.js';
 import type { SourceFile } from '../model/report.js';
+import { withPath } from '../lib/error-path.js';
 import { digestFile } from '../lib/file-digest.js';
 import { ContentCheck } from '../validate/content-rules.js';
 import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
@@ -419,12 +420,7 @@ export class BundleStore implements SnapshotStore {
    * Makes a staged bundle the dataset's current snapshot. An existing bundle with the same id is
    * never rewritten (it is verified instead), so publishing identical content again is a no-op.
    */
-  async commit(
-    staged: StagedBundle,
-    fields: ManifestFields,
-    publishedAt: Date,
-    options: CommitOptions = {},
-  ): Promise<PublishResult> {
+  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options: CommitOptions = {}): Promise<PublishResult> {
     const promote = options.promote ?? true;
     const markCandidate = options.candidate ?? !promote;
     const manifest = manifestFor(manifestBodyOf(staged, fields));
@@ -650,12 +646,6 @@ function stagingName(what: string): string {
 
 function thisHost(): string {
   return hostname().replace(/[^A-Za-z0-9.-]/g, '_');
-}
-
-/** Node names no path in the errors of writes to an open file (ENOSPC, EIO): add it. */
-function withPath(error: Error, file: string): Error {
-  if (error.message.includes(file)) return error;
-  return Object.assign(new Error(`${file}: ${error.message}`), { code: (error as NodeJS.ErrnoException).code });
 }
 
 /** Streams one listed file's bytes through SHA-256 and compares size and digest with the manifest. */

@@ -85,12 +85,16 @@ describe('the bundle files written on a thread of their own', () => {
     expect(await readdir(store)).not.toContain('current');
   });
 
-  it.each(['1', '0'])(
-    'fail the build when the serving index cannot be opened, with its path, and never wait for a thread that failed (PDSNAP_WRITER_THREAD=%s)',
-    async (thread) => {
+  it.each([
+    ['index-open', '1'],
+    ['index-open', '0'],
+    ['index-finish', '1'],
+  ])(
+    'fail the build when the serving index cannot be written (%s), with its path, and never wait for a thread that failed (PDSNAP_WRITER_THREAD=%s)',
+    async (point, thread) => {
       // Small parts hand over dozens of chunks, more than the thread holds in flight: a thread that
       // failed while it started must still take them, or the deriving thread would wait forever.
-      const { result, store } = await build({ PDSNAP_FAIL_AT: 'index-open', PDSNAP_WRITER_THREAD: thread });
+      const { result, store } = await build({ PDSNAP_FAIL_AT: point, PDSNAP_WRITER_THREAD: thread });
       expect(result.exitCode).toBe(3);
       const report = JSON.parse(String(result.stdout)).datasets[0];
       expect(report.reason).toMatch(/[/\\]smart-money~[^ ]+[/\\]serving-index\.sqlite: ENOSPC: no space left on device, write$/);
