@@ -219,8 +219,12 @@ export class BundleStore implements SnapshotStore {
     }
   }
 
+  private pointerFile(dataset: DatasetName): string {
+    return path.join(this.currentDir, `${dataset}.json`);
+  }
+
   async currentPointer(dataset: DatasetName): Promise<CurrentPointer | null> {
-    const file = path.join(this.currentDir, `${dataset}.json`);
+    const file = this.pointerFile(dataset);
     let text: string;
     try {
       text = await readFile(file, 'utf8');
@@ -253,10 +257,17 @@ export class BundleStore implements SnapshotStore {
     for (const dataset of DATASETS) {
       try {
         const pointer = await this.currentPointer(dataset);
-        states[dataset] = pointer ? { state: 'ok', snapshotId: pointer.snapshotId } : { state: 'none' };
+        if (pointer && !(await pathExists(path.join(this.bundleDir(pointer.snapshotId), 'manifest.json')))) {
+          // A store restored by hand, or copied while a build published: the pointer dangles.
+          const reason = `points at ${pointer.snapshotId}, which is not in the store`;
+          states[dataset] = { state: 'broken', snapshotId: pointer.snapshotId, reason: `${this.pointerFile(dataset)} ${reason}` };
+        } else states[dataset] = pointer ? { state: 'ok', snapshotId: pointer.snapshotId } : { state: 'none' };
       } catch (error) {
-        if (!(error instanceof InvalidPointerError)) throw error;
-        states[dataset] = { state: 'broken', reason: error.message };
+        // One pointer that cannot be read (EACCES) is that dataset's problem, not every dataset's.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (!(error instanceof InvalidPointerError) && code === undefined) throw error;
+        const reason = error instanceof InvalidPointerError ? error.message : `${this.pointerFile(dataset)} cannot be read (${code})`;
+        states[dataset] = { state: 'broken', reason };
       }
     }
     return states;

@@ -91,6 +91,27 @@ describe('a store damaged from outside pdsnap', () => {
     expect(JSON.parse(await readFile(pointerFile(store), 'utf8')).snapshotId).toBe(first.report.snapshotId);
   });
 
+  it('a pointer to a bundle that is not in the store: list marks it BROKEN, and gc leaves the dataset alone', async () => {
+    const { store, first } = await storeBuiltAt10();
+    const second = (await build(store, at(11))).report.snapshotId as string;
+    const missing = 'articles-20261122T090000Z-000000000000';
+    await writeFile(pointerFile(store), (await readFile(pointerFile(store), 'utf8')).replace(second, missing));
+    const list = await runCli(['list', '--store', store, '--json']);
+    expect(list.exitCode).toBe(0);
+    expect(JSON.parse(String(list.stdout)).pointers.articles).toEqual({
+      state: 'broken',
+      snapshotId: missing,
+      reason: `${pointerFile(store)} points at ${missing}, which is not in the store`,
+    });
+    expect(String((await runCli(['list', '--store', store])).stdout)).toContain(
+      `articles: BROKEN current pointer: ${pointerFile(store)} points at`,
+    );
+    const gc = await runCli(['gc', '--keep', '1', '--store', store, '--json']);
+    // Without a current snapshot to protect, gc --keep 1 would otherwise delete the 10:00 bundle.
+    expect(JSON.parse(String(gc.stdout))).toMatchObject({ deleted: [] });
+    expect(JSON.parse(String(gc.stdout)).kept.sort()).toEqual([first.report.snapshotId, second].sort());
+  });
+
   it('gc never deletes a bundle whose manifest it cannot read, and names it', async () => {
     const store = await tempDir('store');
     const ids: string[] = [];
