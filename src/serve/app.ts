@@ -5,6 +5,7 @@ import { type Access, type StateStore, createAccess } from './access/index.js';
 import { CursorCodec } from './cursor.js';
 import { clientErrorResponder, MAX_HEADER_BYTES } from './client-error.js';
 import { frameworkErrorResponder, installErrorHandling } from './error-handler.js';
+import { expectationFailedResponder } from './expectation.js';
 import { registerApiDescription } from './api-description.js';
 import { registerCompression } from './compression.js';
 import { installCors } from './cors.js';
@@ -145,6 +146,7 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
     // Node refuses a request without Host before any hook could give it an envelope: we check it
     // ourselves (request-hooks.ts). Header size: Node's 16 KiB, stated here so it is documented.
     // A client that never finishes its request is cut off: 20 s for the headers, 30 s in all (408).
+    // An Expect other than 100-continue is refused in the envelope, not with Node's bare 417.
     serverFactory: (handler) =>
       createServer(
         {
@@ -155,6 +157,9 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
           connectionsCheckingInterval: 1_000,
         },
         handler,
+      ).on(
+        'checkExpectation',
+        expectationFailedResponder(options.docsUrl, (profile) => access.headersForUnauthenticated(profile)),
       ),
     routerOptions: { maxParamLength: 4096, querystringParser: parseQueryString },
     clientErrorHandler: clientErrorResponder(options.docsUrl, (error, requestId) =>

@@ -101,6 +101,25 @@ describe('answers that never reach a route', () => {
     });
   });
 
+  it('refuses an Expect other than 100-continue with 417 in the envelope of the profile the path names', async () => {
+    const b = await rawGet(server.base, '/api/v1/articles', [`Authorization: Bearer ${key}`, 'Expect: 200-ok']);
+    expect(b.status).toBe(417);
+    expect(b.headers['x-request-id']).toMatch(/^req_[0-9a-f]{24}$/);
+    expect(b.headers['cache-control']).toBe('no-store');
+    expect(b.headers['x-quota-tier']).toBe('free');
+    expect(JSON.parse(b.body)).toEqual({
+      error: { code: 'invalid_params', message: 'the only expectation supported is Expect: 100-continue' },
+    });
+    const a = await rawGet(server.base, '/v1/articles?limit=1', [`Authorization: Bearer ${key}`, 'Expect: foo']);
+    expect(a.status).toBe(417);
+    expect(a.headers['x-ratelimit-limit']).toBe('60');
+    expect(JSON.parse(a.body).error).toMatchObject({ code: 'invalid_request', requestId: a.headers['x-request-id'] });
+    // 100-continue is still honoured: the interim 100, then the answer.
+    const continued = await rawGet(server.base, '/v1/articles?limit=1', [`Authorization: Bearer ${key}`, 'Expect: 100-continue']);
+    expect(continued.status).toBe(100);
+    expect(continued.body).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   it('answers an HTTP/1.1 request without Host with 400 in its profile envelope', async () => {
     const answer = await sendRaw(server.base, `GET /api/v1/articles HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
     expect(answer.status).toBe(400);
