@@ -65,12 +65,20 @@ const PRE_ROUTING_REFUSALS: Record<string, string> = {
 /**
  * The error and not-found handlers of one encapsulated context: a profile's plugin (its prefix's
  * errors and unknown paths), or the root (paths outside both profiles, in Profile A's envelope).
+ * A profile passes its unauthenticated limit headers, for errors raised before its authentication
+ * hook set any (a refused Host or request target): every answer of a profile carries them.
  */
-export function installErrorHandling(scope: FastifyInstance, profile: Profile, docsBase: string): void {
+export function installErrorHandling(
+  scope: FastifyInstance,
+  profile: Profile,
+  docsBase: string,
+  limitHeaders?: () => Record<string, string>,
+): void {
   const send = (request: FastifyRequest, reply: FastifyReply, known: ApiError) => {
     // Normally set by the first hook already; repeated for errors raised before hooks ran.
     reply.header('X-Request-Id', request.id);
     reply.header('Cache-Control', 'no-store');
+    if (limitHeaders && !reply.hasHeader('X-RateLimit-Limit')) reply.headers(limitHeaders());
     reply.code(known.status).type('application/json; charset=utf-8');
     return reply.send(errorEnvelope(profile, known.code, known.message, request.id, docsBase));
   };

@@ -23,7 +23,7 @@ export interface ProfileDeps extends OperationDeps {
  */
 export function profilePlugin(profile: Profile, operations: readonly Operation[], deps: ProfileDeps): FastifyPluginAsync {
   return async (scope) => {
-    installErrorHandling(scope, profile, deps.docsUrl);
+    installErrorHandling(scope, profile, deps.docsUrl, () => deps.access.headersForUnauthenticated(profile));
     scope.addHook('onRequest', async (request, reply) => {
       const access = accessOf(request);
       if (access?.access === 'public') {

@@ -145,6 +145,11 @@ describe('answers that never reach a route', () => {
     expect(JSON.parse(twice.body)).toEqual({
       error: { code: 'invalid_params', message: 'a request must send one Host header, not several' },
     });
+    // Refused before authentication, yet with the profile's limit headers, like every answer of it.
+    expect(twice.headers).toMatchObject({ 'x-ratelimit-limit': '60', 'x-quota-tier': 'free', 'x-quota-used': '0' });
+    const spaced = await sendRaw(server.base, 'GET /v1/articles HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n');
+    expect(spaced.status).toBe(400);
+    expect(spaced.headers).toMatchObject({ 'x-ratelimit-limit': '60', 'x-quota-limit': '20000' });
   });
 
   it('takes every form of host the URI syntax allows', () => {
