@@ -54,6 +54,22 @@ describe('credentials', () => {
     expect(same.status).toBe(401);
   });
 
+  it('counts an empty credential header line as one of a repeated header', async () => {
+    for (const [target, lines] of [
+      ['/v1/articles', ['Authorization: ', `Authorization: Bearer ${key}`]],
+      ['/v1/articles', [`Authorization: Bearer ${key}`, 'Authorization:']],
+      ['/api/v1/articles', ['X-API-Key: ', `X-API-Key: ${key}`]],
+      ['/api/v1/articles', ['Authorization: ', `X-API-Key: ${key}`, 'Authorization: Bearer x']],
+    ] as const) {
+      const answer = await rawGet(server.base, target, [...lines]);
+      expect(answer.status, lines.join(' | ')).toBe(401);
+      expect(JSON.parse(answer.body).error.message, lines.join(' | ')).toBe('API key header sent more than once');
+    }
+    // One empty header alone is no key, and beside the other header it hides nothing.
+    expect((await rawGet(server.base, '/v1/articles', ['Authorization: '])).status).toBe(401);
+    expect((await rawGet(server.base, '/api/v1/articles', ['Authorization: ', `X-API-Key: ${key}`])).status).toBe(200);
+  });
+
   it('refuses a repeated X-API-Key header on Profile B', async () => {
     const answer = await rawGet(server.base, '/api/v1/articles', [`X-API-Key: ${key}`, `X-API-Key: ${key}`]);
     expect(answer.status).toBe(401);

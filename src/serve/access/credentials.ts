@@ -39,14 +39,17 @@ export function presentedCredential(profile: Profile, headers: RequestHeaders): 
   };
 }
 
-/** undefined when absent or empty, null when repeated. Node lower-cases names; a plain record may not. */
+/**
+ * undefined when absent or empty, null when repeated. Node lower-cases names; a plain record may not.
+ * An empty line counts as one: a client sending the header twice is confused about its key, whatever
+ * one of the lines holds.
+ */
 function headerValue(headers: RequestHeaders, lowerName: string): string | undefined | null {
   const values: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
     if (name.toLowerCase() !== lowerName || value === undefined) continue;
     values.push(...(Array.isArray(value) ? value : [value]));
   }
-  const present = values.filter((v) => v.trim() !== '');
-  if (present.length > 1) return null;
-  return present[0]?.trim();
+  if (values.length > 1) return null;
+  return values[0]?.trim() || undefined;
 }
