@@ -91,7 +91,12 @@ export function installErrorHandling(
   });
 
   scope.setNotFoundHandler((request) => {
-    const path = request.url.split('?')[0] ?? '';
-    throw new ApiError(404, 'not_found', `No operation ${request.method} ${path.slice(0, 200)}`);
+    throw noOperation(request);
   });
+}
+
+/** 404 for a path that names no operation (the path, shortened, but never its query). */
+export function noOperation(request: FastifyRequest): ApiError {
+  const path = request.url.split('?')[0] ?? '';
+  return new ApiError(404, 'not_found', `No operation ${request.method} ${path.slice(0, 200)}`);
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { ApiError } from '../api-error.js';
+import { noOperation } from '../error-handler.js';
 import { type CursorCodec, queryFingerprint } from '../cursor.js';
 import { answerConditionally } from '../conditional.js';
 import { etagOf } from '../etag.js';
@@ -31,11 +32,21 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Ope
       response: { 200: op.response, '4xx': errorSchema, '5xx': errorSchema },
     },
     config: { access: { access: 'key', scope: op.scope } },
+    ...(op.params ? { preValidation: refuseEmptyPathParameter } : {}),
   } satisfies RouteShorthandOptions;
   // The route types are the plan's: the validator compiled from the operation's own schemas (and
   // listOperation's ListQuery check) makes request.query and request.params those values.
   if (op.kind === 'list') app.get<ListRoute>(url, options, async (request, reply) => answerList(op, deps, request, reply));
   else app.get<SingleRoute>(url, options, async (request, reply) => answerSingle(op, deps, request, reply));
+}
+
+/**
+ * The router matches `/articles/` to `/articles/:slug` with an empty slug: that is the list's path
+ * with a trailing slash, which names no operation (404), not a slug too short (400). Runs after
+ * authentication and before validation, so the slug's own limits stay as declared.
+ */
+async function refuseEmptyPathParameter(request: FastifyRequest): Promise<void> {
+  if (Object.values(request.params as Record<string, string>).includes('')) throw noOperation(request);
 }
 
 type ListRoute = { Querystring: Parameters<ListOperation['plan']>[0] };
