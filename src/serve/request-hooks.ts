@@ -4,6 +4,7 @@ import type { Access } from './access/index.js';
 import { ApiError, ParameterProblem } from './api-error.js';
 import type { Lifecycle } from './health-routes.js';
 import type { ServerMetrics } from './metrics.js';
+import { requestTargetProblem } from './request-target.js';
 
 const ID_BYTES = 12;
 /** Random bytes for 256 ids, drawn from the CSPRNG at once: one call per 256 requests instead of one each. */
@@ -46,7 +47,8 @@ export function hostProblem(rawHeaders: readonly string[], httpVersion: string):
 
 /**
  * Hooks every request passes, whichever route it matched: its request id first, a Host check (the
- * HTTP server leaves it to us so that the refusal wears an error envelope), then, after the answer,
+ * HTTP server leaves it to us so that the refusal wears an error envelope) and one of the request
+ * target (which the HTTP parser lets through), then, after the answer,
  * the release of a 5xx from the bill and one log line. Authentication belongs to each profile's
  * plugin (profile-plugin.ts), decided by the matched route.
  */
@@ -55,6 +57,8 @@ export function installRequestHooks(app: FastifyInstance, access: Access, metric
     reply.header('X-Request-Id', request.id);
     const problem = hostProblem(request.raw.rawHeaders, request.raw.httpVersion);
     if (problem !== null) throw new ParameterProblem('Host', problem);
+    const targetProblem = requestTargetProblem(request.raw.url ?? '');
+    if (targetProblem !== null) throw new ParameterProblem('request target', targetProblem);
   });
 
   // While draining, every answer asks its client to reconnect, which a load balancer sends elsewhere.

@@ -108,6 +108,22 @@ describe('request targets', () => {
     });
   }
 
+  it('refuses a fragment (#), which the router would take for the start of the query, with 400', async () => {
+    for (const { target, profile } of targets) {
+      for (const spelled of [`${target}#`, `${target}#x`, `${target}${target.includes('?') ? '&' : '?'}limit=1#x`]) {
+        for (const headerLines of [[], [`Authorization: Bearer ${key}`]]) {
+          const answer = await send(spelled, headerLines);
+          expect(answer.status, spelled).toBe(400);
+          expectEnvelope(answer);
+          expect(JSON.parse(answer.body).error, spelled).toMatchObject({
+            code: profile === 'A' ? 'invalid_request' : 'invalid_params',
+            message: 'the request target must not contain a fragment (#)',
+          });
+        }
+      }
+    }
+  });
+
   it('answers the asterisk form with a 404 envelope', async () => {
     for (const method of ['OPTIONS', 'GET']) {
       const answer = await rawGet(server.base, '*', [], method);
