@@ -124,6 +124,22 @@ describe('request targets', () => {
     }
   });
 
+  it('refuses user information in an absolute-form target with 400, even with a valid key', async () => {
+    for (const { target, profile } of targets) {
+      for (const spelled of [`http://user:pw@api.example.test${target}`, `http://@api.example.test${target}`]) {
+        for (const headerLines of [[], [`Authorization: Bearer ${key}`]]) {
+          const answer = await send(spelled, headerLines);
+          expect(answer.status, spelled).toBe(400);
+          expectEnvelope(answer);
+          expect(JSON.parse(answer.body).error, spelled).toMatchObject({
+            code: profile === 'A' ? 'invalid_request' : 'invalid_params',
+            message: 'the request target must not contain user information (user@)',
+          });
+        }
+      }
+    }
+  });
+
   it('answers the asterisk form with a 404 envelope', async () => {
     for (const method of ['OPTIONS', 'GET']) {
       const answer = await rawGet(server.base, '*', [], method);
