@@ -47,3 +47,12 @@ export class ParameterProblem extends Error {
 export class CursorProblem extends Error {
   override readonly name = 'CursorProblem';
 }
+
+/**
+ * A request that uses something this server does not implement (a transfer coding other than
+ * chunked): 501, with the profile's code for a bad request (invalid_request, invalid_params).
+ */
+export class NotImplementedProblem extends Error {
+  override readonly name = 'NotImplementedProblem';
+  readonly statusCode = 501;
+}

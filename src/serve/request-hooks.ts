@@ -1,10 +1,11 @@
 import { randomFillSync } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Access } from './access/index.js';
-import { ApiError, ParameterProblem } from './api-error.js';
+import { ApiError, NotImplementedProblem, ParameterProblem } from './api-error.js';
 import type { Lifecycle } from './health-routes.js';
 import type { ServerMetrics } from './metrics.js';
 import { requestTargetProblem } from './request-target.js';
+import { hasUnknownTransferCoding } from './transfer-coding.js';
 
 const ID_BYTES = 12;
 /** Random bytes for 256 ids, drawn from the CSPRNG at once: one call per 256 requests instead of one each. */
@@ -47,8 +48,8 @@ export function hostProblem(rawHeaders: readonly string[], httpVersion: string):
 
 /**
  * Hooks every request passes, whichever route it matched: its request id first, a Host check (the
- * HTTP server leaves it to us so that the refusal wears an error envelope) and one of the request
- * target (which the HTTP parser lets through), then, after the answer,
+ * HTTP server leaves it to us so that the refusal wears an error envelope), and checks of the request
+ * target and transfer codings (which the HTTP parser lets through), then, after the answer,
  * the release of a 5xx from the bill and one log line. Authentication belongs to each profile's
  * plugin (profile-plugin.ts), decided by the matched route.
  */
@@ -59,6 +60,8 @@ export function installRequestHooks(app: FastifyInstance, access: Access, metric
     if (problem !== null) throw new ParameterProblem('Host', problem);
     const targetProblem = requestTargetProblem(request.raw.url ?? '');
     if (targetProblem !== null) throw new ParameterProblem('request target', targetProblem);
+    if (hasUnknownTransferCoding(request.raw.rawHeaders))
+      throw new NotImplementedProblem('the only transfer coding implemented is chunked');
   });
 
   // While draining, every answer asks its client to reconnect, which a load balancer sends elsewhere.

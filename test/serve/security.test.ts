@@ -191,6 +191,37 @@ describe('answers that never reach a route', () => {
   });
 });
 
+describe('transfer codings', () => {
+  const chunkedGet = (target: string, lines: string[]) =>
+    sendRaw(server.base, `GET ${target} HTTP/1.1\r\nHost: x\r\n${lines.join('\r\n')}\r\nConnection: close\r\n\r\n0\r\n\r\n`);
+
+  it('refuses a transfer coding other than chunked with 501 in the envelope, key or not', async () => {
+    for (const [target, lines, code] of [
+      ['/v1/articles', ['Transfer-Encoding: gzip, chunked', `Authorization: Bearer ${key}`], 'invalid_request'],
+      ['/v1/articles', ['Transfer-Encoding: gzip', 'Transfer-Encoding: chunked', `Authorization: Bearer ${key}`], 'invalid_request'],
+      ['/api/v1/articles', ['Transfer-Encoding: GZIP , Chunked', `X-API-Key: ${key}`], 'invalid_params'],
+      ['/api/v1/articles', ['Transfer-Encoding: br, chunked'], 'invalid_params'],
+    ] as const) {
+      const answer = await chunkedGet(target, [...lines]);
+      expect(answer.status, lines.join(' | ')).toBe(501);
+      expect(answer.headers['x-request-id']).toMatch(/^req_/);
+      expect(answer.headers['cache-control']).toBe('no-store');
+      expect(answer.headers['x-ratelimit-limit']).toBe('60');
+      expect(JSON.parse(answer.body).error, lines.join(' | ')).toMatchObject({
+        code,
+        message: 'the only transfer coding implemented is chunked',
+      });
+    }
+  });
+
+  it('takes chunked alone, empty list elements included', async () => {
+    for (const coding of ['chunked', ', chunked', 'Chunked']) {
+      const answer = await chunkedGet('/v1/articles?limit=1', [`Transfer-Encoding: ${coding}`, `Authorization: Bearer ${key}`]);
+      expect(answer.status, coding).toBe(200);
+    }
+  });
+});
+
 describe('caching', () => {
   it("marks keyed answers private (one key's answer is never another's) and errors never stored", async () => {
     const ok = await rawGet(server.base, '/v1/articles', [`Authorization: Bearer ${key}`]);
