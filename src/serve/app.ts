@@ -162,8 +162,10 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
         expectationFailedResponder(options.docsUrl, (profile) => access.headersForUnauthenticated(profile)),
       ),
     routerOptions: { maxParamLength: 4096, querystringParser: parseQueryString },
-    clientErrorHandler: clientErrorResponder(options.docsUrl, (error, requestId) =>
-      app.log.debug({ err: error, requestId }, 'client error'),
+    clientErrorHandler: clientErrorResponder(
+      options.docsUrl,
+      (profile) => access.headersForUnauthenticated(profile),
+      (error, requestId) => app.log.debug({ err: error, requestId }, 'client error'),
     ),
     frameworkErrors: frameworkErrorResponder(options.docsUrl, (profile) => access.headersForUnauthenticated(profile)),
   });

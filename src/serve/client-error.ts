@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { ErrorCode } from './api-error.js';
 import { errorEnvelope } from './error-envelope.js';
-import { profileNamedByPath } from './profile.js';
+import { type Profile, profileNamedByPath } from './profile.js';
 import { newRequestId } from './request-hooks.js';
 
 /** Request line plus headers, as Node's HTTP parser enforces it; beyond it: 431. */
@@ -15,9 +15,14 @@ interface ClientError extends Error {
 /**
  * Answers requests that Node's HTTP parser refused before Fastify saw them (headers too large,
  * malformed HTTP, a request that timed out), in the error envelope of the profile its request
- * line names (Profile A's when it cannot be read), with a request id, instead of a bare body.
+ * line names (Profile A's when it cannot be read), with a request id and that profile's limit
+ * headers (nothing counted), instead of a bare body.
  */
-export function clientErrorResponder(docsBase: string, log: (error: Error, requestId: string) => void) {
+export function clientErrorResponder(
+  docsBase: string,
+  limitHeaders: (profile: Profile) => Record<string, string>,
+  log: (error: Error, requestId: string) => void,
+) {
   return (error: ClientError, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const requestId = newRequestId();
@@ -26,10 +31,13 @@ export function clientErrorResponder(docsBase: string, log: (error: Error, reque
     const profile = profileNamedByPath(requestTarget(error.rawPacket));
     const code: ErrorCode = profile === 'A' ? 'invalid_request' : 'invalid_params';
     const body = JSON.stringify(errorEnvelope(profile, code, message, requestId, docsBase));
+    const limits = Object.entries(limitHeaders(profile))
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     if (socket.writable) {
       socket.write(
         `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `X-Request-Id: ${requestId}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+          `X-Request-Id: ${requestId}\r\nCache-Control: no-store\r\n${limits}Connection: close\r\n\r\n${body}`,
       );
     }
     socket.destroy(error);

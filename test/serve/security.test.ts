@@ -99,6 +99,8 @@ describe('answers that never reach a route', () => {
     expect(b.status).toBe(431);
     expect(b.headers['x-request-id']).toMatch(/^req_/);
     expect(JSON.parse(b.body)).toEqual({ error: { code: 'invalid_params', message: 'the request line and headers exceed 16 KiB' } });
+    // Like every answer of the profile, with its limit headers (member tier, nothing counted).
+    expect(b.headers).toMatchObject({ 'x-ratelimit-limit': '60', 'x-quota-tier': 'free', 'x-quota-used': '0' });
     const a = await rawGet(server.base, '/v1/articles', [big]);
     expect(JSON.parse(a.body).error).toMatchObject({
       code: 'invalid_request',
@@ -115,6 +117,7 @@ describe('answers that never reach a route', () => {
       message: 'the request is not valid HTTP',
       requestId: answer.headers['x-request-id'],
     });
+    expect(answer.headers).toMatchObject({ 'x-ratelimit-limit': '60', 'x-quota-limit': '20000' });
   });
 
   it('refuses an Expect other than 100-continue with 417 in the envelope of the profile the path names', async () => {
