@@ -158,8 +158,10 @@ export function locateSecurityIdentifiers(text: string): SecurityIdentifierSpan[
   let at = 0;
   while (at < text.length) {
     const first = text[at]!;
-    const candidate = (isDigit(first) || (first >= 'A' && first <= 'Z')) && startsToken(text, at);
-    const match = candidate ? identifierAt(text, at) : null;
+    // In lower case only right after its label (`isin us0378331005`): elsewhere it is a word.
+    const caseless = first >= 'a' && first <= 'z' && LABEL_BEFORE.test(text.slice(Math.max(0, at - 12), at));
+    const candidate = (isDigit(first) || (first >= 'A' && first <= 'Z') || caseless) && startsToken(text, at);
+    const match = candidate ? identifierAt(text, at, caseless) : null;
     if (match && (!/^\d+$/.test(match.value) || !inUrl(at) || isLabelled(text, at))) {
       found.push(match);
       at = match.end;
@@ -170,15 +172,30 @@ export function locateSecurityIdentifiers(text: string): SecurityIdentifierSpan[
   return found;
 }
 
-function identifierAt(text: string, start: number): SecurityIdentifierSpan | null {
+function identifierAt(text: string, start: number, caseless: boolean): SecurityIdentifierSpan | null {
+  const labelled = LABEL_BEFORE.test(text.slice(Math.max(0, start - 12), start));
   for (const candidate of CANDIDATES) {
     const end = start + candidate.length;
-    if (end > text.length || !endsToken(text, end)) continue;
-    const token = text.slice(start, end);
-    if (candidate.valid(token)) return { kind: candidate.kind, value: token, start, end };
+    if (end > text.length) continue;
+    const written = text.slice(start, end);
+    const token = caseless ? written.toUpperCase() : written;
+    // `-` joins words, but a token with letters before one is an identifier with a suffix (`US0378331005-ADR`).
+    if (!endsToken(text, end) && !(text[end] === '-' && /[A-Z]/.test(token))) continue;
+    if (candidate.valid(token)) return { kind: candidate.kind, value: written, start, end };
+  }
+  // A CUSIP printed in its 6-2-1 groups, as on certificates and prospectuses: `037833-10-0`, or
+  // with spaces after its label (`CUSIP 037833 10 0`; unlabelled, spaced digits are too common).
+  const grouped = GROUPED_CUSIP.exec((caseless ? text.toUpperCase() : text).slice(start, start + 11));
+  if (grouped && (grouped[2] === '-' || labelled) && endsToken(text, start + 11)) {
+    const token = `${grouped[1]}${grouped[3]}${grouped[4]}`;
+    if (/^[0-9A-Z]{9}$/.test(token) && isValidCusip(token)) return { kind: 'CUSIP', value: text.slice(start, start + 11), start, end: start + 11 };
   }
   return null;
 }
+
+/** Its label right before a token, with the glue between: `ISIN `, `cusip: `, `FIGI=`. */
+const LABEL_BEFORE = /(?:^|[^A-Za-z0-9])(?:CUSIP|ISIN|FIGI)\s*[#:=/]?\s*$/i;
+const GROUPED_CUSIP = /^([0-9A-Z]{6})([ -])([0-9A-Z]{2})\2([0-9])/;
 
 // ---------------------------------------------------------------------------------------------
 // Removing identifiers from a name
@@ -210,7 +227,8 @@ export function stripSecurityIdentifiers(text: string): StrippedName {
       while (cut > kept && GLUE_BEFORE.test(text[cut - 1]!)) cut--;
     }
     name += `${text.slice(kept, cut)} `;
-    kept = span.end;
+    // A suffix joined to the identifier (`US0378331005-ADR`) stays, as a word of its own.
+    kept = text[span.end] === '-' ? span.end + 1 : span.end;
   }
   name += text.slice(kept);
   const tidy = name

@@ -56,6 +56,11 @@ describe('identifiers in text', () => {
     ['APPLE INC ISINUS0378331005', 'ISIN US0378331005'],
     ['ALPHABET INC FIGI BBG009S39JX6', 'FIGI BBG009S39JX6'],
     ['MICROSOFT CORP|BBG000BPH459', 'FIGI BBG000BPH459'],
+    ['APPLE INC CUSIP 037833 10 0', 'CUSIP 037833 10 0'],
+    ['APPLE INC 037833-10-0', 'CUSIP 037833-10-0'],
+    ['APPLE INC isin us0378331005', 'ISIN us0378331005'],
+    ['APPLE INC cusip: 037833100', 'CUSIP 037833100'],
+    ['APPLE INC US0378331005-ADR', 'ISIN US0378331005'],
   ])('finds the identifier glued into %j', (text, expected) => {
     expect(found(text)).toEqual([expected]);
   });
@@ -70,6 +75,9 @@ describe('identifiers in text', () => {
       'story-037833100', // inside a hyphenated word
       'PRECISIONUS0378331005', // "ISIN" inside a word is no label
       'ABCDEFGHI0',
+      'Call 037833 10 0 today', // spaced digits without a label
+      '037833100-A', // digits joined to a word
+      'see us0378331005', // lower case without a label
     ]) {
       expect(found(text), text).toEqual([]);
     }
@@ -97,6 +105,10 @@ describe('stripping identifiers from a name', () => {
     ['MICROSOFT CORP FIGI=BBG000BPH459', 'MICROSOFT CORP'],
     ['CL A 02079K305 ISIN US02079K3059', 'CL A'],
     ['037833100', ''],
+    ['APPLE INC CUSIP 037833 10 0', 'APPLE INC'],
+    ['APPLE INC 037833-10-0 COM', 'APPLE INC COM'],
+    ['APPLE INC isin us0378331005', 'APPLE INC'],
+    ['APPLE INC US0378331005-ADR', 'APPLE INC ADR'],
   ])('%j -> %j', (name, expected) => {
     expect(stripSecurityIdentifiers(name).name).toBe(expected);
   });
