@@ -188,7 +188,8 @@ function identifierAt(text: string, start: number, caseless: boolean): SecurityI
   const grouped = GROUPED_CUSIP.exec((caseless ? text.toUpperCase() : text).slice(start, start + 11));
   if (grouped && (grouped[2] === '-' || labelled) && endsToken(text, start + 11)) {
     const token = `${grouped[1]}${grouped[3]}${grouped[4]}`;
-    if (/^[0-9A-Z]{9}$/.test(token) && isValidCusip(token)) return { kind: 'CUSIP', value: text.slice(start, start + 11), start, end: start + 11 };
+    if (/^[0-9A-Z]{9}$/.test(token) && isValidCusip(token))
+      return { kind: 'CUSIP', value: text.slice(start, start + 11), start, end: start + 11 };
   }
   return null;
 }

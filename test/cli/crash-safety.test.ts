@@ -27,6 +27,11 @@ async function killBuildAt(point: string, sources: string, store: string, extra:
   expect(result.signal).toBe('SIGKILL');
 }
 
+/** The articles build at LATER, in the test's process, as the run after a killed one. */
+function buildLater(store: string, ...extra: string[]) {
+  return runCli(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', LATER, '--json', ...extra]);
+}
+
 let sources: string;
 beforeAll(async () => {
   sources = await tempDir('sources');
@@ -59,7 +64,7 @@ describe('a build killed in the middle of publishing', () => {
       expect(JSON.parse(String(inspect.stdout))).toMatchObject({ verified: true, current: true });
 
       // The next build completes and clears what the killed one left in tmp/.
-      const retry = await runCli(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', LATER, '--json']);
+      const retry = await buildLater(store);
       expect(retry.exitCode, String(retry.stderr)).toBe(0);
       const retryId = JSON.parse(String(retry.stdout)).datasets[0].snapshotId as string;
       expect(retryId).not.toBe(firstId);
@@ -73,19 +78,7 @@ describe('a build killed in the middle of publishing', () => {
     await cp(built, store, { recursive: true });
     await killBuildAt('manifest-written', sources, store, ['--no-promote']);
     // The killed run wrote its candidate marker first; the same snapshot again must not trip over it.
-    const candidate = await runCli([
-      'build',
-      '--datasets',
-      'articles',
-      '--sources',
-      sources,
-      '--store',
-      store,
-      '--now',
-      LATER,
-      '--no-promote',
-      '--json',
-    ]);
+    const candidate = await buildLater(store, '--no-promote');
     expect(candidate.exitCode, String(candidate.stderr)).toBe(0);
     const candidateId = JSON.parse(String(candidate.stdout)).datasets[0].snapshotId as string;
     const listed = JSON.parse(String((await runCli(['list', '--store', store, '--json'])).stdout)) as {
@@ -96,18 +89,7 @@ describe('a build killed in the middle of publishing', () => {
     const promoting = await tempDir('store');
     await cp(built, promoting, { recursive: true });
     await killBuildAt('manifest-written', sources, promoting, ['--no-promote']);
-    const promoted = await runCli([
-      'build',
-      '--datasets',
-      'articles',
-      '--sources',
-      sources,
-      '--store',
-      promoting,
-      '--now',
-      LATER,
-      '--json',
-    ]);
+    const promoted = await buildLater(promoting);
     expect(promoted.exitCode, String(promoted.stderr)).toBe(0);
     expect(await readdir(path.join(promoting, 'candidates/articles'))).toEqual([]);
   });

@@ -108,36 +108,35 @@ describe('request targets', () => {
     });
   }
 
-  it('refuses a fragment (#), which the router would take for the start of the query, with 400', async () => {
+  /** Every spelling of every operation's target is refused with 400 and `message`, with a key or without. */
+  async function expectRefused(spellings: (target: string) => string[], message: string): Promise<void> {
     for (const { target, profile } of targets) {
-      for (const spelled of [`${target}#`, `${target}#x`, `${target}${target.includes('?') ? '&' : '?'}limit=1#x`]) {
+      for (const spelled of spellings(target)) {
         for (const headerLines of [[], [`Authorization: Bearer ${key}`]]) {
           const answer = await send(spelled, headerLines);
           expect(answer.status, spelled).toBe(400);
           expectEnvelope(answer);
           expect(JSON.parse(answer.body).error, spelled).toMatchObject({
             code: profile === 'A' ? 'invalid_request' : 'invalid_params',
-            message: 'the request target must not contain a fragment (#)',
+            message,
           });
         }
       }
     }
+  }
+
+  it('refuses a fragment (#), which the router would take for the start of the query, with 400', async () => {
+    await expectRefused(
+      (target) => [`${target}#`, `${target}#x`, `${target}${target.includes('?') ? '&' : '?'}limit=1#x`],
+      'the request target must not contain a fragment (#)',
+    );
   });
 
   it('refuses user information in an absolute-form target with 400, even with a valid key', async () => {
-    for (const { target, profile } of targets) {
-      for (const spelled of [`http://user:pw@api.example.test${target}`, `http://@api.example.test${target}`]) {
-        for (const headerLines of [[], [`Authorization: Bearer ${key}`]]) {
-          const answer = await send(spelled, headerLines);
-          expect(answer.status, spelled).toBe(400);
-          expectEnvelope(answer);
-          expect(JSON.parse(answer.body).error, spelled).toMatchObject({
-            code: profile === 'A' ? 'invalid_request' : 'invalid_params',
-            message: 'the request target must not contain user information (user@)',
-          });
-        }
-      }
-    }
+    await expectRefused(
+      (target) => [`http://user:pw@api.example.test${target}`, `http://@api.example.test${target}`],
+      'the request target must not contain user information (user@)',
+    );
   });
 
   it('answers the asterisk form with a 404 envelope', async () => {

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { type EffectiveFilings, effectiveFilings, effectiveHoldings } from '../../../src/derive/smart-money/holdings.js';
-import type { FilingMeta } from '../../../src/model/filing.js';
+import type { FilingMeta, HoldingRow } from '../../../src/model/filing.js';
 import { CUSIP, InMemoryFilingCatalog, filing, row } from './catalog.js';
+
+/** A 13F-HR/A of the investor and period, of the given type, filed on `filedAt` under `accessionNumber`. */
+function amendment(amendmentType: 'RESTATEMENT' | 'NEW HOLDINGS', filedAt: string, accessionNumber: string, rows: HoldingRow[] = []) {
+  return filing({ cik, period, filedAt, submissionType: '13F-HR/A', amendmentType, accessionNumber }, rows);
+}
 
 /** The effective filings of a period that has a holdings report. */
 function usable(filings: FilingMeta[]): EffectiveFilings {
@@ -40,22 +45,8 @@ describe('effective holdings of one investor and period', () => {
 
   it('the latest RESTATEMENT wins, by filing date and then accession number', () => {
     const original = filing({ cik, period, filedAt: '2026-11-10' });
-    const first = filing({
-      cik,
-      period,
-      filedAt: '2026-11-20',
-      submissionType: '13F-HR/A',
-      amendmentType: 'RESTATEMENT',
-      accessionNumber: '0001067983-26-000002',
-    });
-    const second = filing({
-      cik,
-      period,
-      filedAt: '2026-11-20',
-      submissionType: '13F-HR/A',
-      amendmentType: 'RESTATEMENT',
-      accessionNumber: '0001067983-26-000009',
-    });
+    const first = amendment('RESTATEMENT', '2026-11-20', '0001067983-26-000002');
+    const second = amendment('RESTATEMENT', '2026-11-20', '0001067983-26-000009');
     const earlier = filing({ cik, period, filedAt: '2026-11-15', submissionType: '13F-HR/A', amendmentType: 'RESTATEMENT' });
     expect(usable([second.meta, original.meta, earlier.meta, first.meta]).base).toBe(second.meta);
   });
@@ -100,17 +91,7 @@ describe('effective holdings of one investor and period', () => {
     const original = filing({ cik, period, filedAt: '2026-11-10', accessionNumber: '0001067983-26-000005' }, [
       row('APPLE INC', CUSIP.apple, 100, 25_000),
     ]);
-    const added = filing(
-      {
-        cik,
-        period,
-        filedAt: '2026-11-10',
-        submissionType: '13F-HR/A',
-        amendmentType: 'NEW HOLDINGS',
-        accessionNumber: '0000950123-26-000100',
-      },
-      [row('CHEVRON CORP NEW', CUSIP.chevron, 5, 800)],
-    );
+    const added = amendment('NEW HOLDINGS', '2026-11-10', '0000950123-26-000100', [row('CHEVRON CORP NEW', CUSIP.chevron, 5, 800)]);
     const effective = usable([original.meta, added.meta]);
     expect(effective.base).toBe(original.meta);
     expect(effective.additions).toEqual([added.meta]);
@@ -119,22 +100,8 @@ describe('effective holdings of one investor and period', () => {
 
   it('a NEW HOLDINGS amendment filed the same day as a RESTATEMENT says which was taken as later', () => {
     const original = filing({ cik, period, filedAt: '2026-11-10' });
-    const added = filing({
-      cik,
-      period,
-      filedAt: '2026-11-20',
-      submissionType: '13F-HR/A',
-      amendmentType: 'NEW HOLDINGS',
-      accessionNumber: '0000950123-26-000100',
-    });
-    const restated = filing({
-      cik,
-      period,
-      filedAt: '2026-11-20',
-      submissionType: '13F-HR/A',
-      amendmentType: 'RESTATEMENT',
-      accessionNumber: '0001067983-26-000009',
-    });
+    const added = amendment('NEW HOLDINGS', '2026-11-20', '0000950123-26-000100');
+    const restated = amendment('RESTATEMENT', '2026-11-20', '0001067983-26-000009');
     const effective = effectiveFilings([original.meta, added.meta, restated.meta]);
     expect(effective.base).toBe(restated.meta);
     expect(effective.unused.find((u) => u.filing === added.meta)!.reason).toMatch(
