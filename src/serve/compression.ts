@@ -43,7 +43,12 @@ export async function registerCompression(app: FastifyInstance): Promise<void> {
   });
   app.addHook('onRoute', (route) => {
     const existing = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
-    route.onSend = [...existing, tagEncodedRepresentation];
+    const hooks = [...existing, tagEncodedRepresentation];
+    // Fastify's own HEAD route drops the body in an onSend hook that it puts before the plugin's,
+    // so HEAD went out uncompressed, with another ETag and length than GET. It goes last: HEAD
+    // answers with GET's headers (RFC 9110 9.3.2). test/serve/compression.test.ts checks it.
+    const dropsBody = (hook: unknown) => typeof hook === 'function' && hook.name === 'headRouteOnSendHandler';
+    route.onSend = route.method === 'HEAD' ? [...hooks.filter((h) => !dropsBody(h)), ...hooks.filter(dropsBody)] : hooks;
   });
 }
 

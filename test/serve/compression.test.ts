@@ -44,6 +44,19 @@ describe('compression', () => {
     expect((await ask(LARGE, { 'accept-encoding': 'deflate' })).headers['content-encoding']).toBeUndefined();
   });
 
+  it('answers HEAD with the headers GET would send, for each encoding (RFC 9110 9.3.2)', async () => {
+    for (const encoding of [undefined, 'br', 'gzip']) {
+      const headers = encoding ? { 'accept-encoding': encoding } : {};
+      const get = await ask(LARGE, headers);
+      const head = await binaryGet(server.base, LARGE, { authorization: `Bearer ${key}`, ...headers }, 'HEAD');
+      expect(head.status, encoding).toBe(200);
+      expect(head.body.length, encoding).toBe(0);
+      for (const name of ['content-encoding', 'etag', 'content-length', 'content-type', 'vary', 'cache-control', 'last-modified']) {
+        expect(head.headers[name], `${encoding} ${name}`).toEqual(get.headers[name]);
+      }
+    }
+  });
+
   it('leaves a body under the threshold as it is, and says Vary: accept-encoding either way', async () => {
     const small = await ask(SMALL, { 'accept-encoding': 'br, gzip' });
     expect(small.status).toBe(200);

@@ -7,10 +7,10 @@ export interface BinaryAnswer {
   body: Buffer;
 }
 
-/** A GET with exactly the given headers (no Accept-Encoding unless given), body kept as bytes. */
-export function binaryGet(base: string, target: string, headers: Record<string, string> = {}): Promise<BinaryAnswer> {
+/** A GET (or `method`) with exactly the given headers (no Accept-Encoding unless given), body kept as bytes. */
+export function binaryGet(base: string, target: string, headers: Record<string, string> = {}, method = 'GET'): Promise<BinaryAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request(`${base}${target}`, { headers }, (res) => {
+    const req = request(`${base}${target}`, { headers, method }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
