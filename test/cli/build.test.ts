@@ -190,6 +190,9 @@ describe('pdsnap sample + build', () => {
 
     const rollback = await runCli(['rollback', 'articles', secondId, '--store', store]);
     expect(rollback.exitCode, String(rollback.stderr)).toBe(0);
+    expect(String(rollback.stdout)).toBe(`articles: current is now ${secondId} (was ${thirdId})`);
+    const again = await runCli(['rollback', 'articles', secondId, '--store', store]);
+    expect(String(again.stdout)).toBe(`articles: current is already ${secondId}; nothing changed`);
     const list = JSON.parse(String((await runCli(['list', '--store', store, '--json'])).stdout));
     expect(list.snapshots.filter((s: { current: boolean }) => s.current).map((s: { snapshotId: string }) => s.snapshotId)).toEqual([
       secondId,

@@ -48,6 +48,10 @@ export function rollbackCommand(): Command {
           repairedPointer: result.repairedPointer,
         });
       }
+      if (!result.repairedPointer && result.previousSnapshotId === snapshotId) {
+        printLine(`${dataset.data}: current is already ${snapshotId}; nothing changed`);
+        return;
+      }
       const was = result.repairedPointer ? `a broken pointer: ${result.repairedPointer}; repaired` : (result.previousSnapshotId ?? 'none');
       printLine(`${dataset.data}: current is now ${snapshotId} (was ${was})`);
     });
