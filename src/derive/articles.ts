@@ -46,7 +46,12 @@ export function deriveArticles(input: IngestedArticle[], now: Date): ArticlesDer
   const due: IngestedArticle[] = [];
   for (const candidate of input) {
     // Instants are canonical (UTC, milliseconds), so text order is time order.
-    if (candidate.record.publishedAt > buildTime) {
+    if (candidate.expiresAt !== undefined && candidate.expiresAt <= buildTime) {
+      notes.push({
+        source: candidate.source,
+        message: `${candidate.location}: expired at ${candidate.expiresAt} (expiryDate), before the build time ${buildTime}; not published`,
+      });
+    } else if (candidate.record.publishedAt > buildTime) {
       rejections.push({
         source: candidate.source,
         location: candidate.location,

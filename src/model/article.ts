@@ -42,6 +42,8 @@ export interface IngestedArticle {
   record: Article;
   source: string;
   location: string;
+  /** Hugo `expiryDate`: from this instant on the article is not published. */
+  expiresAt?: string;
   /** Set for items of a syndication feed (RSS, Atom, JSON Feed). */
   feedItem?: {
     /** The registry id of the feed's source. */

@@ -46,7 +46,7 @@ describe('compression', () => {
 
   it('answers HEAD with the headers GET would send, for each encoding (RFC 9110 9.3.2)', async () => {
     for (const encoding of [undefined, 'br', 'gzip']) {
-      const headers = encoding ? { 'accept-encoding': encoding } : {};
+      const headers: Record<string, string> = encoding ? { 'accept-encoding': encoding } : {};
       const get = await ask(LARGE, headers);
       const head = await binaryGet(server.base, LARGE, { authorization: `Bearer ${key}`, ...headers }, 'HEAD');
       expect(head.status, encoding).toBe(200);

@@ -45,6 +45,10 @@ export interface ArticleDraft {
    * matter type or feed category) or "draft" (Hugo `draft: true`): a note, not a rejection.
    */
   exclusion?: string;
+  /** Hugo `expiryDate`: from then on the article is not published (as typed; checked when finalised). */
+  expiry?: unknown;
+  /** Problems found while reading the fields themselves (a `draft: yes` that is no boolean). */
+  fieldProblems?: string[];
 }
 
 /** What a reader makes of one file. */

@@ -64,9 +64,12 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
   const title = textOf(draft.title);
   if (title === undefined) problems.push(typeof draft.title === 'string' || draft.title == null ? 'missing title' : 'title must be text');
 
+  problems.push(...(draft.fieldProblems ?? []));
   const dateValue = draft.date ?? draft.fallbackDate;
   const date = parsePublishedDate(dateValue);
   if ('error' in date) problems.push(dateValue === undefined ? 'missing date' : date.error);
+  const expiry = draft.expiry === undefined ? undefined : parsePublishedDate(draft.expiry);
+  if (expiry !== undefined && 'error' in expiry) problems.push(`expiryDate: ${expiry.error}`);
 
   const locale = resolveLocale(draft, registered, problems);
   if (locale === undefined && draft.locale === undefined && draft.folderLocale === undefined) missing('locale');
@@ -124,7 +127,8 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
   }
   const feedItem =
     draft.feedSource === undefined ? {} : { feedItem: { sourceId: draft.feedSource.id, id: draft.itemId ?? `${title} ${date.instant}` } };
-  return { article: { record: checked.data, ...where, ...feedItem }, notes };
+  const expires = expiry !== undefined && 'instant' in expiry ? { expiresAt: expiry.instant } : {};
+  return { article: { record: checked.data, ...where, ...feedItem, ...expires }, notes };
 }
 
 /**

@@ -8,7 +8,25 @@ type DraftBase = Pick<ArticleDraft, 'source' | 'location' | 'html' | 'slugCandid
  * business, not the dataset's.
  */
 export function draftFromFields(fields: Record<string, unknown>, base: DraftBase): ArticleDraft {
-  const exclusion = marksMarketSnapshot([fields.type]) ? 'provider market snapshot' : fields.draft === true ? 'draft' : undefined;
+  const fieldProblems: string[] = [];
+  // Only a YAML boolean decides: `draft: yes` is a string in YAML 1.2, and guessing what it meant
+  // could publish an embargoed article, so it is refused, saying why.
+  const flag = (name: 'draft' | 'published'): boolean | undefined => {
+    const value = fields[name];
+    if (value === undefined || value === null || typeof value === 'boolean') return value ?? undefined;
+    fieldProblems.push(`${name} must be true or false, not ${JSON.stringify(value)}`);
+    return undefined;
+  };
+  const draft = flag('draft');
+  const published = flag('published');
+  const exclusion = marksMarketSnapshot([fields.type])
+    ? 'provider market snapshot'
+    : draft === true
+      ? 'draft'
+      : published === false
+        ? 'unpublished article (published: false)'
+        : undefined;
+  const expiry = fields.expiryDate ?? fields.expirydate;
   return {
     ...base,
     sourceId: fields.source,
@@ -16,13 +34,16 @@ export function draftFromFields(fields: Record<string, unknown>, base: DraftBase
     attribution: fields.attribution,
     title: fields.title,
     description: fields.description ?? fields.summary,
-    date: fields.date ?? fields.publishedAt,
+    // Hugo's publishDate is when the article goes out: until then it is not due (derive/articles.ts).
+    date: fields.publishDate ?? fields.publishdate ?? fields.date ?? fields.publishedAt,
     author: fields.author ?? fields.authors,
     categories: [...categoryList(fields.categories), fields.category],
     locale: fields.locale ?? fields.lang ?? fields.language,
     slug: fields.slug,
     image: fields.image ?? (Array.isArray(fields.images) ? fields.images[0] : undefined),
     ...(exclusion === undefined ? {} : { exclusion }),
+    ...(expiry === undefined ? {} : { expiry }),
+    ...(fieldProblems.length === 0 ? {} : { fieldProblems }),
   };
 }
 

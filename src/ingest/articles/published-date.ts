@@ -97,8 +97,10 @@ function matchRfc822(text: string): Parts | string | undefined {
     if (named === undefined) return `unknown time zone "${zone}"`;
     offsetMinutes = named;
   }
-  // RFC 822 allows two-digit years; RFC 1123 (what RSS 2.0 recommends) uses four.
-  const year = m[3]!.length === 2 ? 2000 + +m[3]! : +m[3]!;
+  // RFC 822 allows two-digit years; RFC 1123 (what RSS 2.0 recommends) uses four. RFC 5322 4.3
+  // reads 00-49 as 20xx and 50-99 as 19xx: an old item's `99` is 1999, not a date far ahead.
+  const twoDigits = +m[3]!;
+  const year = m[3]!.length === 2 ? (twoDigits < 50 ? 2000 : 1900) + twoDigits : twoDigits;
   return {
     year,
     month,

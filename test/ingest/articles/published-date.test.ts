@@ -11,6 +11,8 @@ describe('parsePublishedDate', () => {
     ['an RSS RFC 822 date with a numeric zone', 'Sat, 21 Nov 2026 13:05:00 -0500', '2026-11-21T18:05:00.000Z'],
     ['an RSS RFC 822 date with a named zone', 'Fri, 20 Nov 2026 09:17:00 EST', '2026-11-20T14:17:00.000Z'],
     ['an RSS date in GMT without a weekday', '21 Nov 2026 21:10:00 GMT', '2026-11-21T21:10:00.000Z'],
+    ['a two-digit year under 50 in this century', 'Sat, 21 Nov 26 13:05:00 GMT', '2026-11-21T13:05:00.000Z'],
+    ['a two-digit year from 50 in the last one (RFC 5322 4.3)', 'Fri, 31 Dec 99 23:00:00 GMT', '1999-12-31T23:00:00.000Z'],
   ])('%s', (_name, input, instant) => {
     expect(parsePublishedDate(input)).toEqual({ instant });
   });
