@@ -1,5 +1,5 @@
-import { TZDate } from '@date-fns/tz';
 import { BoundedTextMemo } from '../../lib/bounded-text-memo.js';
+import { wallTimeToInstant } from '../../lib/zoned-time.js';
 import { yearProblem } from '../date-range.js';
 import { SourceProblem, quote } from '../source-problem.js';
 
@@ -118,13 +118,11 @@ export function isTimeZone(name: string): boolean {
 }
 
 /**
- * Wall-clock time in an IANA zone -> UTC instant. The zone's rules for that very day apply, so
- * 08:30 in New York is 12:30Z in summer time and 13:30Z in winter time. A wall time that falls
- * in a spring-forward gap moves forward by the gap (02:30 -> 03:30 daylight time).
+ * Wall-clock time in an IANA zone -> UTC instant (src/lib/zoned-time.ts: a time in a spring-forward
+ * gap moves forward by the gap, one that occurs twice is the first, on every host).
  */
 export function zonedToInstant(date: LocalDate, clock: ClockTime, timeZone: string): string {
   if (!isTimeZone(timeZone))
     throw new SourceProblem(`unknown time zone ${quote(timeZone)} (expected an IANA name such as America/New_York)`);
-  const zoned = new TZDate(date.year, date.month - 1, date.day, clock.hour, clock.minute, clock.second, 0, timeZone);
-  return new Date(zoned.getTime()).toISOString();
+  return new Date(wallTimeToInstant({ ...date, ...clock }, timeZone)).toISOString();
 }
