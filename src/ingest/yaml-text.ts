@@ -6,7 +6,7 @@ export { MAX_YAML_ALIASES };
 /**
  * The one way pdsnap reads YAML: front matter, calendar files and sidecars, articles/sources.yaml,
  * filings/investors.yaml and the config file. YAML 1.2 core schema (no language-specific tags,
- * nothing ever evaluated, `2026-11-21` stays text), duplicate keys refused, and at most
+ * nothing ever evaluated, `2026-11-21` stays text), `<<` merge keys honoured, duplicate keys refused, and at most
  * MAX_YAML_ALIASES alias expansions so that a "billion laughs" document costs a bounded amount of
  * memory and is refused.
  */
@@ -14,6 +14,10 @@ const OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   schema: 'core',
   version: '1.2',
   uniqueKeys: true,
+  // `<<: *defaults` merge keys, as hand-written YAML (CI files, Rails configs) uses them: a YAML 1.1
+  // feature the 1.2 core schema leaves off, so they were read as a key named "<<" and the values
+  // they carried were silently lost. Their expansions count against the alias limit.
+  merge: true,
   prettyErrors: true,
   logLevel: 'error',
 };

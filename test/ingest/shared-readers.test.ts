@@ -11,6 +11,7 @@ import { LineCounter } from '../../src/ingest/line-index.js';
 import { listSourceFiles, loadSource, UnreadableSource } from '../../src/ingest/source-files.js';
 import { MAX_FOLDER_DEPTH, MAX_XML_ATTRIBUTES, MAX_XML_DEPTH } from '../../src/ingest/source-limits.js';
 import { decodeSourceText } from '../../src/ingest/source-text.js';
+import { parseYamlText, YamlTextError } from '../../src/ingest/yaml-text.js';
 import { readXml } from '../../src/ingest/xml-reader.js';
 
 /** The shared readers every source goes through, on the inputs that make them earn their keep. */
@@ -246,6 +247,23 @@ describe('decodeSourceText', () => {
       ok: true,
       warning: expect.stringMatching(/^invalid UTF-8/),
     });
+  });
+});
+
+describe('parseYamlText', () => {
+  it('honours << merge keys, the written keys winning, so what an anchor carries is not lost', () => {
+    const text = 'ny: &ny\n  timeZone: America/New_York\n  forecast: "0.3%"\nevents:\n  - <<: *ny\n    title: CPI\n    forecast: "0.4%"\n';
+    expect(parseYamlText(text)).toEqual({
+      ny: { timeZone: 'America/New_York', forecast: '0.3%' },
+      events: [{ timeZone: 'America/New_York', title: 'CPI', forecast: '0.4%' }],
+    });
+  });
+
+  it('refuses a "billion laughs" built from merge keys by the alias limit', () => {
+    let text = 'l0: &l0 {k: v}\n';
+    for (let i = 1; i <= 25; i++) text += `l${i}: &l${i} {<<: [*l${i - 1}], a${i}: [*l${i - 1}, *l${i - 1}, *l${i - 1}]}\n`;
+    expect(() => parseYamlText(text)).toThrow(YamlTextError);
+    expect(() => parseYamlText(text)).toThrow(/alias expansions/);
   });
 });
 
