@@ -25,6 +25,11 @@ export interface XmlReadOptions {
   /** Drop namespace prefixes (`content:encoded` -> `encoded`). */
   removeNamespacePrefix?: boolean;
   /**
+   * With removeNamespacePrefix, drop only these prefixes and keep the others as written
+   * (`media:title` stays apart from `title`).
+   */
+  droppedPrefixes?: ReadonlySet<string>;
+  /**
    * An entity reference XML does not define (`&nbsp;`): `keep` it as written (the default; a sloppy
    * feed's HTML layer decodes it), or `refuse` the document as XML does (not well-formed).
    */
@@ -131,7 +136,13 @@ function parseElements(text: string, options: XmlReadOptions): { root: Node } | 
     });
   }
   const rawElements = new Set(options.rawElements ?? []);
-  const localName = options.removeNamespacePrefix === false ? (name: string) => name : withoutPrefix;
+  const dropped = options.droppedPrefixes;
+  const localName =
+    options.removeNamespacePrefix === false
+      ? (name: string) => name
+      : dropped === undefined
+        ? withoutPrefix
+        : (name: string) => (dropped.has(name.slice(0, Math.max(0, name.indexOf(':')))) ? withoutPrefix(name) : name);
   const top: OpenElement = { name: '', children: null, attributes: null, text: '', rawFrom: 0 };
   const stack: OpenElement[] = [top];
   let depth = 0;

@@ -1,13 +1,13 @@
 import type { LoadedSource } from '../source-files.js';
 import { type ArticleDraft, type DraftBatch, marksMarketSnapshot } from './article-draft.js';
-import { attribute, escapeHtml, parseFeedXml, rawText, xmlText } from './feed-xml.js';
+import { attribute, escapeHtml, FEED_NAMESPACES, parseFeedXml, rawText, xmlText } from './feed-xml.js';
 import { plainText } from './html-content.js';
 import { identifyingLinkStems } from './slug.js';
 import type { RegisteredSource } from './source-registry.js';
 
 /** Atom 1.0 (RFC 4287): feed/entry with id, title, link, published|updated, author/name, category@term, summary, content. */
 export function readAtomFeed(file: Pick<LoadedSource, 'relativePath' | 'content'>, feedSource: RegisteredSource): DraftBatch {
-  const parsed = parseFeedXml(file.content.toString('utf8'), ['title', 'summary', 'content']);
+  const parsed = parseFeedXml(file.content.toString('utf8'), ['title', 'summary', 'content'], [FEED_NAMESPACES.atom]);
   if ('reason' in parsed) return rejectFile(file.relativePath, parsed.location, parsed.reason);
   const feed = parsed.root.feed as Record<string, unknown> | undefined;
   if (typeof feed !== 'object' || feed === null) {

@@ -3,21 +3,35 @@ import { readXml } from '../xml-reader.js';
 /** Elements that repeat in RSS and Atom, always read as arrays so one item is not a special case. */
 const REPEATED = new Set(['item', 'entry', 'category', 'link', 'author', 'enclosure']);
 
+/** Namespaces whose elements the readers take as the format's own, whatever prefix a feed binds them to. */
+export const FEED_NAMESPACES = {
+  content: 'http://purl.org/rss/1.0/modules/content/',
+  dublinCore: 'http://purl.org/dc/elements/1.1/',
+  atom: 'http://www.w3.org/2005/Atom',
+} as const;
+
 /**
  * Parses a feed document with the one XML reader configuration (no entity declarations, a depth
  * limit). Text constructs that may hold HTML are kept raw and decoded by xmlText/atomHtml, so that
- * markup inside them is never mistaken for feed structure. Namespace prefixes are dropped
- * (`content:encoded` -> `encoded`, `dc:creator` -> `creator`).
+ * markup inside them is never mistaken for feed structure. The prefixes bound to `ownNamespaces`
+ * are dropped (`content:encoded` -> `encoded`, `dc:creator` -> `creator`); every other prefix stays,
+ * so that Media RSS, iTunes or an `atom:link` inside RSS never collide with the format's own
+ * elements (`media:title` beside `title`).
  */
 export function parseFeedXml(
   text: string,
   rawElements: string[],
+  ownNamespaces: readonly string[],
 ): { root: Record<string, unknown> } | { location: string; reason: string } {
-  const read = readXml(text, { rawElements, arrays: REPEATED, attributes: true, removeNamespacePrefix: true });
+  const droppedPrefixes = new Set<string>();
+  for (const [, prefix, uri] of text.matchAll(NAMESPACE_DECLARATION)) if (ownNamespaces.includes(uri!)) droppedPrefixes.add(prefix!);
+  const read = readXml(text, { rawElements, arrays: REPEATED, attributes: true, removeNamespacePrefix: true, droppedPrefixes });
   if (read.ok) return { root: read.root };
   const location = read.column === undefined ? `line ${read.line}` : `line ${read.line}, column ${read.column}`;
   return { location, reason: read.kind === 'syntax' ? `not well-formed XML: ${read.reason}` : read.reason };
 }
+
+const NAMESPACE_DECLARATION = /\bxmlns:([A-Za-z_][\w.-]*)\s*=\s*["']([^"']*)["']/g;
 
 /** The raw text of an element (a string, or `#text` beside attributes). */
 export function rawText(node: unknown): string | undefined {

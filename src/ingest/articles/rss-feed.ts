@@ -1,13 +1,17 @@
 import type { LoadedSource } from '../source-files.js';
 import { type ArticleDraft, type DraftBatch, marksMarketSnapshot } from './article-draft.js';
-import { attribute, parseFeedXml, rawText, xmlText } from './feed-xml.js';
+import { attribute, FEED_NAMESPACES, parseFeedXml, rawText, xmlText } from './feed-xml.js';
 import { plainText } from './html-content.js';
 import { identifyingLinkStems } from './slug.js';
 import type { RegisteredSource } from './source-registry.js';
 
 /** RSS 2.0: channel/item with title, link, guid, pubDate, author|dc:creator, category, description, content:encoded. */
 export function readRssFeed(file: Pick<LoadedSource, 'relativePath' | 'content'>, feedSource: RegisteredSource): DraftBatch {
-  const parsed = parseFeedXml(file.content.toString('utf8'), ['title', 'description', 'encoded']);
+  const parsed = parseFeedXml(
+    file.content.toString('utf8'),
+    ['title', 'description', 'encoded'],
+    [FEED_NAMESPACES.content, FEED_NAMESPACES.dublinCore],
+  );
   if ('reason' in parsed) return rejectFile(file.relativePath, parsed.location, parsed.reason);
   const rss = parsed.root.rss as { channel?: { item?: unknown[] } } | undefined;
   if (typeof rss !== 'object' || rss === null || typeof rss.channel !== 'object' || rss.channel === null) {

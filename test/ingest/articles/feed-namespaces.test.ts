@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { readAtomFeed } from '../../../src/ingest/articles/atom-feed.js';
+import { readRssFeed } from '../../../src/ingest/articles/rss-feed.js';
+import type { RegisteredSource } from '../../../src/ingest/articles/source-registry.js';
+
+/**
+ * Feeds from real publishing tools mix in other vocabularies (Media RSS, iTunes, an `atom:link` in
+ * RSS) whose elements share local names with the format's own: they must stay apart.
+ */
+
+const SOURCE = {
+  id: 'harbor-wire',
+  locale: 'en-US',
+  rights: { license: 'Syndication Agreement', holder: 'Harbor Wire Media LLC', reuse: 'with-attribution' },
+  attribution: { source: 'Harbor Wire', url: 'https://www.harborwire.example/', text: 'Used under license.' },
+} as RegisteredSource;
+
+const file = (xml: string) => ({ relativePath: 'articles/feeds/wire.xml', content: Buffer.from(xml) });
+
+describe('feed elements of other namespaces', () => {
+  it("keep Media RSS title and description and an atom:link apart from the RSS item's own", () => {
+    const batch = readRssFeed(
+      file(`<?xml version="1.0"?>
+<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/" xmlns:atom="http://www.w3.org/2005/Atom"
+     xmlns:c="http://purl.org/rss/1.0/modules/content/" xmlns:d="http://purl.org/dc/elements/1.1/">
+  <channel><title>Wire</title>
+    <item>
+      <title>Rates on hold</title>
+      <media:title>Photo: the board room</media:title>
+      <atom:link rel="self" href="https://www.harborwire.example/feed"/>
+      <link>https://www.harborwire.example/2026/11/rates-on-hold</link>
+      <description>Short summary</description>
+      <media:description>A caption</media:description>
+      <c:encoded><![CDATA[<p>The full story.</p>]]></c:encoded>
+      <d:creator>Ana Park</d:creator>
+      <pubDate>Fri, 20 Nov 2026 09:17:00 GMT</pubDate>
+    </item>
+  </channel>
+</rss>`),
+      SOURCE,
+    );
+    expect(batch.rejections).toEqual([]);
+    expect(batch.drafts).toHaveLength(1);
+    expect(batch.drafts[0]).toMatchObject({
+      title: 'Rates on hold',
+      description: 'Short summary',
+      author: 'Ana Park',
+      itemId: 'https://www.harborwire.example/2026/11/rates-on-hold',
+      html: '<p>The full story.</p>',
+    });
+  });
+
+  it("keep a Media RSS content element apart from the Atom entry's content", () => {
+    const batch = readAtomFeed(
+      file(`<?xml version="1.0"?>
+<feed xmlns="http://www.w3.org/2005/Atom" xmlns:media="http://search.yahoo.com/mrss/">
+  <title>Wire</title><id>urn:wire</id><updated>2026-11-20T09:00:00Z</updated>
+  <entry>
+    <title>Rates on hold</title><id>urn:wire:1</id><published>2026-11-20T09:00:00Z</published>
+    <author><name>Ana Park</name></author>
+    <media:content url="https://www.harborwire.example/board.jpg" medium="image"/>
+    <content type="html">&lt;p&gt;The full story.&lt;/p&gt;</content>
+  </entry>
+</feed>`),
+      SOURCE,
+    );
+    expect(batch.rejections).toEqual([]);
+    expect(batch.drafts[0]).toMatchObject({ title: 'Rates on hold', html: '<p>The full story.</p>' });
+  });
+});
