@@ -18,8 +18,10 @@ export interface ArticleDraft {
   rights?: unknown;
   attribution?: unknown;
   title?: unknown;
-  /** Plain text, or HTML from a feed summary: plainText() handles both. */
+  /** Plain text as written (front matter, JSON, JSON Feed `summary`), or HTML when descriptionIsHtml. */
   description?: unknown;
+  /** The description is HTML (an RSS description, an Atom summary) and is read as text by its markup. */
+  descriptionIsHtml?: boolean;
   date?: unknown;
   /** Jekyll: the date in the file name, used when the front matter has none. */
   fallbackDate?: string;

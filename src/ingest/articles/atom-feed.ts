@@ -42,6 +42,7 @@ export function readAtomFeed(file: Pick<LoadedSource, 'relativePath' | 'content'
       feedSource,
       title,
       description: summary,
+      descriptionIsHtml: true,
       date: plainTextOf(fields.published) ?? plainTextOf(fields.updated),
       author: authorOf(fields.author) ?? feedAuthor,
       categories: categories.filter((c) => !marksMarketSnapshot([c])),

@@ -108,7 +108,11 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
   const record = {
     slug,
     title,
-    description: describeArticle(typeof draft.description === 'string' ? draft.description : undefined, content),
+    description: describeArticle(
+      typeof draft.description === 'string' ? draft.description : undefined,
+      draft.descriptionIsHtml === true,
+      content,
+    ),
     category,
     locale,
     publishedAt: date.instant,

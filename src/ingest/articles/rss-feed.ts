@@ -39,6 +39,7 @@ export function readRssFeed(file: Pick<LoadedSource, 'relativePath' | 'content'>
       feedSource,
       title: title === undefined ? undefined : plainText(title),
       description,
+      descriptionIsHtml: true,
       date: textField(fields.pubDate) ?? textField(fields.date),
       author: textField(fields.creator) ?? rssAuthorName(textField(arrayOf(fields.author)[0])),
       categories: categories.filter((c) => !marksMarketSnapshot([c])),

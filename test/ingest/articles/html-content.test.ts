@@ -51,11 +51,18 @@ describe('article HTML', () => {
   });
 
   it('describes an article by its written description, else its first paragraph, cut near 200 characters', () => {
-    expect(describeArticle('Written.', '<p>Body.</p>')).toBe('Written.');
-    expect(describeArticle(undefined, '<h2>Head</h2><p>First <em>para</em>.</p><p>Second.</p>')).toBe('First para.');
-    const long = describeArticle(undefined, `<p>${'word '.repeat(80)}</p>`);
+    expect(describeArticle('Written.', false, '<p>Body.</p>')).toBe('Written.');
+    expect(describeArticle(undefined, false, '<h2>Head</h2><p>First <em>para</em>.</p><p>Second.</p>')).toBe('First para.');
+    const long = describeArticle(undefined, false, `<p>${'word '.repeat(80)}</p>`);
     expect(long.endsWith('…')).toBe(true);
     expect(Array.from(long).length).toBeLessThanOrEqual(201);
     expect(truncateText('株'.repeat(250), 200)).toBe(`${'株'.repeat(200)}…`);
+  });
+
+  it('keeps a written plain-text description as text, and reads an HTML one (RSS) by its markup', () => {
+    expect(describeArticle('Inflation <below target> and x<y,\n  says the desk', false, '<p>Body.</p>')).toBe(
+      'Inflation <below target> and x<y, says the desk',
+    );
+    expect(describeArticle('A <b>summary</b> &amp; more', true, '<p>Body.</p>')).toBe('A summary & more');
   });
 });
