@@ -1,35 +1,8 @@
+import { eventFieldOf } from './event-fields.js';
 import { CsvError, parse } from 'csv-parse/sync';
 import { splitLines } from '../line-index.js';
 import type { CuratedDocument, SourceEntry } from './curated-document.js';
 import { SourceProblem } from '../source-problem.js';
-
-/** Header spellings -> the field names curated events use (case, spaces, - and _ ignored). */
-const COLUMN_FIELDS: Readonly<Record<string, string>> = {
-  eventname: 'eventName',
-  name: 'eventName',
-  scheduledat: 'scheduledAt',
-  date: 'date',
-  time: 'time',
-  timezone: 'timeZone',
-  country: 'country',
-  category: 'category',
-  importance: 'importance',
-  forecastvalue: 'forecastValue',
-  forecast: 'forecastValue',
-  previousvalue: 'previousValue',
-  previous: 'previousValue',
-  actualvalue: 'actualValue',
-  actual: 'actualValue',
-  license: 'license',
-  verifiedat: 'verifiedAt',
-  attributionsource: 'attributionSource',
-  attributionurl: 'attributionUrl',
-  attributiontext: 'attributionText',
-};
-
-function fieldOfColumn(header: string): string | undefined {
-  return COLUMN_FIELDS[header.toLowerCase().replace(/[\s_-]/g, '')];
-}
 
 /** A row's cells as a curated event object; attribution columns become the attribution object. */
 function rowToEvent(fields: (string | undefined)[], cells: string[]): Record<string, unknown> {
@@ -63,7 +36,16 @@ export function readCuratedCsv(text: string): CuratedDocument {
   if (!header) throw new SourceProblem('empty CSV: expected a header row');
   if (!Array.isArray(header.cells)) throw new SourceProblem(`not valid CSV: ${header.cells.problem}`, `row ${header.line}`);
   const headerCells = header.cells;
-  const fields = headerCells.map(fieldOfColumn);
+  const fields = headerCells.map(eventFieldOf);
+  fields.forEach((field, index) => {
+    const first = fields.indexOf(field);
+    if (field !== undefined && first !== index) {
+      throw new SourceProblem(
+        `header row names ${field} twice, as ${JSON.stringify(headerCells[first])} and ${JSON.stringify(headerCells[index])}`,
+        `row ${header.line}`,
+      );
+    }
+  });
   const has = (field: string) => fields.includes(field);
   const missing = ['eventName', 'country', 'category', 'importance'].filter((f) => !has(f));
   if (!has('scheduledAt') && !(has('date') && has('time'))) missing.push('scheduledAt (or date + time)');
@@ -77,7 +59,8 @@ export function readCuratedCsv(text: string): CuratedDocument {
     }
     return { location, raw: rowToEvent(fields, cells) };
   });
-  return { meta: {}, entries };
+  const unreadColumns = headerCells.filter((cell, index) => fields[index] === undefined && cell.trim() !== '');
+  return { meta: {}, entries, ...(unreadColumns.length > 0 ? { unreadColumns } : {}) };
 }
 
 /** One line's cells, or why the line is not CSV (csv-parse's reason, without its line number). */

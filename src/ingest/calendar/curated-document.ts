@@ -15,6 +15,8 @@ export interface SourceEntry {
 export interface CuratedDocument {
   meta: CurationMetadata;
   entries: SourceEntry[];
+  /** CSV header cells that name no field (their cells are not read). */
+  unreadColumns?: string[];
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

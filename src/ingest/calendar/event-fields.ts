@@ -1,6 +1,64 @@
 import type { Importance } from '../../model/calendar-event.js';
 import { SourceProblem, quote } from '../source-problem.js';
 
+/**
+ * The names a curated event's fields may be written under, in CSV headers and JSON or YAML keys
+ * alike, compared without case, spaces, `_` or `-` (`Forecast Value`, `forecast_value`).
+ */
+const EVENT_FIELDS: Readonly<Record<string, string>> = {
+  eventname: 'eventName',
+  name: 'eventName',
+  scheduledat: 'scheduledAt',
+  date: 'date',
+  time: 'time',
+  timezone: 'timeZone',
+  country: 'country',
+  category: 'category',
+  importance: 'importance',
+  forecastvalue: 'forecastValue',
+  forecast: 'forecastValue',
+  previousvalue: 'previousValue',
+  previous: 'previousValue',
+  actualvalue: 'actualValue',
+  actual: 'actualValue',
+  license: 'license',
+  verifiedat: 'verifiedAt',
+  attribution: 'attribution',
+  attributionsource: 'attributionSource',
+  attributionurl: 'attributionUrl',
+  attributiontext: 'attributionText',
+};
+
+/** The field a column or key names, or undefined when it names none. */
+export function eventFieldOf(name: string): string | undefined {
+  const field = EVENT_FIELDS[name.toLowerCase().replace(/[\s_-]/g, '')];
+  return field;
+}
+
+/**
+ * A JSON or YAML event with its keys under their field names. A field written twice under two
+ * names (`forecast` and `forecastValue`) is refused rather than one silently preferred; keys that
+ * name no field are returned for the file's note: a value under a name pdsnap does not know is
+ * never dropped without a word.
+ */
+export function withFieldNames(raw: Record<string, unknown>): { event: Record<string, unknown>; unknown: string[] } {
+  const event: Record<string, unknown> = {};
+  const writtenAs: Record<string, string> = {};
+  const unknown: string[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    const field = eventFieldOf(key);
+    if (field === undefined) {
+      unknown.push(key);
+      continue;
+    }
+    if (writtenAs[field] !== undefined)
+      throw new SourceProblem(`${field} is written twice, as ${quote(writtenAs[field])} and ${quote(key)}`);
+    writtenAs[field] = key;
+    event[field] = value;
+  }
+  return { event, unknown };
+}
+
 const IMPORTANCE_BY_WORD: Readonly<Record<string, Importance>> = {
   low: 'low',
   medium: 'medium',

@@ -7,7 +7,8 @@ import { fieldWithNul, nulProblem } from '../text-fields.js';
 import { readCuratedCsv } from './curated-csv.js';
 import { isObject, readCuratedJson, readCuratedYaml, type CuratedDocument } from './curated-document.js';
 import { normaliseCuratedEvent, type IngestedEvent } from './curated-event.js';
-import { mergeCuration, requireCuration } from './curation-metadata.js';
+import { withFieldNames } from './event-fields.js';
+import { type CurationMetadata, mergeCuration, requireCuration } from './curation-metadata.js';
 import { normaliseProviderRow, providerXmlZone } from './provider-event.js';
 import { readProviderJson, readProviderXml } from './provider-export.js';
 import { SIDECAR_PATTERN, readSidecar, sidecarCandidates, type Sidecar } from './sidecar.js';
@@ -21,6 +22,8 @@ const SOURCE_EXTENSIONS = new Set(['json', 'yaml', 'yml', 'csv', 'xml']);
 interface Outcome {
   events: Sourced<IngestedEvent>[];
   rejections: Rejection[];
+  /** Columns or keys that name no field, not read: said in one note per file. */
+  unread?: string[];
 }
 
 function extensionOf(file: string): string {
@@ -63,16 +66,31 @@ function readCuratedFile(file: SourceText, extension: string, sidecar: Sidecar |
   const document: CuratedDocument =
     extension === 'csv' ? readCuratedCsv(text) : extension === 'json' ? readCuratedJson(text) : readCuratedYaml(text);
   const fileMeta = mergeCuration(sidecar?.meta ?? {}, document.meta);
-  return collect(
+  const unread = new Set(document.unreadColumns ?? []);
+  const outcome = collect(
     file.relativePath,
     document.entries,
     (entry) => entry.location,
     (entry) => {
       if (entry.problem) throw new SourceProblem(entry.problem);
       if (!isObject(entry.raw)) throw new SourceProblem('an event must be an object of fields');
-      return normaliseCuratedEvent(entry.raw, fileMeta);
+      if (extension === 'csv') return normaliseCuratedEvent(withFileAttribution(entry.raw, fileMeta), fileMeta);
+      const { event, unknown } = withFieldNames(entry.raw);
+      for (const key of unknown) unread.add(key);
+      return normaliseCuratedEvent(event, fileMeta);
     },
   );
+  return { ...outcome, unread: [...unread] };
+}
+
+/**
+ * A CSV row's attribution cells complete the file's attribution (its sidecar's) field by field: an
+ * empty cell falls back to the sidecar, as a row filling only attributionUrl means to.
+ */
+function withFileAttribution(raw: Record<string, unknown>, fileMeta: CurationMetadata): Record<string, unknown> {
+  if (!isObject(raw.attribution) || fileMeta.attribution === undefined) return raw;
+  const written = Object.fromEntries(Object.entries(raw.attribution).filter(([, value]) => value !== undefined));
+  return { ...raw, attribution: { ...fileMeta.attribution, ...written } };
 }
 
 function readProviderFile(file: SourceText, extension: string, sidecar: Sidecar): Outcome {
@@ -166,6 +184,12 @@ export async function ingestCalendar(sourcesRoot: string): Promise<IngestResult<
           : readCuratedFile(loaded, extension, sidecar);
       result.records.push(...outcome.events);
       result.rejections.push(...outcome.rejections);
+      if (outcome.unread && outcome.unread.length > 0) {
+        note(
+          loaded.relativePath,
+          `not read, since no calendar field has these names: ${outcome.unread.map((name) => JSON.stringify(name)).join(', ')}`,
+        );
+      }
       if (sidecar?.format === 'provider-xml') {
         const zone = providerXmlZone(sidecar);
         note(
