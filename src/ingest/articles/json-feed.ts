@@ -36,8 +36,9 @@ export function readJsonFeed(file: Pick<LoadedSource, 'relativePath' | 'content'
     const url = textOf(fields.url);
     const title = textOf(fields.title);
     const tags = Array.isArray(fields.tags) ? fields.tags : [];
+    // content_html first; an empty one (some exporters write "" beside the text) is no content.
     const html =
-      typeof fields.content_html === 'string'
+      typeof fields.content_html === 'string' && fields.content_html.trim() !== ''
         ? fields.content_html
         : typeof fields.content_text === 'string'
           ? textToHtml(fields.content_text)
