@@ -42,6 +42,8 @@ export interface ArticleDraft {
   image?: unknown;
   /** Unsanitized HTML content. */
   html: string;
+  /** What relative URLs in `html` are relative to (an Atom entry's xml:base), when the source says. */
+  baseUrl?: string;
   /**
    * Why the source itself keeps this out of the dataset, e.g. "provider market snapshot" (front
    * matter type or feed category) or "draft" (Hugo `draft: true`): a note, not a rejection.

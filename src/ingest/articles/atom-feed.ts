@@ -14,6 +14,7 @@ export function readAtomFeed(file: Pick<LoadedSource, 'relativePath' | 'content'
     return rejectFile(file.relativePath, 'document', 'not an Atom 1.0 document (no feed element)');
   }
   const feedAuthor = authorOf(feed.author);
+  const feedBase = attribute(feed, 'xml:base');
   const entries = Array.isArray(feed.entry) ? feed.entry : [];
   const fieldsOf = (entry: unknown) => (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
   const linksOf = (fields: Record<string, unknown>) => (Array.isArray(fields.link) ? fields.link : []);
@@ -36,6 +37,8 @@ export function readAtomFeed(file: Pick<LoadedSource, 'relativePath' | 'content'
     const summary = atomHtml(fields.summary);
     // Out-of-line content (content@src) is not fetched: there is no network; the summary stands in.
     const content = attribute(fields.content, 'src') === undefined ? atomHtml(fields.content) : undefined;
+    // xml:base nests: the content's is relative to the entry's, the entry's to the feed's.
+    const base = [attribute(entry, 'xml:base'), attribute(fields.content ?? fields.summary, 'xml:base')].reduce(resolveBase, feedBase);
     return {
       source: file.relativePath,
       location: `entry ${index + 1}${id === undefined ? '' : ` (${id})`}`,
@@ -50,10 +53,20 @@ export function readAtomFeed(file: Pick<LoadedSource, 'relativePath' | 'content'
       ...((id ?? href) ? { itemId: id ?? href } : {}),
       image: attribute(enclosure, 'href'),
       html: content ?? summary ?? '',
+      ...(base === undefined ? {} : { baseUrl: base }),
       ...(marksMarketSnapshot(categories) ? { exclusion: 'provider market snapshot' } : {}),
     };
   });
   return { drafts, rejections: [], notes: [] };
+}
+
+function resolveBase(base: string | undefined, inner: string | undefined): string | undefined {
+  if (inner === undefined) return base;
+  try {
+    return new URL(inner, base).href;
+  } catch {
+    return base;
+  }
 }
 
 /** An Atom text construct as HTML: type text (default) is escaped, html is decoded, xhtml is markup already. */

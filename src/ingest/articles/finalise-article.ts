@@ -90,7 +90,7 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
     problems.push('description must be text');
   }
 
-  const content = sanitizeArticleHtml(draft.html);
+  const content = sanitizeArticleHtml(draft.html, draft.baseUrl);
   if (content === '') problems.push('empty content');
 
   if (problems.length > 0 || !resolved.ok || title === undefined || 'error' in date || !locale || !author || !category) {

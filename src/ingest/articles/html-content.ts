@@ -76,8 +76,32 @@ const ARTICLE_HTML: sanitizeHtml.IOptions = {
   },
 };
 
-export function sanitizeArticleHtml(html: string): string {
-  return sanitizeHtml(html, ARTICLE_HTML).trim();
+/**
+ * Sanitized article HTML. With `baseUrl` (an Atom entry's xml:base), relative links and images are
+ * resolved against it first, as RFC 4287 asks: published as they are, they would point into the
+ * site of whoever shows the article.
+ */
+export function sanitizeArticleHtml(html: string, baseUrl?: string): string {
+  if (baseUrl === undefined || !/^https?:\/\//i.test(baseUrl)) return sanitizeHtml(html, ARTICLE_HTML).trim();
+  const resolved = (value: string | undefined) => {
+    if (value === undefined || /^[a-z][a-z0-9+.-]*:/i.test(value) || value.startsWith('#')) return value;
+    try {
+      return new URL(value, baseUrl).href;
+    } catch {
+      return value;
+    }
+  };
+  const withBase: sanitizeHtml.IOptions = {
+    ...ARTICLE_HTML,
+    transformTags: {
+      a: (tagName, attribs) => ({
+        tagName,
+        attribs: { ...attribs, ...(attribs.href ? { href: resolved(attribs.href)! } : {}), rel: LINK_REL },
+      }),
+      img: (tagName, attribs) => ({ tagName, attribs: { ...attribs, ...(attribs.src ? { src: resolved(attribs.src)! } : {}) } }),
+    },
+  };
+  return sanitizeHtml(html, withBase).trim();
 }
 
 const TEXT_ONLY: sanitizeHtml.IOptions = { allowedTags: [], allowedAttributes: {} };

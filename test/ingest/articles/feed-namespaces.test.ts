@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readAtomFeed } from '../../../src/ingest/articles/atom-feed.js';
+import { sanitizeArticleHtml } from '../../../src/ingest/articles/html-content.js';
 import { readRssFeed } from '../../../src/ingest/articles/rss-feed.js';
 import type { RegisteredSource } from '../../../src/ingest/articles/source-registry.js';
 
@@ -66,5 +67,28 @@ describe('feed elements of other namespaces', () => {
     );
     expect(batch.rejections).toEqual([]);
     expect(batch.drafts[0]).toMatchObject({ title: 'Rates on hold', html: '<p>The full story.</p>' });
+  });
+
+  it('resolve relative links and images of an Atom entry against its xml:base, nested as RFC 4287 says', () => {
+    const batch = readAtomFeed(
+      file(`<?xml version="1.0"?>
+<feed xmlns="http://www.w3.org/2005/Atom" xml:base="https://atom.example/blog/">
+  <title>Wire</title><id>urn:wire</id><updated>2026-11-20T09:00:00Z</updated>
+  <entry xml:base="posts/">
+    <title>Charts</title><id>urn:wire:2</id><published>2026-11-20T09:00:00Z</published>
+    <content type="html">&lt;p&gt;&lt;a href="chart.html"&gt;chart&lt;/a&gt; &lt;img src="img/chart.png" alt="c"&gt; &lt;a href="https://other.example/x"&gt;x&lt;/a&gt; &lt;a href="#n"&gt;n&lt;/a&gt;&lt;/p&gt;</content>
+  </entry>
+</feed>`),
+      SOURCE,
+    );
+    const draft = batch.drafts[0]!;
+    expect(draft.baseUrl).toBe('https://atom.example/blog/posts/');
+    const html = sanitizeArticleHtml(draft.html, draft.baseUrl);
+    expect(html).toContain('href="https://atom.example/blog/posts/chart.html"');
+    expect(html).toContain('src="https://atom.example/blog/posts/img/chart.png"');
+    expect(html).toContain('href="https://other.example/x"');
+    expect(html).toContain('href="#n"');
+    // Without a base, relative links stay as written (Markdown articles link within their site).
+    expect(sanitizeArticleHtml('<a href="chart.html">c</a>')).toContain('href="chart.html"');
   });
 });
