@@ -1,3 +1,4 @@
+import type { WallTime } from '../../lib/zoned-time.js';
 import { yearProblem } from '../date-range.js';
 
 /**
@@ -31,13 +32,7 @@ const NAMED_ZONES: Record<string, number> = {
   PDT: -420,
 };
 
-interface Parts {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
+interface Parts extends WallTime {
   millisecond: number;
   offsetMinutes: number;
 }

@@ -2,21 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { readAtomFeed } from '../../../src/ingest/articles/atom-feed.js';
 import { sanitizeArticleHtml } from '../../../src/ingest/articles/html-content.js';
 import { readRssFeed } from '../../../src/ingest/articles/rss-feed.js';
-import type { RegisteredSource } from '../../../src/ingest/articles/source-registry.js';
+import { feedFile as file, FEED_SOURCE as SOURCE } from './feed-source.js';
 
 /**
  * Feeds from real publishing tools mix in other vocabularies (Media RSS, iTunes, an `atom:link` in
  * RSS) whose elements share local names with the format's own: they must stay apart.
  */
-
-const SOURCE = {
-  id: 'harbor-wire',
-  locale: 'en-US',
-  rights: { license: 'Syndication Agreement', holder: 'Harbor Wire Media LLC', reuse: 'with-attribution' },
-  attribution: { source: 'Harbor Wire', url: 'https://www.harborwire.example/', text: 'Used under license.' },
-} as RegisteredSource;
-
-const file = (xml: string) => ({ relativePath: 'articles/feeds/wire.xml', content: Buffer.from(xml) });
 
 describe('feed elements of other namespaces', () => {
   it("keep Media RSS title and description and an atom:link apart from the RSS item's own", () => {

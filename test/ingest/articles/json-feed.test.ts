@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readJsonFeed } from '../../../src/ingest/articles/json-feed.js';
-import type { RegisteredSource } from '../../../src/ingest/articles/source-registry.js';
-
-const SOURCE = {
-  id: 'harbor-wire',
-  locale: 'en-US',
-  rights: { license: 'Syndication Agreement', holder: 'Harbor Wire Media LLC', reuse: 'with-attribution' },
-  attribution: { source: 'Harbor Wire', url: 'https://www.harborwire.example/', text: 'Used under license.' },
-} as RegisteredSource;
+import { FEED_SOURCE as SOURCE, feedFile } from './feed-source.js';
 
 describe('JSON Feed content', () => {
   it('falls back to content_text when an exporter wrote content_html empty beside it', () => {
@@ -19,7 +12,7 @@ describe('JSON Feed content', () => {
         { id: '2', title: 'HTML', content_html: '<p>The html.</p>', content_text: 'ignored', date_published: '2026-11-20T09:00:00Z' },
       ],
     };
-    const batch = readJsonFeed({ relativePath: 'articles/feeds/wire.json', content: Buffer.from(JSON.stringify(feed)) }, SOURCE);
+    const batch = readJsonFeed(feedFile(JSON.stringify(feed), 'wire.json'), SOURCE);
     expect(batch.drafts.map((d) => d.html)).toEqual(['<p>The text.</p>', '<p>The html.</p>']);
   });
 });
