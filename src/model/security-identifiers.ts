@@ -94,6 +94,7 @@ const LABEL = /(?:CUSIP|ISIN|FIGI)$/i;
 /** A URL runs to the next space, quote or angle bracket. */
 const URL_PATTERN = /(?:https?:\/\/|www\.)[^\s"'<>]*/gi;
 
+const isLetterOrDigit = (code: number) => (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
 const isDigit = (char: string | undefined) => char !== undefined && char >= '0' && char <= '9';
 const isLetter = (char: string | undefined) => char !== undefined && /^[A-Za-z]$/.test(char);
 const isWhitespace = (char: string | undefined) => char !== undefined && /^\s$/.test(char);
@@ -158,8 +159,14 @@ export function locateSecurityIdentifiers(text: string): SecurityIdentifierSpan[
   let at = 0;
   while (at < text.length) {
     const first = text[at]!;
-    // In lower case only right after its label (`isin us0378331005`): elsewhere it is a word.
-    const caseless = first >= 'a' && first <= 'z' && LABEL_BEFORE.test(text.slice(Math.max(0, at - 12), at));
+    // In lower case only right after its label and a separator (`isin us0378331005`): elsewhere it
+    // is a word. The cheap test first: prose is mostly lower-case letters after letters.
+    const caseless =
+      first >= 'a' &&
+      first <= 'z' &&
+      at > 0 &&
+      !isLetterOrDigit(text.charCodeAt(at - 1)) &&
+      LABEL_BEFORE.test(text.slice(Math.max(0, at - 12), at));
     const candidate = (isDigit(first) || (first >= 'A' && first <= 'Z') || caseless) && startsToken(text, at);
     const match = candidate ? identifierAt(text, at, caseless) : null;
     if (match && (!/^\d+$/.test(match.value) || !inUrl(at) || isLabelled(text, at))) {
@@ -173,7 +180,6 @@ export function locateSecurityIdentifiers(text: string): SecurityIdentifierSpan[
 }
 
 function identifierAt(text: string, start: number, caseless: boolean): SecurityIdentifierSpan | null {
-  const labelled = LABEL_BEFORE.test(text.slice(Math.max(0, start - 12), start));
   for (const candidate of CANDIDATES) {
     const end = start + candidate.length;
     if (end > text.length) continue;
@@ -185,8 +191,11 @@ function identifierAt(text: string, start: number, caseless: boolean): SecurityI
   }
   // A CUSIP printed in its 6-2-1 groups, as on certificates and prospectuses: `037833-10-0`, or
   // with spaces after its label (`CUSIP 037833 10 0`; unlabelled, spaced digits are too common).
+  const separator = text[start + 6];
+  if ((separator !== '-' && separator !== ' ') || text[start + 9] !== separator) return null;
   const grouped = GROUPED_CUSIP.exec((caseless ? text.toUpperCase() : text).slice(start, start + 11));
-  if (grouped && (grouped[2] === '-' || labelled) && endsToken(text, start + 11)) {
+  const labelled = () => LABEL_BEFORE.test(text.slice(Math.max(0, start - 12), start));
+  if (grouped && (separator === '-' || labelled()) && endsToken(text, start + 11)) {
     const token = `${grouped[1]}${grouped[3]}${grouped[4]}`;
     if (/^[0-9A-Z]{9}$/.test(token) && isValidCusip(token))
       return { kind: 'CUSIP', value: text.slice(start, start + 11), start, end: start + 11 };
