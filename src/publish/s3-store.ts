@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DATASETS, type DatasetName } from '../model/dataset.js';
@@ -161,8 +160,10 @@ export class S3Store implements SnapshotStore {
     const target = cache.bundleDir(snapshotId);
     if (!(await isDir(target))) {
       const { manifest, text } = await this.readManifest(snapshotId);
-      const partial = path.join(root, 'downloading', `${snapshotId}~${process.pid}~${randomBytes(4).toString('hex')}`);
-      await mkdir(partial, { recursive: true });
+      // A folder of this process's own (download-<space>-<pid>-XXXXXX): one that a killed server left
+      // is removed by the next download, or a crash loop would fill the cache's disk.
+      await mkdir(path.join(root, 'downloading'), { recursive: true });
+      const partial = await makeProcessTempDir('download', path.join(root, 'downloading'));
       try {
         for (const entry of bundleFiles(manifest)) {
           const key = this.objectKey(snapshotId, entry.path);
@@ -184,15 +185,23 @@ export class S3Store implements SnapshotStore {
     return cache.openBundle(snapshotId);
   }
 
-  async retainOnly(snapshotIds: readonly string[]): Promise<void> {
+  async retainOnly(snapshotIds: readonly string[], datasets: readonly DatasetName[] = DATASETS): Promise<void> {
     if (this.localRoot === null) return;
     const keep = new Set(snapshotIds);
-    for (const dataset of DATASETS) {
+    for (const dataset of datasets) {
       const dir = path.join(this.localRoot, 'bundles', dataset);
       for (const name of await readdir(dir).catch(() => [] as string[])) {
         if (!keep.has(name)) await rm(path.join(dir, name), { recursive: true, force: true });
       }
     }
+  }
+
+  async dropLocalCopy(snapshotId: string): Promise<boolean> {
+    if (this.localRoot === null) return false;
+    const copy = new BundleStore(this.localRoot).bundleDir(snapshotId);
+    if (!(await isDir(copy))) return false;
+    await rm(copy, { recursive: true, force: true });
+    return true;
   }
 
   async listSnapshots(): Promise<SnapshotEntry[]> {

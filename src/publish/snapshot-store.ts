@@ -47,8 +47,13 @@ export interface SnapshotStore {
   gc(keep: number, dryRun: boolean): Promise<GcResult>;
   /** Drift accepted for a snapshot: by build (in its manifest) or, in a folder store, by promote. */
   acceptedDrift(manifest: Manifest): Promise<DriftAcceptance | null>;
-  /** Drops local copies of other bundles (a bucket store's download cache); a folder has none. */
-  retainOnly(snapshotIds: readonly string[]): Promise<void>;
+  /**
+   * Drops local copies of other bundles (a bucket store's download cache) of `datasets` (default:
+   * all); a folder has none.
+   */
+  retainOnly(snapshotIds: readonly string[], datasets?: readonly DatasetName[]): Promise<void>;
+  /** Removes the local copy of one bundle, so that the next open downloads it again; false when there is none. */
+  dropLocalCopy(snapshotId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -130,8 +135,11 @@ class LazyBucketStore implements SnapshotStore {
   async acceptedDrift(manifest: Manifest): Promise<DriftAcceptance | null> {
     return (await this.opened()).acceptedDrift(manifest);
   }
-  async retainOnly(snapshotIds: readonly string[]): Promise<void> {
-    return (await this.opened()).retainOnly(snapshotIds);
+  async retainOnly(snapshotIds: readonly string[], datasets?: readonly DatasetName[]): Promise<void> {
+    return (await this.opened()).retainOnly(snapshotIds, datasets);
+  }
+  async dropLocalCopy(snapshotId: string): Promise<boolean> {
+    return (await this.opened()).dropLocalCopy(snapshotId);
   }
   async close(): Promise<void> {
     if (this.store !== null) await (await this.store).close();

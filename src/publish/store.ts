@@ -421,6 +421,10 @@ export class BundleStore implements SnapshotStore {
   /** A folder store reads its bundles in place: there is no local copy to drop. */
   async retainOnly(): Promise<void> {}
 
+  async dropLocalCopy(): Promise<boolean> {
+    return false;
+  }
+
   async close(): Promise<void> {}
 
   async discard(staged: StagedBundle): Promise<void> {

@@ -190,11 +190,11 @@ export class SnapshotRegistry {
       this.markUnavailable(dataset, 'no current snapshot', null);
       return;
     }
-    try {
-      // The bundle the pointer read above names: reading the pointer again could pair another id with it.
+    // The bundle the pointer read above names: reading the pointer again could pair another id with it.
+    const load = async (): Promise<ServedSnapshot> => {
       const bundle = await this.store.openBundle(current.snapshotId);
       const { manifest } = bundle;
-      const snapshot: ServedSnapshot = {
+      return {
         dataset,
         snapshotId: manifest.snapshotId,
         generatedAt: manifest.generatedAt,
@@ -203,6 +203,21 @@ export class SnapshotRegistry {
         coverageThrough: manifest.facts.coverageThrough,
         index: await indexBundle(bundle),
       };
+    };
+    try {
+      let snapshot: ServedSnapshot;
+      try {
+        snapshot = await load();
+      } catch (error) {
+        // A bucket store's local copy damaged since it was downloaded (a bad disk, a hand edit of the
+        // cache): the bucket's own may be whole, so the copy goes and the bundle is downloaded again, once.
+        if (!(error instanceof BundleIntegrityError) || !(await this.store.dropLocalCopy(current.snapshotId))) throw error;
+        this.log.error(
+          { dataset, snapshotId: current.snapshotId, reason: error.message },
+          'local copy of the bundle failed verification; removed, downloading it again',
+        );
+        snapshot = await load();
+      }
       // The swap: one assignment, after everything above has succeeded. Requests use an index
       // synchronously, within the turn that took it, so the old one can be closed at once.
       this.states.set(dataset, { kind: 'ready', snapshot, pointer });
@@ -215,9 +230,11 @@ export class SnapshotRegistry {
         'serving snapshot',
       );
       this.onReload(dataset, 'loaded');
-      // Bounded: a bucket store's download cache keeps the served and the previous bundles only.
+      // Bounded: a bucket store's download cache keeps this dataset's served and previous bundles
+      // only; the other datasets' copies are theirs to prune (at a restart, not loaded yet).
+      const previousId = this.previousIds.get(dataset);
       await this.store
-        .retainOnly([...Object.values(this.currentIds()), ...this.previousIds.values()])
+        .retainOnly(previousId === undefined ? [snapshot.snapshotId] : [snapshot.snapshotId, previousId], [dataset])
         .catch((error: unknown) => this.log.error({ err: error }, 'could not prune the bundle cache'));
     } catch (error) {
       // A bundle that fails verification stays refused until the pointer moves; any other failure

@@ -1,8 +1,9 @@
 import { execa } from 'execa';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, REPO_ROOT, runCli, runCliProcess, tempDir } from '../helpers/cli.js';
+import { spaceTag } from '../../src/lib/process-temp-dir.js';
 import { startS3, type TestS3 } from '../helpers/s3-server.js';
 import { ALL_SCOPES, bearer, get, newKey } from '../serve/helpers/harness.js';
 import { startServe, type ServeProcess } from '../serve/helpers/serve-process.js';
@@ -232,6 +233,44 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
       }
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
+    }
+  });
+
+  it('a restart with --cache keeps every dataset copy, downloads a damaged one again, and sweeps a dead download', async () => {
+    const store = bucket('restart');
+    expect((await build(store, NOW, 'articles,calendar')).exitCode).toBe(0);
+    const cache = await tempDir('cache-restart');
+    const first = await serveFrom(store, ['--cache', cache]);
+    const ids = (await readiness(first.server.base)).datasets;
+    await first.server.stop();
+    const articles = ids.articles!.snapshotId!;
+    const calendar = ids.calendar!.snapshotId!;
+    const calendarPart = path.join(cache, 'bundles', 'calendar', calendar, 'events', '00000.ndjson');
+    const inode = (await stat(calendarPart)).ino;
+    // The articles copy damaged in the cache; a download left by a killed server (pid 999999 runs nowhere).
+    const articlesPart = path.join(cache, 'bundles', 'articles', articles, 'articles', '00000.ndjson');
+    await writeFile(articlesPart, `${await readFile(articlesPart, 'utf8')}x`);
+    const downloading = (await readdir(path.join(cache, 'downloading'))).length;
+    const dead = path.join(cache, 'downloading', `download-${spaceTag()}-999999-AbC123`);
+    await mkdir(path.join(dead, 'articles'), { recursive: true });
+
+    const again = await serveFrom(store, ['--cache', cache]);
+    try {
+      const datasets = (
+        await until(
+          'both datasets',
+          () => readiness(again.server.base),
+          (r) => r.datasets.articles?.ready === true && r.datasets.calendar?.ready === true,
+        )
+      ).datasets;
+      expect([datasets.articles?.snapshotId, datasets.calendar?.snapshotId]).toEqual([articles, calendar]);
+      expect(again.server.stdout()).toContain('local copy of the bundle failed verification; removed, downloading it again');
+      // The calendar copy was reused, not pruned while articles loaded first and downloaded again.
+      expect((await stat(calendarPart)).ino).toBe(inode);
+      expect(await readFile(articlesPart, 'utf8')).not.toMatch(/x$/);
+      expect(await readdir(path.join(cache, 'downloading'))).toHaveLength(downloading);
+    } finally {
+      await again.server.stop();
     }
   });
 
