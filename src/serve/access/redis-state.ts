@@ -204,6 +204,15 @@ export async function openRedisState(url: string, options: RedisStateOptions = {
     client.disconnect();
     throw new StateUnavailableError(`cannot reach the state store ${shown}${lastError ? `: ${describeError(lastError)}` : ''}`);
   }
+  // ioredis reports "ready" although the SELECT of the URL's database failed, and then works in
+  // database 0: a typo in the number would put keys and counts in another deployment's database.
+  const database = client.options.db ?? 0;
+  try {
+    await client.select(database);
+  } catch (error) {
+    client.disconnect();
+    throw new StateUnavailableError(`the state store ${shown} has no database ${database}: ${describeError(error as Error)}`);
+  }
   return new RedisState(client, shown, options.keyCacheMs ?? DEFAULT_REDIS_KEY_CACHE_MS);
 }
 

@@ -54,9 +54,12 @@ function parseStateLocation(value: string, label: string): StateLocation {
   return { kind: 'redis', url: value };
 }
 
+/** Query parameters the Redis client reads credentials from (`?password=`), as a URL's user and password. */
+const CREDENTIAL_PARAMETERS = ['password', 'username'];
+
 function hasCredentials(value: string): boolean {
   const url = new URL(value);
-  return url.password !== '' || url.username !== '';
+  return url.password !== '' || url.username !== '' || CREDENTIAL_PARAMETERS.some((name) => url.searchParams.has(name));
 }
 
 /** The URL with any user name and password replaced by `***`: the only form that is ever printed. */
@@ -69,6 +72,7 @@ export function redactedUrl(value: string): string {
   }
   if (url.username !== '') url.username = '***';
   if (url.password !== '') url.password = '***';
+  for (const name of CREDENTIAL_PARAMETERS) if (url.searchParams.has(name)) url.searchParams.set(name, '***');
   return url.toString();
 }
 

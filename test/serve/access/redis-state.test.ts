@@ -235,6 +235,12 @@ describe('Redis outage', () => {
     expect(usage).toEqual([{ keyId: before.key.id, tier: 'premium', requests: 2, rejected: 0 }]);
   });
 
+  it('refuses a database the server does not have, instead of working in database 0', async () => {
+    const error = await openRedisState(`${redis.url.replace(/\/\d*$/, '')}/99`, { connectWaitMs: 2000 }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(StateUnavailableError);
+    expect((error as Error).message).toMatch(/has no database 99: ERR DB index is out of range/);
+  });
+
   it('refuses to open when Redis cannot be reached, naming the URL without its password', async () => {
     const url = `redis://:hunter2-secret@127.0.0.1:${redis.port + 1}/0`;
     const error = await openRedisState(url, { connectWaitMs: 300 }).catch((e: Error) => e);

@@ -43,4 +43,14 @@ describe('state location', () => {
     expect(redactedUrl('redis://app:s3cret@cache:6379/0')).toBe('redis://***:***@cache:6379/0');
     expect(redactedUrl('redis://cache:6379/0')).toBe('redis://cache:6379/0');
   });
+
+  it('treats a password in the query (?password=, which the Redis client reads) as one in the user part', () => {
+    expect(redactedUrl('redis://cache:6379/2?password=s3cret&family=6')).toBe('redis://cache:6379/2?password=***&family=6');
+    expect(redactedUrl('redis://cache:6379/2?username=app&password=s3cret')).toBe('redis://cache:6379/2?username=***&password=***');
+    expect(() => resolveStateLocation('redis://cache:6379/2?password=s3cret', {})).toThrow('put the URL in PDSNAP_STATE');
+    expect(resolveStateLocation(undefined, { PDSNAP_STATE: 'redis://cache:6379/2?password=s3cret' })).toEqual({
+      kind: 'redis',
+      url: 'redis://cache:6379/2?password=s3cret',
+    });
+  });
 });
