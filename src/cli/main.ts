@@ -78,8 +78,10 @@ function outcomeOf(error: unknown): Outcome {
     if (error.exitCode === 0) return { code: ExitCode.ok, kind: null, message: '' };
     return { code: ExitCode.error, kind: 'usage', message: error.message.replace(/^error: /, '') };
   }
-  // A lock that another process holds, or that is broken, is the machine's state, not a bug: no "unexpected".
-  if (error instanceof UsageError || error instanceof LockError) {
+  // A lock that another process holds, or that is broken, is the machine's state, not a bug: no
+  // "unexpected"; nor is a bucket that refuses or cannot be reached (named: the AWS SDK stays unloaded).
+  const bucketError = error instanceof Error && error.name === 'BucketError';
+  if (error instanceof UsageError || error instanceof LockError || bucketError) {
     printError(error.message);
     return { code: ExitCode.error, kind: 'usage', message: error.message };
   }

@@ -13,8 +13,10 @@ export function isBucketLocation(location: string): boolean {
 export function parseBucketLocation(location: string): BucketLocation {
   const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(location);
   if (!match) {
+    // Never repeat what was typed before an @: it may be a key pair, and this message lands in CI logs.
+    const shown = location.replace(/^s3:\/\/[^/]*@/, 's3://***@');
     throw new Error(
-      `${location} is not a bucket store: expected s3://bucket/prefix (bucket: 3-63 lower-case letters, digits, dots, hyphens)`,
+      `${shown} is not a bucket store: expected s3://bucket/prefix (bucket: 3-63 lower-case letters, digits, dots, hyphens; credentials come from the AWS environment, never the URL)`,
     );
   }
   const prefix = (match[2] ?? '').replace(/\/+$/, '');

@@ -33,8 +33,17 @@ export class BucketError extends Error {
     cause: unknown,
   ) {
     const error = cause as { name?: string; message?: string };
-    super(`${url}: ${error.name ?? 'Error'}${status ? ` (HTTP ${status})` : ''}: ${error.message ?? String(cause)}`);
+    const said = `${error.name ?? 'Error'}${status ? ` (HTTP ${status})` : ''}: ${error.message ?? String(cause)}`;
+    super(`${url}: ${said}${bucketHint(status, said)}`);
   }
+}
+
+/** What to do about the answers an operator can fix; S3 often sends a 403 or 301 without a body. */
+function bucketHint(status: number | undefined, said: string): string {
+  if (status === 403) return ' (access denied: check the AWS credentials in use and that they may list and read the bucket)';
+  if (status === 301) return ' (the bucket is in another region: set AWS_REGION to its region)';
+  if (/Region is missing/i.test(said)) return ' (set AWS_REGION, or use a profile that names a region)';
+  return '';
 }
 
 /**
@@ -166,9 +175,10 @@ export class BucketObjects {
       else await pipeline(body, counter, new Transform({ transform: (_c, _e, done) => done() }));
     } catch (error) {
       if (statusOf(error) === 404) return null;
-      if (error instanceof Error && 'code' in error && typeof error.code === 'string' && !('$metadata' in error)) {
-        // A local file error (EEXIST, ENOSPC): name the file, not the object.
-        throw Object.assign(new Error(`${file}: ${error.message}`), { code: error.code });
+      // A local file error (EEXIST, ENOSPC) carries the path it failed on: name the file. A stream
+      // cut off (ECONNRESET, "aborted") has a code too, but it is the object's download that failed.
+      if (file !== undefined && error instanceof Error && 'path' in error && typeof (error as NodeJS.ErrnoException).code === 'string') {
+        throw Object.assign(new Error(`${file}: ${error.message}`), { code: (error as NodeJS.ErrnoException).code });
       }
       throw new BucketError(this.url(key), statusOf(error), error);
     }
