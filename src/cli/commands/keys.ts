@@ -8,6 +8,7 @@ import type { KeyDirectory } from '../../serve/access/state-store.js';
 import { DEFAULT_USAGE_DB } from '../../serve/access/usage-store.js';
 import { DirOption, parseOptions } from '../options.js';
 import { withPathDefaults } from '../path-options.js';
+import { clockNow } from '../../lib/clock.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { STATE_OPTION_HELP, openStateForCommand, stateLocationOf, userErrors } from '../state-option.js';
 
@@ -82,7 +83,7 @@ export function keysCommand(): Command {
     .option('--json', 'print JSON to stdout')
     .action(async (_raw, command: Command) => {
       const options = parseOptions(CreateOptions, await withPathDefaults(command.optsWithGlobals(), ['keys']));
-      const { record, secret } = await withKeys(command, options, (keys) => keys.create(options, new Date()));
+      const { record, secret } = await withKeys(command, options, (keys) => keys.create(options, clockNow()));
       printNotice('pdsnap: store this API key now: it is shown once and cannot be recovered (only its hash is kept)');
       if (options.json) return printJson({ ...publicView(record), key: secret });
       printLine(`created ${record.id} "${record.name}" (${record.tier}; ${record.scopes.join(',')})`);
@@ -113,7 +114,7 @@ export function keysCommand(): Command {
     .option('--json', 'print JSON to stdout')
     .action(async (id: string, _raw, command: Command) => {
       const options = parseOptions(RevokeOptions, await withPathDefaults(command.optsWithGlobals(), ['keys']));
-      const { record, alreadyRevoked } = await withKeys(command, options, (keys) => keys.revoke(id, new Date()));
+      const { record, alreadyRevoked } = await withKeys(command, options, (keys) => keys.revoke(id, clockNow()));
       if (options.json) return printJson({ ...publicView(record), alreadyRevoked });
       printLine(alreadyRevoked ? `${record.id} was already revoked at ${record.revokedAt}` : `revoked ${record.id} at ${record.revokedAt}`);
     });

@@ -64,6 +64,18 @@ describe('pdsnap keys', () => {
     }
   });
 
+  it('dates creation and revocation by the clock pdsnap reads everywhere (PDSNAP_CLOCK when set)', async () => {
+    const env = { PDSNAP_CLOCK: '2026-11-01T00:00:00Z' };
+    const create = await runCli(['keys', '--keys', keysFile, 'create', '--name', 'dated', '--scopes', 'articles:read', '--json'], { env });
+    const created = JSON.parse(String(create.stdout)) as { id: string; createdAt: string };
+    expect(created.createdAt).toBe('2026-11-01T00:00:00.000Z');
+    await runCli(['keys', 'revoke', created.id, '--keys', keysFile], { env: { PDSNAP_CLOCK: '2026-11-02T00:00:00Z' } });
+    const listed = JSON.parse(String((await runCli(['keys', '--keys', keysFile, 'list', '--json'])).stdout)) as {
+      keys: { id: string; revokedAt: string }[];
+    };
+    expect(listed.keys.find((k) => k.id === created.id)?.revokedAt).toBe('2026-11-02T00:00:00.000Z');
+  });
+
   it('rejects an unknown scope, an unknown tier, a missing name and an unknown id with exit 3', async () => {
     const cases = [
       [['create', '--name', 'x', '--scopes', 'articles:write'], '--scopes'],
