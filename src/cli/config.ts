@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseJsonText } from '../ingest/json-text.js';
 import { parseYamlText } from '../ingest/yaml-text.js';
 import { applyDriftOverrides, type DriftThresholds } from '../validate/drift.js';
 import { applyLimitOverrides, type FreshnessLimits, PdsnapConfig } from '../validate/limits.js';
@@ -59,10 +60,14 @@ export async function loadConfig(file?: string, cwd: string = process.cwd()): Pr
   }
   let raw: unknown;
   try {
-    // The one YAML loader of pdsnap (core schema, unique keys, alias limit).
-    raw = full.endsWith('.json') ? JSON.parse(text) : parseYamlText(text);
+    // The one YAML and JSON readers of pdsnap (unique keys, alias and depth limits).
+    raw = full.endsWith('.json') ? parseJsonText(text) : parseYamlText(text);
   } catch (error) {
-    throw new UsageError(`config ${shown} does not parse: ${(error as Error).message.split('\n')[0]}`);
+    // Where, and what is written there: "Map keys must be unique" alone names no key.
+    const line = (error as { line?: number }).line;
+    const written = line === undefined ? undefined : lineOf(text, line);
+    const where = line === undefined ? '' : ` at line ${line}${written ? ` (${JSON.stringify(written)})` : ''}`;
+    throw new UsageError(`config ${shown} does not parse${where}: ${(error as Error).message.split('\n')[0]}`);
   }
   // An empty file parses to null: no overrides.
   const parsed = ConfigFile.safeParse(raw ?? {});
@@ -75,4 +80,12 @@ export async function loadConfig(file?: string, cwd: string = process.cwd()): Pr
     Object.entries(parsed.data.paths ?? {}).map(([name, value]) => [name, isBucketLocation(value) ? value : path.resolve(folder, value)]),
   );
   return { path: full, limits: applyLimitOverrides(parsed.data.freshness), drift: applyDriftOverrides(parsed.data.drift), paths };
+}
+
+/** The text of a 1-based line, trimmed and shortened for a message. */
+function lineOf(text: string, line: number): string | undefined {
+  return text
+    .split(/\r\n?|\n/)
+    [line - 1]?.trim()
+    .slice(0, 80);
 }

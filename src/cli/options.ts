@@ -12,6 +12,11 @@ export const DEFAULT_STORE = 'data/snapshots';
 
 /** Parses an option through a zod schema; a failure is the user's mistake (exit 3), named by option. */
 export function parseOptions<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
+  // Two outputs asked for at once: which one a script gets must not depend on which option wins.
+  const given = raw as { json?: unknown; format?: unknown } | null;
+  if (given?.json === true && given.format !== undefined && given.format !== 'text') {
+    throw new UsageError(`--json and --format ${String(given.format)} cannot go together: choose one`);
+  }
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -14,8 +14,13 @@ export function parseDuration(text: string): number {
     throw new Error(`"${text}" is not a duration; write it like 24h, 7d, 90m, 30s or 1d12h`);
   }
   const [, d, h, m, s] = match;
-  return Number(d ?? 0) * UNIT_MS.d + Number(h ?? 0) * UNIT_MS.h + Number(m ?? 0) * UNIT_MS.m + Number(s ?? 0) * UNIT_MS.s;
+  const ms = Number(d ?? 0) * UNIT_MS.d + Number(h ?? 0) * UNIT_MS.h + Number(m ?? 0) * UNIT_MS.m + Number(s ?? 0) * UNIT_MS.s;
+  // Beyond any snapshot's life, and beyond what a date can add: 300000000d made "Invalid time value".
+  if (ms > MAX_DURATION_MS) throw new Error(`"${text}" is longer than the ${MAX_DURATION_MS / UNIT_MS.d}d (100 years) a duration may be`);
+  return ms;
 }
+
+const MAX_DURATION_MS = 36_500 * 24 * 60 * 60 * 1000;
 
 /**
  * Writes milliseconds back in the same notation, to the second and without zero units (`7d`,

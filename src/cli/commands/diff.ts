@@ -4,7 +4,7 @@ import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { DATASET_RESOURCES, DatasetName } from '../../model/dataset.js';
 import { diffBundles } from '../../publish/bundle-diff.js';
-import { BundleIntegrityError, BundleStore, SnapshotNotFoundError } from '../../publish/store.js';
+import { BundleIntegrityError, BundleStore, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store.js';
 import { DataError, UsageError } from '../errors.js';
 import { type DiffReport, diffMarkdown } from '../markdown.js';
 import { DEFAULT_STORE, parseOptions, FolderStoreOption } from '../options.js';
@@ -48,7 +48,8 @@ export function diffCommand(): Command {
         else printDiff(report);
       } catch (error) {
         if (error instanceof SnapshotNotFoundError) throw new UsageError(error.message);
-        if (error instanceof BundleIntegrityError) throw new DataError(error.message);
+        // A damaged bundle or a broken pointer is the store's damage (exit 2), as validate reports it.
+        if (error instanceof BundleIntegrityError || error instanceof InvalidPointerError) throw new DataError(error.message);
         throw error;
       }
     });

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { withPathDefaults } from '../path-options.js';
 import { withVerbosityOptions } from '../verbosity.js';
 import path from 'node:path';
 import { z } from 'zod';
@@ -17,6 +18,7 @@ const Options = z.object({
     .refine((n) => n >= 1, 'must be at least 1 filer')
     .optional(),
   force: z.boolean().default(false),
+  config: z.string().optional(),
   json: z.boolean().default(false),
 });
 
@@ -27,9 +29,11 @@ export function sampleCommand(): Command {
     .option('--now <iso>', 'date the sample relative to this instant (default: the clock)')
     .option('--scale <filers>', 'also write two full-size Form 13F data sets with this many filers each')
     .option('--force', 'replace articles/, calendar/ and filings/ in a non-empty --out')
+    .option('--config <file>', 'config file (default: pdsnap.config.yaml when present, or PDSNAP_CONFIG); checked, like every command')
     .option('--json', 'print JSON to stdout')
     .action(async (raw) => {
-      const options = parseOptions(Options, raw);
+      // Like every command, a config file that is named but broken stops it (exit 3), never skipped.
+      const options = parseOptions(Options, await withPathDefaults(raw, []));
       if (!options.force && (await isNonEmptyDir(options.out))) {
         throw new UsageError(`${options.out} is not empty; pass --force to replace its articles/, calendar/ and filings/`);
       }

@@ -7,9 +7,10 @@ import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store
 import { DataError, UsageError } from '../errors.js';
 import { DatasetsOption, NowOption, parseOptions, StoreOption } from '../options.js';
 import { printJson, printLine } from '../output.js';
+import { withPathDefaults } from '../path-options.js';
 import { withVerbosityOptions } from '../verbosity.js';
 
-const Options = z.object({ datasets: DatasetsOption, now: NowOption, json: z.boolean().default(false) });
+const Options = z.object({ datasets: DatasetsOption, now: NowOption, config: z.string().optional(), json: z.boolean().default(false) });
 
 interface SyncReport {
   from: string;
@@ -43,9 +44,11 @@ export function syncCommand(): Command {
     .argument('<to>', 'target store: a folder or s3://bucket/prefix')
     .option('--datasets <list>', 'comma-separated: articles,calendar,smart-money (default: all)')
     .option('--now <iso>', 'timestamp recorded as publishedAt of the pointers moved (default: the clock)')
+    .option('--config <file>', 'config file (default: pdsnap.config.yaml when present, or PDSNAP_CONFIG); checked, like every command')
     .option('--json', 'print JSON to stdout')
     .action(async (fromArg: string, toArg: string, raw) => {
-      const options = parseOptions(Options, raw);
+      // Like every command, a config file that is named but broken stops it (exit 3), never skipped.
+      const options = parseOptions(Options, await withPathDefaults(raw, []));
       const locations = parseOptions(z.object({ from: StoreOption(''), to: StoreOption('') }), { from: fromArg, to: toArg });
       if (locations.from === locations.to) throw new UsageError(`sync: <from> and <to> are the same store (${locations.from})`);
       const from = openStore(locations.from);
