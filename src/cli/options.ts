@@ -40,11 +40,26 @@ export const NowOption = z
     // One strict parser (lib/time.ts): a date that does not exist, such as 2026-02-30, is refused, not rolled over.
     const ms = value.length === 10 ? dateStartMs(value) : instantMs(value);
     if (ms === null) {
-      ctx.addIssue({ code: 'custom', message: `"${value}" is not an ISO 8601 instant with a zone, e.g. 2026-11-22T08:00:00Z` });
+      const day = missingDay(value);
+      ctx.addIssue({
+        code: 'custom',
+        message: day
+          ? `"${value}": ${day} is not a day of the calendar`
+          : `"${value}" is not an ISO 8601 instant with a zone, e.g. 2026-11-22T08:00:00Z`,
+      });
       return z.NEVER;
     }
     return new Date(ms);
   });
+
+/** The YYYY-MM-DD a value starts with when that day does not exist (2026-02-30), else undefined. */
+function missingDay(value: string): string | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  if (!match) return undefined;
+  const [, year, month, date] = match.map(Number) as [number, number, number, number];
+  const at = new Date(Date.UTC(year, month - 1, date));
+  return at.getUTCMonth() === month - 1 && at.getUTCDate() === date ? undefined : match[0];
+}
 
 /** --datasets articles,calendar,smart-money */
 export const DatasetsOption = z

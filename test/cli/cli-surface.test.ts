@@ -62,7 +62,7 @@ describe('the command line', () => {
     }
   });
 
-  it('reports a broken current pointer to diff as store damage (exit 2), not as a program fault', async () => {
+  it('reports a broken current pointer as store damage: diff exits 2, history marks it BROKEN', async () => {
     const damaged = path.join(work, 'damaged');
     await runCli(['build', '--datasets', 'articles', '--sources', path.join(REPO_ROOT, 'data/sources'), '--store', damaged, '--now', NOW]);
     await writeFile(path.join(damaged, 'current/articles.json'), '');
@@ -70,5 +70,20 @@ describe('the command line', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('is not a valid current pointer (empty)');
     expect(result.stderr).not.toContain('unexpected error');
+    const history = await runCli(['history', 'articles', '--store', damaged, '--now', NOW]);
+    expect(history.stdout).toMatch(/^articles: BROKEN current pointer: .*is not a valid current pointer \(empty\)/);
+    const json = await runCli(['history', 'articles', '--store', damaged, '--now', NOW, '--json']);
+    expect(JSON.parse(json.stdout).pointer).toMatchObject({ state: 'broken' });
+  });
+
+  it('says which day does not exist in a --now, instead of blaming its format', async () => {
+    for (const [now, day] of [
+      ['2026-02-30', '2026-02-30'],
+      ['2026-13-01T00:00:00Z', '2026-13-01'],
+    ]) {
+      const result = await runCli(['validate', '--store', store, '--now', now!]);
+      expect(result.exitCode, now).toBe(3);
+      expect(result.stderr, now).toContain(`--now: "${now}": ${day} is not a day of the calendar`);
+    }
   });
 });

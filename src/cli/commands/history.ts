@@ -43,6 +43,8 @@ export function historyCommand(): Command {
       const store = new BundleStore(options.store);
       if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
       const entries = (await store.listSnapshots()).filter((s) => s.dataset === dataset).reverse();
+      // No row is marked current when the pointer is broken: say so, as list does.
+      const pointer = (await store.pointerStates())[dataset];
       const rows = [];
       let before: Manifest | null = null;
       for (const entry of entries) {
@@ -84,7 +86,8 @@ export function historyCommand(): Command {
         });
         before = manifest;
       }
-      if (options.json) return printJson({ dataset, store: options.store, now: options.now.toISOString(), snapshots: rows });
+      if (options.json) return printJson({ dataset, store: options.store, now: options.now.toISOString(), pointer, snapshots: rows });
+      if (pointer.state === 'broken') printLine(`${dataset}: BROKEN current pointer: ${pointer.reason}`);
       if (rows.length === 0) return printLine(`no ${dataset} snapshots in ${options.store}`);
       printLine(
         formatTable(
