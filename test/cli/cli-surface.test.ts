@@ -7,22 +7,17 @@ import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 
 const NOW = '2026-11-22T12:00:00.000Z';
 let store: string;
+
+/** The committed sample's articles, built in the test's process at NOW. */
+const buildSampleArticles = (into: string) =>
+  runCli(['build', '--datasets', 'articles', '--sources', path.join(REPO_ROOT, 'data/sources'), '--store', into, '--now', NOW]);
+
 let work: string;
 
 beforeAll(async () => {
   work = await tempDir('cli-surface');
   store = path.join(work, 'store');
-  const build = await runCli([
-    'build',
-    '--datasets',
-    'articles',
-    '--sources',
-    path.join(REPO_ROOT, 'data/sources'),
-    '--store',
-    store,
-    '--now',
-    NOW,
-  ]);
+  const build = await buildSampleArticles(store);
   expect(build.exitCode, build.stderr).toBe(0);
   await mkdir(path.join(work, 'cfg'), { recursive: true });
   await writeFile(path.join(work, 'cfg/dup.yaml'), 'limits:\n  articles:\n    maxGenerationAgeDays: 3\n    maxGenerationAgeDays: 2\n');
@@ -64,7 +59,7 @@ describe('the command line', () => {
 
   it('reports a broken current pointer as store damage: diff exits 2, history marks it BROKEN', async () => {
     const damaged = path.join(work, 'damaged');
-    await runCli(['build', '--datasets', 'articles', '--sources', path.join(REPO_ROOT, 'data/sources'), '--store', damaged, '--now', NOW]);
+    await buildSampleArticles(damaged);
     await writeFile(path.join(damaged, 'current/articles.json'), '');
     const result = await runCli(['diff', 'articles', '--store', damaged]);
     expect(result.exitCode).toBe(2);
