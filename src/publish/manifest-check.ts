@@ -11,6 +11,8 @@ import type { ManifestFields, StagedBundle } from './store.js';
  * store (folder or bucket) reads manifests through this, so a bundle is judged the same wherever it is.
  */
 export function parseManifest(snapshotId: string, manifestText: string): Manifest {
+  const notJson = notJsonReason(manifestText);
+  if (notJson) throw new BundleIntegrityError(snapshotId, `manifest.json is ${notJson}`);
   const raw = safeJson(manifestText);
   const format = (raw as { format?: unknown } | undefined)?.format;
   if (typeof format === 'number' && format !== MANIFEST_FORMAT) {
@@ -99,5 +101,20 @@ export function safeJson(text: string): unknown {
     return JSON.parse(text);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Why a store file's text is not a JSON document ("empty", or the parser's own words), or
+ * undefined when it is one: so a truncated or overwritten manifest or pointer is named as such,
+ * not as a schema mismatch of `undefined`.
+ */
+export function notJsonReason(text: string): string | undefined {
+  if (text.trim() === '') return 'empty';
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (error) {
+    return `not JSON: ${(error as Error).message}`;
   }
 }

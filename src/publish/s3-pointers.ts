@@ -2,7 +2,7 @@ import type { DatasetName } from '../model/dataset.js';
 import { CurrentPointer } from '../model/manifest.js';
 import { canonicalJson } from './canonical-json.js';
 import { faultPoint } from './fault-point.js';
-import { safeJson } from './manifest-check.js';
+import { notJsonReason, safeJson } from './manifest-check.js';
 import type { BucketObjects } from './s3-objects.js';
 import { datasetOfSnapshotId } from './snapshot-id.js';
 import { InvalidPointerError } from './store.js';
@@ -71,7 +71,7 @@ export class PointerLog {
     if (!parsed.success) {
       return {
         pointer: null,
-        broken: new InvalidPointerError(url, got.text.trim() === '' ? 'empty' : formatZodIssues(parsed.error)),
+        broken: new InvalidPointerError(url, notJsonReason(got.text) ?? formatZodIssues(parsed.error)),
         newest,
       };
     }

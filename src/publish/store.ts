@@ -24,7 +24,7 @@ import { failPoint, faultPoint } from './fault-point.js';
 import { processIsAlive, withFileLock } from '../lib/file-lock.js';
 import { copyBundleFiles } from './bundle-copy.js';
 import { planGc } from './gc-plan.js';
-import { manifestBodyOf, manifestFor, manifestText, parseManifest, safeJson } from './manifest-check.js';
+import { manifestBodyOf, manifestFor, manifestText, notJsonReason, parseManifest, safeJson } from './manifest-check.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter, partBytes } from './resource-writer.js';
@@ -234,7 +234,7 @@ export class BundleStore implements SnapshotStore {
     }
     const parsed = CurrentPointer.safeParse(safeJson(text));
     if (!parsed.success) {
-      throw new InvalidPointerError(file, text.trim() === '' ? 'empty' : formatZodIssues(parsed.error));
+      throw new InvalidPointerError(file, notJsonReason(text) ?? formatZodIssues(parsed.error));
     }
     if (datasetOfSnapshotId(parsed.data.snapshotId) !== dataset)
       throw new InvalidPointerError(file, `names ${parsed.data.snapshotId}, of another dataset`);

@@ -69,7 +69,9 @@ describe('a store damaged from outside pdsnap', () => {
 
     const list = await runCli(['list', '--store', store]);
     expect(list.exitCode).toBe(0);
-    expect(String(list.stdout)).toContain(`articles: BROKEN current pointer: ${pointerFile(store)} is not a valid current pointer`);
+    expect(String(list.stdout)).toContain(
+      `articles: BROKEN current pointer: ${pointerFile(store)} is not a valid current pointer (not JSON: Unexpected token`,
+    );
     expect(String(list.stdout)).toContain(first.report.snapshotId);
 
     const validate = await runCli(['validate', '--datasets', 'articles', '--store', store, '--now', NOW]);
@@ -122,6 +124,10 @@ describe('a store damaged from outside pdsnap', () => {
     const result = JSON.parse(String(gc.stdout));
     expect(result.unreadable).toEqual([ids[0]]);
     expect(result.deleted).toEqual([ids[1]]);
+    // Every reader of the manifest says what is wrong with it: not JSON, rather than a schema mismatch of nothing.
+    const inspect = await runCli(['inspect', ids[0]!, '--store', store]);
+    expect(inspect.exitCode).toBe(2);
+    expect(String(inspect.stderr)).toMatch(/manifest\.json is not JSON: (Expected property name|Unexpected token)/);
     expect((await readdir(path.join(store, 'bundles/articles'))).sort()).toEqual([ids[0], ids[2], ids[3]].sort());
   });
 
