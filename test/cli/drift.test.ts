@@ -251,6 +251,14 @@ describe('drift: candidates, diff and promote', () => {
       acceptedDrift: { by: 'promote', reason: 'half the filers, on purpose' },
     });
     expect(await pointer(store, 'smart-money')).toBe(candidate.snapshotId);
+    // The snapshot that was current before is older now: promote refuses to go back, rollback's job.
+    const back = await runCli(['promote', 'smart-money', current, '--store', store, '--now', HOUR_LATER, '--json']);
+    expect(back.exitCode).toBe(2);
+    expect(JSON.parse(String(back.stdout))).toMatchObject({ promoted: false, previousSnapshotId: candidate.snapshotId });
+    expect(JSON.parse(String(back.stdout)).reason).toContain(
+      `generated ${NOW}, before current ${candidate.snapshotId} (${HOUR_LATER}): promote never moves current back; pdsnap rollback smart-money ${current} does`,
+    );
+    expect(await pointer(store, 'smart-money')).toBe(candidate.snapshotId);
     const inspect = JSON.parse(String((await runCli(['inspect', candidate.snapshotId!, '--store', store, '--json'])).stdout));
     expect(inspect.acceptedDrift).toMatchObject({ by: 'promote', baseline: current });
 

@@ -60,6 +60,8 @@ export function promoteCommand(): Command {
         if (!(error instanceof InvalidPointerError)) throw error;
         expectedCurrent = null;
       }
+      const currentGeneratedAt =
+        expectedCurrent === null || expectedCurrent === snapshotId ? null : await generatedAtOf(store, expectedCurrent);
       const freshness = evaluateFreshness(dataset, bundle.manifest.facts, options.now, { limits: config.limits, warnWithinMs: 0 });
       const baseline =
         expectedCurrent === snapshotId ? { side: null, note: 'it is already current' } : await currentBaseline(store, dataset, snapshotId);
@@ -75,8 +77,12 @@ export function promoteCommand(): Command {
       ).rules;
       const staleRules = freshness.filter((r) => r.status === 'fail');
       const driftFailing = drift.filter((r) => r.status === 'fail');
+      // Going back is rollback's job: promote never makes current older, so a mistyped or stale
+      // candidate id cannot quietly turn the clock back on what is served.
       const refusal =
-        staleRules.length > 0
+        currentGeneratedAt !== null && Date.parse(bundle.manifest.generatedAt) < Date.parse(currentGeneratedAt)
+          ? `generated ${bundle.manifest.generatedAt}, before current ${expectedCurrent} (${currentGeneratedAt}): promote never moves current back; pdsnap rollback ${dataset} ${snapshotId} does`
+          : staleRules.length > 0
           ? `stale or invalid: ${staleRules.map((r) => r.message).join('; ')}`
           : driftFailing.length > 0 && options.acceptDrift === undefined
             ? `drift against current ${baseline.side?.label}: ${driftFailing.map((r) => r.rule).join(', ')} failed; pdsnap promote --accept-drift "<reason>" promotes anyway`
@@ -116,6 +122,15 @@ export function promoteCommand(): Command {
       else printPromotion(result);
       if (refusal !== null) throw new ExitWith(ExitCode.fail);
     });
+}
+
+/** When a snapshot was generated, or null when its bundle cannot be read (a damaged current is what promote repairs). */
+async function generatedAtOf(store: BundleStore, snapshotId: string): Promise<string | null> {
+  try {
+    return (await store.openBundle(snapshotId)).manifest.generatedAt;
+  } catch {
+    return null;
+  }
 }
 
 function printPromotion(result: {
