@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResourceEntry } from '../model/manifest.js';
+import { asBundleDamage } from './bundle-file-damage.js';
 import { BundleIntegrityError } from './snapshot-id.js';
 
 /** A record line longer than this is not one pdsnap wrote: the part is refused, not buffered. */
@@ -23,8 +24,9 @@ export interface BundleLine {
  * run out does the caller `await load()`. Each part is checked when it ends (size, SHA-256, record
  * count, final line break), so a caller that acted on lines before then must drop what it did when
  * load() throws. A line's bytes are a view into a buffer read for it alone, valid as long as the
- * caller keeps it. Only a missing file or a mismatch is corruption (BundleIntegrityError); any other
- * read error (EMFILE, EIO) is thrown as it is, so that the caller may try again later.
+ * caller keeps it. A mismatch, or a part that is missing or not a file, is corruption
+ * (BundleIntegrityError, bundle-file-damage.ts); any other read error (EACCES, EMFILE, EIO) is thrown
+ * as it is, so that the caller may try again later.
  */
 export class LineCursor {
   private lines: BundleLine[] = [];
@@ -60,10 +62,7 @@ export class LineCursor {
       while (this.at >= this.lines.length && !this.ended) await this.readMore();
     } catch (error) {
       await this.close();
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new BundleIntegrityError(this.label, `${this.parts[this.part]!.path} is missing`);
-      }
-      throw error;
+      throw this.part < this.parts.length ? asBundleDamage(this.label, this.parts[this.part]!.path, error) : error;
     }
     return this.peek() ?? null;
   }

@@ -19,6 +19,7 @@ import { digestFile } from '../lib/file-digest.js';
 import { ContentCheck } from '../validate/content-rules.js';
 import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
 import { compareText } from '../lib/text-order.js';
+import { asBundleDamage } from './bundle-file-damage.js';
 import { canonicalJson } from './canonical-json.js';
 import { failPoint, faultPoint } from './fault-point.js';
 import { processIsAlive, withFileLock } from '../lib/file-lock.js';
@@ -317,7 +318,7 @@ export class BundleStore implements SnapshotStore {
         if (await pathExists(directory)) throw new BundleIntegrityError(snapshotId, 'manifest.json is missing');
         throw new SnapshotNotFoundError(snapshotId);
       }
-      throw error;
+      throw asBundleDamage(snapshotId, 'manifest.json', error);
     }
     return { manifest: parseManifest(snapshotId, manifestText), directory };
   }
@@ -669,8 +670,7 @@ async function verifyFile(snapshotId: string, directory: string, entry: { path: 
   try {
     digest = await digestFile(path.join(directory, entry.path));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BundleIntegrityError(snapshotId, `${entry.path} is missing`);
-    throw error;
+    throw asBundleDamage(snapshotId, entry.path, error);
   }
   if (digest.bytes !== entry.bytes)
     throw new BundleIntegrityError(snapshotId, `${entry.path} has ${digest.bytes} bytes; manifest says ${entry.bytes}`);
@@ -682,8 +682,7 @@ async function verifiedChunks(snapshotId: string, file: string, bytes: number, c
   try {
     return await findChunkMismatch(file, bytes, chunks);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BundleIntegrityError(snapshotId, `${path.basename(file)} is missing`);
-    throw error;
+    throw asBundleDamage(snapshotId, path.basename(file), error);
   }
 }
 

@@ -1,4 +1,4 @@
-import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -150,6 +150,23 @@ describe('a store damaged from outside pdsnap', () => {
     expect(next.report.notes.map((n: { message: string }) => n.message)).toContain(
       `removed tmp/calendar~${host}~${dead}~111111, left by a process that died`,
     );
+  });
+
+  it('a folder restored where a part file belongs is that bundle\'s damage, named, not an unexpected error', async () => {
+    const { store, first } = await storeBuiltAt10();
+    const part = path.join(store, 'bundles/articles', first.report.snapshotId, 'articles/00000.ndjson');
+    await rm(part);
+    await mkdir(part);
+    const validate = await runCli(['validate', '--store', store, '--datasets', 'articles', '--now', NOW, '--json']);
+    expect(validate.exitCode, String(validate.stderr)).toBe(2);
+    expect(JSON.parse(String(validate.stdout)).datasets[0].rules[0]).toMatchObject({
+      rule: 'integrity',
+      status: 'fail',
+      message: expect.stringContaining('articles/00000.ndjson is a folder, not a file'),
+    });
+    const inspect = await runCli(['inspect', first.report.snapshotId, '--store', store]);
+    expect(inspect.exitCode).toBe(2);
+    expect(String(inspect.stderr)).toContain('articles/00000.ndjson is a folder, not a file');
   });
 
   it('gc --dry-run takes no lock: it answers while another process holds it', async () => {
