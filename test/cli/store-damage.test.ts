@@ -152,7 +152,7 @@ describe('a store damaged from outside pdsnap', () => {
     );
   });
 
-  it('a folder restored where a part file belongs is that bundle\'s damage, named, not an unexpected error', async () => {
+  it("a folder restored where a part file belongs is that bundle's damage, named, not an unexpected error", async () => {
     const { store, first } = await storeBuiltAt10();
     const part = path.join(store, 'bundles/articles', first.report.snapshotId, 'articles/00000.ndjson');
     await rm(part);

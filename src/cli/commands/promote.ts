@@ -83,10 +83,10 @@ export function promoteCommand(): Command {
         currentGeneratedAt !== null && Date.parse(bundle.manifest.generatedAt) < Date.parse(currentGeneratedAt)
           ? `generated ${bundle.manifest.generatedAt}, before current ${expectedCurrent} (${currentGeneratedAt}): promote never moves current back; pdsnap rollback ${dataset} ${snapshotId} does`
           : staleRules.length > 0
-          ? `stale or invalid: ${staleRules.map((r) => r.message).join('; ')}`
-          : driftFailing.length > 0 && options.acceptDrift === undefined
-            ? `drift against current ${baseline.side?.label}: ${driftFailing.map((r) => r.rule).join(', ')} failed; pdsnap promote --accept-drift "<reason>" promotes anyway`
-            : null;
+            ? `stale or invalid: ${staleRules.map((r) => r.message).join('; ')}`
+            : driftFailing.length > 0 && options.acceptDrift === undefined
+              ? `drift against current ${baseline.side?.label}: ${driftFailing.map((r) => r.rule).join(', ')} failed; pdsnap promote --accept-drift "<reason>" promotes anyway`
+              : null;
 
       let acceptance: DriftAcceptance | null = null;
       if (refusal === null && driftFailing.length > 0 && options.acceptDrift !== undefined) {
