@@ -1,17 +1,37 @@
 import { BundleIntegrityError } from './snapshot-id.js';
 
 /**
- * What is at a bundle file's path, when it keeps the file from being read, is damage to that
- * bundle, named like a wrong digest, so that readers report that dataset and go on with the rest:
- * the file gone, a folder in its place (a hand restore), a parent that is a file, a symlink loop.
- * Anything else (EACCES, EIO, EMFILE) is returned as it is: the bundle may be whole, and a server
- * tries it again at its next poll instead of refusing it until the pointer moves.
+ * A bundle file that is there but cannot be read: a folder in its place or under a file (a hand
+ * restore), a looping link, no permission. The bundle cannot be used as it stands, so readers
+ * report it like damage, naming the file; but its bytes may be whole, and the fix is quick, so a
+ * server tries it again at its next poll instead of refusing it until the pointer moves.
  */
-export function asBundleDamage(label: string, file: string, error: unknown): unknown {
+export class UnreadableBundleFileError extends BundleIntegrityError {
+  constructor(
+    snapshotId: string,
+    readonly file: string,
+    readonly code: string,
+    why: string,
+  ) {
+    super(snapshotId, `${file} cannot be read: ${why}`);
+  }
+}
+
+const WHY: Record<string, string> = {
+  EISDIR: 'a folder is in its place',
+  ENOTDIR: 'a file stands where one of its folders belongs',
+  ELOOP: 'it is a symbolic link that loops',
+  EACCES: 'permission denied (EACCES)',
+  EPERM: 'operation not permitted (EPERM)',
+};
+
+/**
+ * What a failed read of a bundle file means: a missing file is damage, a file in the way cannot be
+ * read (above); any other error (EIO, EMFILE) is returned as it is, for the caller to try again.
+ */
+export function asBundleDamage(snapshotId: string, file: string, error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT') return new BundleIntegrityError(label, `${file} is missing`);
-  if (code === 'EISDIR') return new BundleIntegrityError(label, `${file} is a folder, not a file`);
-  if (code === 'ENOTDIR') return new BundleIntegrityError(label, `${file} is missing: a file stands where one of its folders belongs`);
-  if (code === 'ELOOP') return new BundleIntegrityError(label, `${file} is a symbolic link that loops`);
-  return error;
+  if (code === 'ENOENT') return new BundleIntegrityError(snapshotId, `${file} is missing`);
+  const why = code === undefined ? undefined : WHY[code];
+  return why === undefined ? error : new UnreadableBundleFileError(snapshotId, file, code!, why);
 }

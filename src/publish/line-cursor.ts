@@ -24,9 +24,9 @@ export interface BundleLine {
  * run out does the caller `await load()`. Each part is checked when it ends (size, SHA-256, record
  * count, final line break), so a caller that acted on lines before then must drop what it did when
  * load() throws. A line's bytes are a view into a buffer read for it alone, valid as long as the
- * caller keeps it. A mismatch, or a part that is missing or not a file, is corruption
- * (BundleIntegrityError, bundle-file-damage.ts); any other read error (EACCES, EMFILE, EIO) is thrown
- * as it is, so that the caller may try again later.
+ * caller keeps it. A mismatch or a missing part is corruption (BundleIntegrityError), a part in the
+ * way of reading is named as one (bundle-file-damage.ts); any other read error (EMFILE, EIO) is
+ * thrown as it is, so that the caller may try again later.
  */
 export class LineCursor {
   private lines: BundleLine[] = [];

@@ -2,6 +2,7 @@ import type { Article } from '../model/article.js';
 import type { CalendarEvent } from '../model/calendar-event.js';
 import { DATASETS, type DatasetName } from '../model/dataset.js';
 import { openStore, type SnapshotStore } from '../publish/snapshot-store.js';
+import { UnreadableBundleFileError } from '../publish/bundle-file-damage.js';
 import { BundleIntegrityError, InvalidPointerError, type OpenedBundle, SnapshotNotFoundError } from '../publish/store.js';
 import { ApiError } from './api-error.js';
 import type { SnapshotStatus } from './metrics.js';
@@ -238,8 +239,10 @@ export class SnapshotRegistry {
         .catch((error: unknown) => this.log.error({ err: error }, 'could not prune the bundle cache'));
     } catch (error) {
       // A bundle that fails verification stays refused until the pointer moves; any other failure
-      // (EMFILE, EIO, a slow disk) is forgotten, so the next poll tries the same pointer again.
-      const known = error instanceof BundleIntegrityError || error instanceof SnapshotNotFoundError;
+      // (EMFILE, EIO, a slow disk, a file in the way of reading) is forgotten, so the next poll
+      // tries the same pointer again.
+      const known =
+        (error instanceof BundleIntegrityError && !(error instanceof UnreadableBundleFileError)) || error instanceof SnapshotNotFoundError;
       const reason = known ? (error as Error).message : `load failed: ${(error as Error).message}`;
       this.onReload(dataset, 'failed');
       if (previous?.kind === 'ready') {

@@ -162,11 +162,11 @@ describe('a store damaged from outside pdsnap', () => {
     expect(JSON.parse(String(validate.stdout)).datasets[0].rules[0]).toMatchObject({
       rule: 'integrity',
       status: 'fail',
-      message: expect.stringContaining('articles/00000.ndjson is a folder, not a file'),
+      message: expect.stringContaining('articles/00000.ndjson cannot be read: a folder is in its place'),
     });
     const inspect = await runCli(['inspect', first.report.snapshotId, '--store', store]);
     expect(inspect.exitCode).toBe(2);
-    expect(String(inspect.stderr)).toContain('articles/00000.ndjson is a folder, not a file');
+    expect(String(inspect.stderr)).toContain('articles/00000.ndjson cannot be read: a folder is in its place');
   });
 
   it('gc --dry-run takes no lock: it answers while another process holds it', async () => {
