@@ -202,7 +202,15 @@ export async function openRedisState(url: string, options: RedisStateOptions = {
   });
   if (!ready) {
     client.disconnect();
-    throw new StateUnavailableError(`cannot reach the state store ${shown}${lastError ? `: ${describeError(lastError)}` : ''}`);
+    // Set by the error listener, which TypeScript's narrowing does not see.
+    const failure = lastError as Error | null;
+    const reason = failure ? describeError(failure) : `no answer within ${waitMs / 1000} s`;
+    // A TLS hello to a plain Redis gets no answer at all: the handshake waits until it times out.
+    const hint =
+      /^rediss:/i.test(url) && (failure === null || /ETIMEDOUT|timed? ?out/i.test(failure.message))
+        ? ' (rediss:// speaks TLS; a server without TLS never answers it: is it redis://?)'
+        : '';
+    throw new StateUnavailableError(`cannot reach the state store ${shown}: ${reason}${hint}`);
   }
   // ioredis reports "ready" although the SELECT of the URL's database failed, and then works in
   // database 0: a typo in the number would put keys and counts in another deployment's database.

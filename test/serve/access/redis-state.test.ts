@@ -248,4 +248,12 @@ describe('Redis outage', () => {
     expect((error as Error).message).toContain('redis://:***@127.0.0.1');
     expect((error as Error).message).not.toContain('hunter2');
   });
+
+  it('says why a rediss:// URL gets no answer from a Redis without TLS', async () => {
+    const error = await openRedisState(redis.url.replace(/^redis:/, 'rediss:'), { connectWaitMs: 500 }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(StateUnavailableError);
+    expect((error as Error).message).toBe(
+      `cannot reach the state store ${redis.url.replace(/^redis:/, 'rediss:')}: no answer within 0.5 s (rediss:// speaks TLS; a server without TLS never answers it: is it redis://?)`,
+    );
+  });
 });
