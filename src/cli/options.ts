@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DATASETS, type DatasetName, isDatasetName } from '../model/dataset.js';
 import { clockNow } from '../lib/clock.js';
-import { dateStartMs, instantMs } from '../lib/time.js';
+import { nowRefusal, nowValueMs } from '../lib/time.js';
 import { formatBucketLocation, isBucketLocation, parseBucketLocation } from '../publish/s3-location.js';
 import { parseDuration } from '../validate/duration.js';
 import { UsageError } from './errors.js';
@@ -24,7 +24,7 @@ export function parseOptions<S extends z.ZodType>(schema: S, raw: unknown): z.in
   throw new UsageError(`${where}${issue?.message ?? 'invalid options'}`);
 }
 
-/** --now: an ISO 8601 instant with an explicit zone (Z or ±hh:mm); defaults to the clock. */
+/** --now: an ISO 8601 instant with an explicit zone (Z or ±hh:mm), or a calendar date; defaults to the clock. */
 export const NowOption = z
   .string()
   .optional()
@@ -37,29 +37,15 @@ export const NowOption = z
         return z.NEVER;
       }
     }
-    // One strict parser (lib/time.ts): a date that does not exist, such as 2026-02-30, is refused, not rolled over.
-    const ms = value.length === 10 ? dateStartMs(value) : instantMs(value);
+    // One strict parser (lib/time.ts), shared with PDSNAP_CLOCK: a date that does not exist, such as
+    // 2026-02-30, is refused, not rolled over.
+    const ms = nowValueMs(value);
     if (ms === null) {
-      const day = missingDay(value);
-      ctx.addIssue({
-        code: 'custom',
-        message: day
-          ? `"${value}": ${day} is not a day of the calendar`
-          : `"${value}" is not an ISO 8601 instant with a zone, e.g. 2026-11-22T08:00:00Z`,
-      });
+      ctx.addIssue({ code: 'custom', message: nowRefusal(value) });
       return z.NEVER;
     }
     return new Date(ms);
   });
-
-/** The YYYY-MM-DD a value starts with when that day does not exist (2026-02-30), else undefined. */
-function missingDay(value: string): string | undefined {
-  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
-  if (!match) return undefined;
-  const [, year, month, date] = match.map(Number) as [number, number, number, number];
-  const at = new Date(Date.UTC(year, month - 1, date));
-  return at.getUTCMonth() === month - 1 && at.getUTCDate() === date ? undefined : match[0];
-}
 
 /** --datasets articles,calendar,smart-money */
 export const DatasetsOption = z

@@ -1,9 +1,10 @@
-import { instantMs } from './time.js';
+import { nowRefusal, nowValueMs } from './time.js';
 
 /**
- * The machine's clock, the one place pdsnap reads it. `PDSNAP_CLOCK` (an ISO 8601 instant with a
- * zone) replaces it: a test and operations hook, so that the checks that compare `--now` with the
- * clock can be exercised without waiting for a date (docs/operations.md, Clock).
+ * The machine's clock, the one place pdsnap reads it. `PDSNAP_CLOCK` replaces it, read as `--now` is
+ * (an ISO 8601 instant with a zone, or a calendar date as its start in UTC): a test and operations
+ * hook, so that the checks that compare `--now` with the clock can be exercised without waiting for
+ * a date (docs/command-line.md, The clock and --now).
  */
 export const CLOCK_ENV = 'PDSNAP_CLOCK';
 
@@ -16,9 +17,9 @@ export const CLOCK_SKEW_MS = 5 * 60_000;
 export function clockNow(): Date {
   const fixed = process.env[CLOCK_ENV];
   if (fixed === undefined || fixed === '') return new Date();
-  const ms = instantMs(fixed);
+  const ms = nowValueMs(fixed);
   if (ms === null) {
-    throw new Error(`${CLOCK_ENV}="${fixed}" is not an ISO 8601 instant with a zone, e.g. 2026-11-22T08:00:00Z`);
+    throw new Error(`${CLOCK_ENV}=${nowRefusal(fixed)}`);
   }
   return new Date(ms);
 }

@@ -27,6 +27,23 @@ export function dateStartMs(text: string): number | null {
   return isCalendarDate(y, m, d) ? Date.UTC(y, m - 1, d) : null;
 }
 
+/**
+ * Epoch ms of a value of `--now` or `PDSNAP_CLOCK`: an instant with a zone, or a calendar date
+ * (its start in UTC); null when it is neither (`nowRefusal` says why).
+ */
+export function nowValueMs(text: string): number | null {
+  return DATE_ONLY.test(text) ? dateStartMs(text) : instantMs(text);
+}
+
+/** Why `nowValueMs` refused a value, quoting it: a day that does not exist (2026-02-30), or no instant at all. */
+export function nowRefusal(text: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(text);
+  if (match && !isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]))) {
+    return `"${text}": ${match[0]} is not a day of the calendar`;
+  }
+  return `"${text}" is not an ISO 8601 instant with a zone, e.g. 2026-11-22T08:00:00Z`;
+}
+
 export function isCalendarDate(y: number, m: number, d: number): boolean {
   const date = new Date(Date.UTC(y, m - 1, d));
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;

@@ -31,13 +31,21 @@ describe('--now', () => {
     expect(() => parseNow(value)).toThrow(UsageError);
   });
 
-  it('defaults to PDSNAP_CLOCK, parsed as strictly', () => {
+  it('defaults to PDSNAP_CLOCK, parsed as --now is (docs/command-line.md: the same way)', () => {
     process.env[CLOCK_ENV] = '2026-11-22T12:00:00.000Z';
     expect(parseNow(undefined).toISOString()).toBe('2026-11-22T12:00:00.000Z');
+    // A calendar date is its start in UTC, as with --now (until 2026-11-27 PDSNAP_CLOCK refused it).
+    process.env[CLOCK_ENV] = '2026-11-22';
+    expect(clockNow().toISOString()).toBe('2026-11-22T00:00:00.000Z');
+    expect(parseNow(undefined).toISOString()).toBe('2026-11-22T00:00:00.000Z');
     process.env[CLOCK_ENV] = '2026-02-30T00:00:00Z';
-    expect(() => clockNow()).toThrow(`${CLOCK_ENV}="2026-02-30T00:00:00Z" is not an ISO 8601 instant with a zone`);
+    expect(() => clockNow()).toThrow(`${CLOCK_ENV}="2026-02-30T00:00:00Z": 2026-02-30 is not a day of the calendar`);
     expect(() => parseNow(undefined)).toThrow(
-      new UsageError(`--now: ${CLOCK_ENV}="2026-02-30T00:00:00Z" is not an ISO 8601 instant with a zone, e.g. 2026-11-22T08:00:00Z`),
+      new UsageError(`--now: ${CLOCK_ENV}="2026-02-30T00:00:00Z": 2026-02-30 is not a day of the calendar`),
+    );
+    process.env[CLOCK_ENV] = '2026-11-22T08:00:00';
+    expect(() => clockNow()).toThrow(
+      `${CLOCK_ENV}="2026-11-22T08:00:00" is not an ISO 8601 instant with a zone, e.g. 2026-11-22T08:00:00Z`,
     );
   });
 });
