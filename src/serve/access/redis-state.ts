@@ -174,6 +174,8 @@ export async function openRedisState(url: string, options: RedisStateOptions = {
 
   let lastError: Error | null = null;
   let up = false;
+  // Set by RedisState.close: the connection then ends on purpose, which is no outage to log.
+  const closing = { now: false };
   client.on('error', (error: Error) => {
     lastError = error;
   });
@@ -182,7 +184,7 @@ export async function openRedisState(url: string, options: RedisStateOptions = {
     up = true;
   });
   client.on('close', () => {
-    if (up)
+    if (up && !closing.now)
       options.onConnectionChange?.({
         up: false,
         message: `state store ${shown} lost${lastError ? `: ${describeError(lastError)}` : ''}; answering 503 until it is back`,
@@ -221,7 +223,7 @@ export async function openRedisState(url: string, options: RedisStateOptions = {
     client.disconnect();
     throw new StateUnavailableError(`the state store ${shown} has no database ${database}: ${describeError(error as Error)}`);
   }
-  return new RedisState(client, shown, options.keyCacheMs ?? DEFAULT_REDIS_KEY_CACHE_MS);
+  return new RedisState(client, shown, options.keyCacheMs ?? DEFAULT_REDIS_KEY_CACHE_MS, closing);
 }
 
 /** An error's message without anything a URL could have put into it. */
@@ -237,6 +239,7 @@ export class RedisState implements StateStore {
     private readonly client: PdsnapRedis,
     readonly description: string,
     keyCacheMs: number,
+    private readonly closing: { now: boolean } = { now: false },
   ) {
     this.keys = new RedisKeyDirectory(client, keyCacheMs);
     this.usage = new RedisUsageLedger(client);
@@ -250,13 +253,17 @@ export class RedisState implements StateStore {
     return secret;
   }
 
+  /** Ends the connection on purpose (at shutdown): no "lost" line in the log, resolved once it has ended. */
   async close(): Promise<void> {
     if (this.client.status === 'end') return;
+    this.closing.now = true;
+    const ended = new Promise<void>((resolve) => this.client.once('end', () => resolve()));
     try {
       await this.client.quit();
     } catch {
       this.client.disconnect();
     }
+    await ended;
   }
 }
 

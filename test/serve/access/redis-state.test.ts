@@ -235,6 +235,23 @@ describe('Redis outage', () => {
     expect(usage).toEqual([{ keyId: before.key.id, tier: 'premium', requests: 2, rejected: 0 }]);
   });
 
+  it('reports a lost connection and its return, but not its own close at shutdown', async () => {
+    const events: Array<{ up: boolean; message: string }> = [];
+    const state = await openRedisState(redis.url, { keyCacheMs: 0, onConnectionChange: (event) => events.push(event) });
+    expect(events.map((e) => e.up)).toEqual([true]);
+    await redis.stop();
+    await eventually(async () => events.length === 2);
+    expect(events[1]).toMatchObject({ up: false, message: expect.stringMatching(/ lost.*answering 503 until it is back$/) });
+    await redis.start();
+    await eventually(async () => events.length === 3);
+    expect(events[2]?.up).toBe(true);
+    // serve logs a "lost" event at error level: a clean shutdown (operations.md, step 5) must not look like an outage.
+    await state.close();
+    // Room for a late event of the closed socket (before the fix, close() returned before it came).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(events.map((e) => e.up)).toEqual([true, false, true]);
+  });
+
   it('refuses a database the server does not have, instead of working in database 0', async () => {
     const error = await openRedisState(`${redis.url.replace(/\/\d*$/, '')}/99`, { connectWaitMs: 2000 }).catch((e: Error) => e);
     expect(error).toBeInstanceOf(StateUnavailableError);
