@@ -263,9 +263,16 @@ export class RedisState implements StateStore {
     } catch {
       this.client.disconnect();
     }
-    await ended;
+    // While Redis is down there is no socket left to end and ioredis never says 'end': a shutdown
+    // must not wait for it (the flag above already keeps a late event out of the log).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 }
+
+/** The longest a close waits for the connection to say it has ended. */
+const CLOSE_WAIT_MS = 1000;
 
 /** Turns any failure of a Redis command into StateUnavailableError: requests fail closed on it. */
 async function guarded<T>(command: Promise<T>): Promise<T> {

@@ -252,6 +252,22 @@ describe('Redis outage', () => {
     expect(events.map((e) => e.up)).toEqual([true, false, true]);
   });
 
+  it('closes within a second while Redis is down, for a shutdown that must not hang', async () => {
+    const state = await openRedisState(redis.url, { keyCacheMs: 0 });
+    await redis.stop();
+    try {
+      // Until ioredis has noticed and waits to reconnect: the state in which no 'end' ever comes.
+      await eventually(async () => (state as unknown as { client: Redis }).client.status === 'reconnecting');
+      const closed = await Promise.race([
+        state.close().then(() => 'closed'),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3000)),
+      ]);
+      expect(closed).toBe('closed');
+    } finally {
+      await redis.start();
+    }
+  });
+
   it('refuses a database the server does not have, instead of working in database 0', async () => {
     const error = await openRedisState(`${redis.url.replace(/\/\d*$/, '')}/99`, { connectWaitMs: 2000 }).catch((e: Error) => e);
     expect(error).toBeInstanceOf(StateUnavailableError);
