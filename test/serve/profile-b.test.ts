@@ -59,6 +59,16 @@ describe('Profile B articles', () => {
     expect((await B('/api/v1/articles?q=oil%20payrolls')).body.pagination.total).toBe(0);
   });
 
+  it('matches q in another Unicode spelling (full-width letters) and refuses a q of only spaces', async () => {
+    // ＯＩＬ is what a Japanese or Korean keyboard in full-width mode sends for OIL.
+    expect((await B(`/api/v1/articles?q=${encodeURIComponent('ＯＩＬ')}`)).body.pagination.total).toBe(5);
+    for (const blank of ['%20', '+', '%20%09%20']) {
+      const { status, body } = await B(`/api/v1/articles?q=${blank}`);
+      expect(status).toBe(400);
+      expect(body.error).toEqual({ code: 'invalid_params', message: 'q must contain a search term, not only spaces' });
+    }
+  });
+
   it('filters by category and publication day, and sorts oldest first on date_asc', async () => {
     const economy = await B('/api/v1/articles?category=economy&limit=100');
     expect(economy.body.data).toHaveLength(10);

@@ -3,12 +3,13 @@ import type { InstantRange } from '../calendar-window.js';
 import { profileBArticle, type ProfileBArticleDetail } from '../schemas/profile-b-shapes.js';
 import { SelectionCache } from './selection-cache.js';
 import { compareText } from '../../lib/text-order.js';
+import { searchableText } from '../search-text.js';
 
 interface ProfileBEntry {
   record: ProfileBArticleDetail;
   locale: Locale;
   publishedMs: number;
-  /** Lower-cased title and description, searched by `q`. */
+  /** Title and description as searchableText, searched by `q`. */
   haystack: string;
 }
 
@@ -43,7 +44,7 @@ export function indexArticles(records: readonly Article[]): ArticlesIndex {
       record,
       locale: article.locale,
       publishedMs: Date.parse(article.publishedAt),
-      haystack: `${article.title}\n${article.description}`.toLowerCase(),
+      haystack: searchableText(`${article.title}\n${article.description}`),
     });
     const key = `${record.region}/${record.slug}`;
     if (!byRegionAndSlug.has(key)) byRegionAndSlug.set(key, record);
@@ -70,20 +71,22 @@ export function selectArticles(index: ArticlesIndex, filter: { locale?: string; 
 export interface ProfileBArticleFilter {
   region: Region;
   category?: string;
-  q?: string;
+  /** The terms of `q` (search-text.ts searchTerms): every one must occur. */
+  terms?: readonly string[];
   range: InstantRange;
   sort: 'date_desc' | 'date_asc';
 }
 
 /**
- * Profile B's list: the region's locale, category, every whitespace-separated term of `q` found in
- * the title or description (case-insensitive), the publication range, newest or oldest first.
+ * Profile B's list: the region's locale, category, every term of `q` found in the title or
+ * description (as searchableText: case and Unicode spelling ignored), the publication range,
+ * newest or oldest first.
  */
 export function selectProfileBArticles(index: ArticlesIndex, filter: ProfileBArticleFilter): readonly ProfileBArticleDetail[] {
-  const key = JSON.stringify([filter.region, filter.category, filter.q, filter.range.startMs, filter.range.endMs, filter.sort]);
+  const key = JSON.stringify([filter.region, filter.category, filter.terms, filter.range.startMs, filter.range.endMs, filter.sort]);
   return index.profileBCache.get(key, () => {
     const locale = REGION_LOCALE[filter.region];
-    const terms = (filter.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+    const terms = filter.terms ?? [];
     const matches = index.profileB.newestFirst.filter(
       (e) =>
         e.locale === locale &&

@@ -7,6 +7,7 @@ import { listOperation, type Operation, singleOperation } from '../operation.js'
 import { profileBListEnvelope, profileBSingleEnvelope } from '../schemas/envelopes.js';
 import { PARAMETERS } from '../schemas/parameter-schemas.js';
 import { RECORD_SCHEMAS } from '../schemas/record-schemas.js';
+import { searchTerms } from '../search-text.js';
 
 const DAY_MS = 86_400_000;
 
@@ -30,6 +31,7 @@ export const PROFILE_B_OPERATIONS: readonly Operation[] = [
     response: profileBListEnvelope(RECORD_SCHEMAS.ProfileBArticleListItem),
     plan: (q) => {
       const range = publicationRange(q.from, q.to);
+      const terms = searchTerms(q.q);
       const filters = {
         region: q.region,
         category: q.category,
@@ -38,7 +40,10 @@ export const PROFILE_B_OPERATIONS: readonly Operation[] = [
         to: q.to,
         sort: q.sort,
       };
-      return { filters, page: (index, offset, limit) => arrayPage(selectProfileBArticles(index, { ...filters, range }), offset, limit) };
+      return {
+        filters,
+        page: (index, offset, limit) => arrayPage(selectProfileBArticles(index, { ...filters, terms, range }), offset, limit),
+      };
     },
   }),
   singleOperation({

@@ -144,7 +144,8 @@ export const PARAMETERS = {
       type: 'string',
       minLength: 1,
       maxLength: 200,
-      description: 'Every whitespace-separated term must occur in the title or description (case-insensitive).',
+      description:
+        'Every whitespace-separated term must occur in the title or description, ignoring case and Unicode spelling (NFKC); at least one term.',
       examples: ['retail sales'],
     },
     from: date('Published on or after this UTC day.', '2026-11-01'),
