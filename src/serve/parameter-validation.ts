@@ -25,6 +25,10 @@ const ajv = new Ajv2020({
 addFormats.default(ajv, { mode: 'full', formats: ['date'] });
 
 const INTEGER_TEXT = /^-?(0|[1-9][0-9]{0,14})$/;
+/** A decimal integer of any length: one longer than INTEGER_TEXT is out of range, not "not an integer". */
+const LONG_INTEGER_TEXT = /^-?[1-9][0-9]{15,}$/;
+/** The largest value INTEGER_TEXT reads: the bound of an integer parameter that declares no maximum. */
+const LARGEST_INTEGER = 999_999_999_999_999;
 
 export type PartValidator = (data: unknown) => { value: Record<string, unknown> } | { error: ParameterProblem };
 
@@ -62,6 +66,9 @@ export function compileParameterValidator(schema: JsonSchema): PartValidator {
       if (!property) return { error: new ParameterProblem(name, `unknown parameter ${name}`, 'unknown') };
       if (Array.isArray(raw)) return { error: new ParameterProblem(name, `${name} is given more than once`, 'repeated') };
       if (raw instanceof InvalidEncoding) return { error: new ParameterProblem(name, `${name} is not valid percent-encoded UTF-8`) };
+      if (property.type === 'integer' && typeof raw === 'string' && LONG_INTEGER_TEXT.test(raw)) {
+        return { error: new ParameterProblem(name, `${name} ${describeRange(property)}`) };
+      }
       value[name] = property.type === 'integer' && typeof raw === 'string' && INTEGER_TEXT.test(raw) ? Number(raw) : raw;
     }
     if (validate(value)) return { value };
@@ -98,7 +105,9 @@ function describeRule(error: ErrorObject, property: JsonSchema): string {
         : `must be between ${String(property.minimum)} and ${String(property.maximum)}`;
     case 'minLength':
     case 'maxLength':
-      return `must be ${String(property.minLength ?? 0)} to ${String(property.maxLength)} characters long`;
+      return property.minLength === property.maxLength
+        ? `must be exactly ${String(property.maxLength)} characters long`
+        : `must be ${String(property.minLength ?? 0)} to ${String(property.maxLength)} characters long`;
     case 'enum':
       return `must be one of ${(property.enum as unknown[]).join(', ')}`;
     case 'pattern':
@@ -108,4 +117,11 @@ function describeRule(error: ErrorObject, property: JsonSchema): string {
     default:
       return error.message ?? 'is invalid';
   }
+}
+
+/** The range of an integer parameter, for a value too long to be in it. */
+function describeRange(property: JsonSchema): string {
+  const minimum = property.minimum ?? -LARGEST_INTEGER;
+  const maximum = property.maximum ?? LARGEST_INTEGER;
+  return `must be between ${String(minimum)} and ${String(maximum)}`;
 }

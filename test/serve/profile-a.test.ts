@@ -162,6 +162,9 @@ describe('Profile A request validation', () => {
     ['/v1/articles?limit=1.5', 'limit must be an integer'],
     ['/v1/articles?limit=abc', 'limit must be an integer'],
     ['/v1/articles?limit=1e1', 'limit must be an integer'],
+    // An integer, only too long to read: out of range, not "not an integer".
+    ['/v1/articles?limit=10000000000000000', 'limit must be between 1 and 100'],
+    ['/v1/smart-money/consensus?limit=-10000000000000000', 'limit must be between 1 and 10'],
     ['/v1/articles?limit=1&limit=2', 'limit is given more than once'],
     ['/v1/articles?page=2', 'unknown parameter page'],
     ['/v1/smart-money/consensus?__proto__=1', 'unknown parameter __proto__'],
@@ -170,6 +173,7 @@ describe('Profile A request validation', () => {
     ['/v1/articles?category=', 'category must be 1 to 80 characters long'],
     [`/v1/articles?cursor=${'a'.repeat(2049)}`, 'cursor must be 1 to 2048 characters long'],
     ['/v1/economic-calendar?from=2026-11-01&to=2026-11-02&country=us', 'country must match ^[A-Z]{2}$'],
+    ['/v1/economic-calendar?from=2026-11-01&to=2026-11-02&country=USA', 'country must be exactly 2 characters long'],
     ['/v1/economic-calendar?from=2026-11-01&to=2026-11-02&importance=urgent', 'importance must be one of low, medium, high'],
     ['/v1/smart-money/trades?action=bought', 'action must be one of new, added, trimmed, sold'],
     [`/v1/smart-money/trades?investorSlug=${'x'.repeat(161)}`, 'investorSlug must be 1 to 160 characters long'],

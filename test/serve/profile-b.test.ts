@@ -152,6 +152,7 @@ describe('Profile B errors and headers', () => {
     ['/api/v1/articles?limit=0', 'limit must be between 1 and 100'],
     ['/api/v1/articles?limit=2.5', 'limit must be an integer'],
     ['/api/v1/articles?offset=-1', 'offset must be at least 0'],
+    ['/api/v1/articles?offset=10000000000000000', 'offset must be between 0 and 999999999999999'],
     ['/api/v1/articles?sort=popular', 'sort must be one of date_desc, date_asc'],
     ['/api/v1/articles?from=22-11-2026', 'from must be a calendar date written YYYY-MM-DD'],
     ['/api/v1/articles?q=a&q=b', 'q is given more than once'],
