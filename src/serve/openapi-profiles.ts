@@ -33,6 +33,34 @@ const SCOPE_TEXT =
   'The scope of an operation is named in its description and in its `x-required-scope` extension; a key without it gets 403 insufficient_scope. ' +
   'These are not OAuth scopes: a key is sent as is, never exchanged for a token.';
 
+/** The errors both profiles answer alike, from 403 on: their codes and statuses are the same. */
+const SHARED_ERRORS: ProfileDescription['errors'] = [
+  {
+    status: '403',
+    description: 'The key lacks the scope of the operation',
+    codes: [['insufficient_scope', 'This key lacks the required scope']],
+  },
+  { status: '404', description: 'No such record or path', codes: [['not_found', 'Not found']] },
+  {
+    status: '429',
+    description: 'Per-minute limit or monthly hard cap reached; Retry-After gives the seconds to wait',
+    codes: [
+      ['rate_limited', 'Rate limit exceeded'],
+      ['quota_exceeded', 'Monthly quota exceeded'],
+    ],
+  },
+  {
+    status: '500',
+    description: 'Unexpected server error (details only in the server log)',
+    codes: [['internal_error', 'Internal server error']],
+  },
+  {
+    status: '503',
+    description: "The dataset's snapshot is missing, unverifiable or stale, or the key store is unreachable",
+    codes: [['snapshot_unavailable', 'The dataset is temporarily unavailable']],
+  },
+];
+
 const EXAMPLE_REQUEST_ID = 'req_5f0c6a2e9b1d4c7a8e3f2b10';
 
 export const PROFILE_DESCRIPTIONS: Readonly<Record<Profile, ProfileDescription>> = {
@@ -66,30 +94,7 @@ export const PROFILE_DESCRIPTIONS: Readonly<Record<Profile, ProfileDescription>>
         ],
       },
       { status: '401', description: 'API key missing, wrong or revoked', codes: [['invalid_api_key', 'A valid API key is required']] },
-      {
-        status: '403',
-        description: 'The key lacks the scope of the operation',
-        codes: [['insufficient_scope', 'This key lacks the required scope']],
-      },
-      { status: '404', description: 'No such record or path', codes: [['not_found', 'Not found']] },
-      {
-        status: '429',
-        description: 'Per-minute limit or monthly hard cap reached; Retry-After gives the seconds to wait',
-        codes: [
-          ['rate_limited', 'Rate limit exceeded'],
-          ['quota_exceeded', 'Monthly quota exceeded'],
-        ],
-      },
-      {
-        status: '500',
-        description: 'Unexpected server error (details only in the server log)',
-        codes: [['internal_error', 'Internal server error']],
-      },
-      {
-        status: '503',
-        description: "The dataset's snapshot is missing, unverifiable or stale, or the key store is unreachable",
-        codes: [['snapshot_unavailable', 'The dataset is temporarily unavailable']],
-      },
+      ...SHARED_ERRORS,
     ],
     errorEnvelope: PROFILE_A_ERROR_ENVELOPE,
     errorExample: (code, message, docsBase) => ({
@@ -141,30 +146,7 @@ export const PROFILE_DESCRIPTIONS: Readonly<Record<Profile, ProfileDescription>>
           ['invalid_key', 'The API key is not valid'],
         ],
       },
-      {
-        status: '403',
-        description: 'The key lacks the scope of the operation',
-        codes: [['insufficient_scope', 'This key lacks the required scope']],
-      },
-      { status: '404', description: 'No such record or path', codes: [['not_found', 'Not found']] },
-      {
-        status: '429',
-        description: 'Per-minute limit or monthly hard cap reached; Retry-After gives the seconds to wait',
-        codes: [
-          ['rate_limited', 'Rate limit exceeded'],
-          ['quota_exceeded', 'Monthly quota exceeded'],
-        ],
-      },
-      {
-        status: '500',
-        description: 'Unexpected server error (details only in the server log)',
-        codes: [['internal_error', 'Internal server error']],
-      },
-      {
-        status: '503',
-        description: "The dataset's snapshot is missing, unverifiable or stale, or the key store is unreachable",
-        codes: [['snapshot_unavailable', 'The dataset is temporarily unavailable']],
-      },
+      ...SHARED_ERRORS,
     ],
     errorEnvelope: PROFILE_B_ERROR_ENVELOPE,
     errorExample: (code, message) => ({ error: { code, message } }),
