@@ -70,22 +70,27 @@ export function isInvalidAtBuild(dataset: DatasetName, facts: FreshnessFacts, li
   return checksFor(dataset, facts, limits).some((c) => c.kind === 'fixed' && !c.valid);
 }
 
+/** The age of the snapshot itself: the same rule for every dataset that has one. */
+function snapshotAgeCheck(dataset: DatasetName, facts: FreshnessFacts, limitDays: number, defaultDays: number): Check {
+  return ageCheck(
+    dataset,
+    'freshness.snapshot-age',
+    'snapshot generatedAt',
+    'generatedAt',
+    facts.generatedAt,
+    instantMs,
+    limitDays,
+    defaultDays,
+  );
+}
+
 function checksFor(dataset: DatasetName, facts: FreshnessFacts, limits: FreshnessLimits): Check[] {
   switch (dataset) {
     case 'articles': {
       const l = limits.articles;
       const d = DEFAULT_LIMITS.articles;
       return [
-        ageCheck(
-          dataset,
-          'freshness.snapshot-age',
-          'snapshot generatedAt',
-          'generatedAt',
-          facts.generatedAt,
-          instantMs,
-          l.maxGenerationAgeDays,
-          d.maxGenerationAgeDays,
-        ),
+        snapshotAgeCheck(dataset, facts, l.maxGenerationAgeDays, d.maxGenerationAgeDays),
         ageCheck(
           dataset,
           'freshness.latest-article-age',
@@ -119,16 +124,7 @@ function checksFor(dataset: DatasetName, facts: FreshnessFacts, limits: Freshnes
       const l = limits['smart-money'];
       const d = DEFAULT_LIMITS['smart-money'];
       return [
-        ageCheck(
-          dataset,
-          'freshness.snapshot-age',
-          'snapshot generatedAt',
-          'generatedAt',
-          facts.generatedAt,
-          instantMs,
-          l.maxGenerationAgeDays,
-          d.maxGenerationAgeDays,
-        ),
+        snapshotAgeCheck(dataset, facts, l.maxGenerationAgeDays, d.maxGenerationAgeDays),
         ageCheck(
           dataset,
           'freshness.quarter-age',
