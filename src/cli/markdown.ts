@@ -132,22 +132,16 @@ export interface DiffReport {
   resources: ResourceDiff[];
 }
 
+/** The per-resource counts of a diff, as the text and the Markdown output both tabulate them. */
+export const DIFF_COUNT_HEADER = ['resource', 'before', 'after', 'added', 'removed', 'changed', 'unchanged'];
+
+export function diffCountRow(r: ResourceDiff): string[] {
+  return [r.resource, ...[r.before, r.after, r.added, r.removed, r.changed, r.unchanged].map(String)];
+}
+
 export function diffMarkdown(report: DiffReport): string {
   const out: string[] = [`## pdsnap diff ${report.dataset}`, '', `From ${code(report.from)} to ${code(report.to)}.`, ''];
-  out.push(
-    markdownTable(
-      ['resource', 'before', 'after', 'added', 'removed', 'changed', 'unchanged'],
-      report.resources.map((r) => [
-        r.resource,
-        String(r.before),
-        String(r.after),
-        String(r.added),
-        String(r.removed),
-        String(r.changed),
-        String(r.unchanged),
-      ]),
-    ),
-  );
+  out.push(markdownTable(DIFF_COUNT_HEADER, report.resources.map(diffCountRow)));
   for (const r of report.resources) {
     if (r.added + r.removed + r.changed === 0) continue;
     out.push('', `### ${r.resource}`, '');

@@ -6,7 +6,7 @@ import { DATASET_RESOURCES, DatasetName } from '../../model/dataset.js';
 import { diffBundles } from '../../publish/bundle-diff.js';
 import { BundleIntegrityError, BundleStore, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store.js';
 import { DataError, UsageError } from '../errors.js';
-import { type DiffReport, diffMarkdown } from '../markdown.js';
+import { DIFF_COUNT_HEADER, type DiffReport, diffCountRow, diffMarkdown } from '../markdown.js';
 import { DEFAULT_STORE, parseOptions, FolderStoreOption } from '../options.js';
 import { FormatOption, formatTable, printJson, printLine } from '../output.js';
 import { baselineFor } from '../pipeline/drift.js';
@@ -76,20 +76,7 @@ async function open(store: BundleStore, dataset: DatasetName, name: string) {
 function printDiff(report: DiffReport): void {
   printLine(`pdsnap diff ${report.dataset}: ${report.from} -> ${report.to}`);
   printLine('');
-  printLine(
-    formatTable(
-      ['resource', 'before', 'after', 'added', 'removed', 'changed', 'unchanged'],
-      report.resources.map((r) => [
-        r.resource,
-        String(r.before),
-        String(r.after),
-        String(r.added),
-        String(r.removed),
-        String(r.changed),
-        String(r.unchanged),
-      ]),
-    ),
-  );
+  printLine(formatTable(DIFF_COUNT_HEADER, report.resources.map(diffCountRow)));
   for (const r of report.resources) {
     if (r.added + r.removed + r.changed === 0) continue;
     printLine(`\n${r.resource}:`);
