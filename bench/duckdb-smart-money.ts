@@ -18,9 +18,10 @@ import { COVERPAGE_COLUMNS, INFOTABLE_COLUMNS, SUBMISSION_COLUMNS } from '../src
  * the effective filing per filer and quarter (the latest 13F-HR, or the latest RESTATEMENT;
  * notices hold nothing), the value unit per filing (filing date rule, overridden by the median
  * implied share price), positions aggregated per CUSIP, put/call and SH/PRN, investors whose
- * latest quarter is fresh, the 250-position cap, consensus over the capped equity positions, and
- * trades against the adjacent previous quarter (changes capped at 250, every sale kept). It writes
- * investors, consensus and trades as JSON arrays and prints counts for the cross-check.
+ * latest quarter is fresh, the 250-position cap, consensus over the capped equity positions that
+ * hold shares, and trades against the adjacent previous quarter (changes capped at 250, every sale
+ * kept). It writes investors, consensus and trades as JSON arrays and prints counts for the
+ * cross-check.
  *
  * What it leaves out because the generated data sets never contain it: NEW HOLDINGS amendments,
  * duplicate accessions across data sets, rejected rows, EDGAR XML filings and the registry.
@@ -110,7 +111,7 @@ await run(`CREATE TABLE shown AS
   WHERE position_rank <= ${POSITION_CAP}`);
 await run(`CREATE TABLE consensus AS
   WITH held AS (
-    SELECT key, cik, issuer, title, shares, value FROM shown WHERE kind = 'equity' AND position_rank <= ${CONSENSUS_INPUT_CAP}),
+    SELECT key, cik, issuer, title, shares, value FROM shown WHERE kind = 'equity' AND shares > 0 AND position_rank <= ${CONSENSUS_INPUT_CAP}),
   names AS (
     SELECT key, arg_max(issuer, (n, -rank_name)) AS issuer, arg_max(title, (n, -rank_name)) AS title FROM (
       SELECT key, issuer, title, count(*) AS n, dense_rank() OVER (PARTITION BY key ORDER BY issuer, title) AS rank_name

@@ -6,7 +6,8 @@ import type { AggregatedPosition } from './positions.js';
 /**
  * Consensus (docs/spec.md, Consensus): which issuers most investors hold. Inputs are each investor's
  * positions capped to 250 rows (the same rows its detail page shows), of which only equity rows
- * count: options and principal amounts are not holdings of the issuer's shares. Equity rows are
+ * holding shares count: options and principal amounts are not holdings of the issuer's shares, and
+ * a row of zero shares is a position the filer no longer holds (the trades call it `sold`). Equity rows are
  * grouped by their position key, which for equity is the CUSIP alone, so two share classes of one
  * issuer stay apart, as filed.
  */
@@ -171,13 +172,15 @@ export class ConsensusAccumulator {
 }
 
 /**
- * Equity positions by key. Aggregated input has one position per key already; should a caller
- * pass a key twice, it is merged so that the investor still counts once.
+ * Equity positions that hold shares, by key. Aggregated input has one position per key already;
+ * should a caller pass a key twice, it is merged so that the investor still counts once. A
+ * position of zero shares is not held: trades report it as `sold`, so it must not make its filer
+ * a holder here either.
  */
 function equityByKey(positions: readonly AggregatedPosition[]): Map<string, AggregatedPosition> {
   const byKey = new Map<string, AggregatedPosition>();
   for (const position of positions) {
-    if (position.kind !== 'equity') continue;
+    if (position.kind !== 'equity' || position.shares <= 0) continue;
     const seen = byKey.get(position.key);
     byKey.set(
       position.key,

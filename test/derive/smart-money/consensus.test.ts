@@ -67,6 +67,18 @@ describe('consensus', () => {
     expect(rows.map((r) => [r.issuerName, r.holderCount, r.totalShares])).toEqual([['APPLE INC', 1, 10]]);
   });
 
+  it('a row of zero shares does not make its filer a holder (the trades call that position sold)', () => {
+    const rows = deriveConsensus([
+      { slug: 'a', positions: [equity('MICROSOFT CORP', CUSIP.microsoft, 0, 0), equity('APPLE INC', CUSIP.apple, 10, 100)] },
+      { slug: 'b', positions: [equity('MICROSOFT CORP', CUSIP.microsoft, 5, 50)] },
+      { slug: 'c', positions: [equity('COCA COLA CO', CUSIP.cocaCola, 0, 0)] },
+    ]);
+    expect(rows.map((r) => [r.issuerName, r.holderCount, r.totalShares, r.topHolders])).toEqual([
+      ['APPLE INC', 1, 10, ['a']],
+      ['MICROSOFT CORP', 1, 5, ['b']],
+    ]);
+  });
+
   it("uses at most 250 rows per investor: the investor's smallest positions beyond the cap do not count", () => {
     const many = Array.from({ length: 300 }, (_, i) => equity(`ISSUER ${i}`, syntheticCusip('C', i), 1, 1_000 + i));
     const rows = deriveConsensus([{ slug: 'a', positions: many }]);
