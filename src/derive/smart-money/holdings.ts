@@ -7,7 +7,9 @@ import { compareText } from './order.js';
  * - The base is the latest RESTATEMENT amendment, else the latest original 13F-HR: a restatement
  *   replaces everything filed before it.
  * - Every NEW HOLDINGS amendment adds its rows to an original; to a restatement, only those filed
- *   after it.
+ *   after it. When a period has two originals (a filer filed the whole report again as 13F-HR), an
+ *   amendment filed before the later original's day, after an earlier original, amended that one
+ *   and goes with it.
  * - A 13F-NT / 13F-NT/A is a notice (another manager reports the holdings): it contributes no rows,
  *   it is never a sale, and a period holding only notices has no usable holdings.
  */
@@ -77,7 +79,18 @@ export function effectiveFilings(filings: FilingMeta[]): EffectiveFilings | NoHo
     // An amendment follows the original it amends, whatever the dates say: a folder filing is dated
     // by its signature (often the same day), and a filer's agent numbers accessions with its own
     // CIK. Only a RESTATEMENT filed after it replaces it.
-    if (base.submissionType === '13F-HR' || compareFilingOrder(filing, base) > 0) additions.push(filing);
+    if (base.submissionType === '13F-HR') {
+      // A period with two originals: an amendment filed on a day before the later one, when an
+      // earlier original was already on file, amended that earlier original, which the later one
+      // (filed whole again) replaces. Only amendments from the later original's day on add to it.
+      const amended = filing.filedAt < base.filedAt ? originals.find((o) => o !== base && o.filedAt <= filing.filedAt) : undefined;
+      if (amended === undefined) additions.push(filing);
+      else
+        unused.push({
+          filing,
+          reason: `NEW HOLDINGS amendment ${filing.accessionNumber} (filed ${filing.filedAt}) amended the 13F-HR ${amended.accessionNumber}, which the later 13F-HR ${base.accessionNumber} (filed ${base.filedAt}) replaces`,
+        });
+    } else if (compareFilingOrder(filing, base) > 0) additions.push(filing);
     else
       unused.push({
         filing,

@@ -98,6 +98,30 @@ describe('effective holdings of one investor and period', () => {
     expect(effective.unused).toEqual([]);
   });
 
+  it('with two originals, an amendment of the earlier one goes with it; one filed from the later one on adds to it', () => {
+    const first = filing({ cik, period, filedAt: '2026-11-10' }, [row('APPLE INC', CUSIP.apple, 100, 25_000)]);
+    const ofFirst = amendment('NEW HOLDINGS', '2026-11-12', '0001067983-26-000011', [row('CHEVRON CORP NEW', CUSIP.chevron, 5, 800)]);
+    // Filed whole again (with the Chevron row), as a 13F-HR instead of a RESTATEMENT.
+    const second = filing({ cik, period, filedAt: '2026-11-14' }, [
+      row('APPLE INC', CUSIP.apple, 100, 25_000),
+      row('CHEVRON CORP NEW', CUSIP.chevron, 5, 800),
+    ]);
+    const sameDay = amendment('NEW HOLDINGS', '2026-11-14', '0000950123-26-000013', [row('COCA COLA CO', CUSIP.cocaCola, 1, 60)]);
+    const ofSecond = amendment('NEW HOLDINGS', '2026-11-20', '0001067983-26-000020', [row('MICROSOFT CORP', CUSIP.microsoft, 2, 900)]);
+    const catalog = new InMemoryFilingCatalog([first, ofFirst, second, sameDay, ofSecond]);
+    const effective = usable([ofSecond.meta, sameDay.meta, second.meta, ofFirst.meta, first.meta]);
+    expect(effective.base).toBe(second.meta);
+    expect(effective.additions).toEqual([sameDay.meta, ofSecond.meta]);
+    expect(effectiveHoldings(effective, (a) => catalog.rows(a)).map((r) => r.issuerName)).toEqual([
+      'APPLE INC',
+      'CHEVRON CORP NEW',
+      'COCA COLA CO',
+      'MICROSOFT CORP',
+    ]);
+    expect(effective.unused.map((u) => u.filing)).toEqual([first.meta, ofFirst.meta]);
+    expect(effective.unused[1]!.reason).toMatch(/amended the 13F-HR .* which the later 13F-HR .* replaces/);
+  });
+
   it('a NEW HOLDINGS amendment filed the same day as a RESTATEMENT says which was taken as later', () => {
     const original = filing({ cik, period, filedAt: '2026-11-10' });
     const added = amendment('NEW HOLDINGS', '2026-11-20', '0000950123-26-000100');
