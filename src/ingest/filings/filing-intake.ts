@@ -7,6 +7,7 @@ import type { CatalogTransfer } from './catalog.js';
 import type { RawHoldingRow } from './raw-holding-row.js';
 import { tableTotalsDisagreement } from './table-totals.js';
 import { DOLLARS_FROM, decideValueUnitByPrices, impliedSharePrice, type ValueUnitDecision } from './value-unit.js';
+import { isQuarterEnd } from '../../lib/quarters.js';
 
 /** A security's names cleaned and interned (FilingIntake.prepareSecurity), with the filed names that cleaning changed. */
 export interface PreparedSecurity extends InternedSecurity {
@@ -164,6 +165,14 @@ export class FilingIntake {
       this.reject(where.source, where.location, `filing ${accession} rejected: ${reason}`);
       return false;
     };
+    // A Form 13F reports holdings as of a calendar quarter end; another date cannot be the period
+    // of an investor (the "quarter end" of its record) nor have an adjacent quarter to trade against.
+    if (!isQuarterEnd(facts.period)) {
+      return rejectFiling(
+        at.accession,
+        `report period ${facts.period} is not a calendar quarter end (March 31, June 30, September 30 or December 31)`,
+      );
+    }
     if (isNotice && rowCount > 0) {
       return rejectFiling(at.totals, `${facts.submissionType} is a notice without holdings but lists ${rowCount} information-table rows`);
     }
