@@ -54,7 +54,8 @@ await run(`CREATE TABLE submission AS
          ltrim(trim(CIK), '0') AS cik, strptime(trim(PERIODOFREPORT), '%d-%b-%Y')::DATE AS period
   FROM ${csv('SUBMISSION.tsv', varcharColumns(SUBMISSION_COLUMNS))}`);
 await run(`CREATE TABLE cover AS
-  SELECT trim(ACCESSION_NUMBER) AS accession, trim(FILINGMANAGER_NAME) AS filer_name, upper(trim(coalesce(AMENDMENTTYPE, ''))) AS amendment_type
+  SELECT trim(ACCESSION_NUMBER) AS accession, trim(FILINGMANAGER_NAME) AS filer_name, upper(trim(coalesce(AMENDMENTTYPE, ''))) AS amendment_type,
+         upper(trim(coalesce(ISAMENDMENT, ''))) = 'Y' AS is_amendment
   FROM ${csv('COVERPAGE.tsv', varcharColumns(COVERPAGE_COLUMNS))}`);
 await run(`CREATE TABLE info AS
   SELECT trim(ACCESSION_NUMBER) AS accession, row_number() OVER () AS rn, trim(NAMEOFISSUER) AS issuer, trim(coalesce(TITLEOFCLASS, '')) AS title,
@@ -67,12 +68,16 @@ const periods = (await rows("SELECT DISTINCT strftime(period, '%Y-%m-%d') AS per
 const fresh = periods.filter((period) => !isPeriodTooOld(period, now, MAX_QUARTER_AGE_DAYS));
 const freshList = fresh.length === 0 ? 'NULL' : fresh.map((p) => `DATE '${p}'`).join(', ');
 
+// The amendment type counts only on an amendment (a 13F-HR/A, or a 13F-HR whose cover page says ISAMENDMENT Y).
 await run(`CREATE TABLE filing AS
-  SELECT s.*, c.filer_name, c.amendment_type FROM submission s JOIN cover c USING (accession)`);
-// The base filing of each filer and quarter: the latest RESTATEMENT, else the latest original.
+  SELECT s.*, c.filer_name,
+    CASE WHEN c.is_amendment OR s.type LIKE '%/A' THEN c.amendment_type ELSE '' END AS amendment_type
+  FROM submission s JOIN cover c USING (accession)`);
+// The base filing of each filer and quarter: the latest RESTATEMENT, else the latest original
+// (an unmarked 13F-HR).
 await run(`CREATE TABLE base AS
-  SELECT cik, period, arg_max(accession, (CASE WHEN type = '13F-HR/A' THEN 1 ELSE 0 END, filed, accession)) AS accession
-  FROM filing WHERE type = '13F-HR' OR (type = '13F-HR/A' AND amendment_type = 'RESTATEMENT')
+  SELECT cik, period, arg_max(accession, (CASE WHEN amendment_type = 'RESTATEMENT' THEN 1 ELSE 0 END, filed, accession)) AS accession
+  FROM filing WHERE (type = '13F-HR' AND amendment_type = '') OR (type IN ('13F-HR', '13F-HR/A') AND amendment_type = 'RESTATEMENT')
   GROUP BY cik, period`);
 await run(`CREATE TABLE unit AS
   SELECT f.accession,

@@ -52,12 +52,13 @@ function latest(filings: FilingMeta[]): FilingMeta | undefined {
  */
 export function effectiveFilings(filings: FilingMeta[]): EffectiveFilings | NoHoldingsReport {
   const reports = filings.filter((filing) => !isNotice(filing));
-  const originals = reports.filter((filing) => filing.submissionType === '13F-HR');
-  const amendments = reports.filter((filing) => filing.submissionType === '13F-HR/A');
-  const restatements = amendments.filter((filing) => filing.amendmentType === 'RESTATEMENT');
-  const newHoldings = amendments.filter((filing) => filing.amendmentType === 'NEW HOLDINGS');
-  const unused: UnusedFiling[] = amendments
-    .filter((filing) => filing.amendmentType === null)
+  // What a filing does is what its cover page says: a 13F-HR whose cover page marks it an amendment
+  // (isAmendment, with an amendment type) amends like a 13F-HR/A; only an unmarked 13F-HR is an original.
+  const originals = reports.filter((filing) => filing.submissionType === '13F-HR' && filing.amendmentType === null);
+  const restatements = reports.filter((filing) => filing.amendmentType === 'RESTATEMENT');
+  const newHoldings = reports.filter((filing) => filing.amendmentType === 'NEW HOLDINGS');
+  const unused: UnusedFiling[] = reports
+    .filter((filing) => filing.submissionType === '13F-HR/A' && filing.amendmentType === null)
     .map((filing) => ({
       filing,
       reason: `13F-HR/A ${filing.accessionNumber} names no amendment type (RESTATEMENT or NEW HOLDINGS), so it can neither replace nor add to the holdings`,
@@ -79,7 +80,7 @@ export function effectiveFilings(filings: FilingMeta[]): EffectiveFilings | NoHo
     // An amendment follows the original it amends, whatever the dates say: a folder filing is dated
     // by its signature (often the same day), and a filer's agent numbers accessions with its own
     // CIK. Only a RESTATEMENT filed after it replaces it.
-    if (base.submissionType === '13F-HR') {
+    if (base.amendmentType === null) {
       // A period with two originals: an amendment filed on a day before the later one, when an
       // earlier original was already on file, amended that earlier original, which the later one
       // (filed whole again) replaces. Only amendments from the later original's day on add to it.

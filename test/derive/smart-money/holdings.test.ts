@@ -122,6 +122,25 @@ describe('effective holdings of one investor and period', () => {
     expect(effective.unused[1]!.reason).toMatch(/amended the 13F-HR .* which the later 13F-HR .* replaces/);
   });
 
+  it('a 13F-HR whose cover page marks it an amendment amends by its type; it is no second original', () => {
+    // Form type 13F-HR, cover page isAmendment true: what it does is its amendment type.
+    const original = filing({ cik, period, filedAt: '2026-11-10' }, [row('APPLE INC', CUSIP.apple, 100, 25_000)]);
+    const added = filing({ cik, period, filedAt: '2026-11-12', amendmentType: 'NEW HOLDINGS' }, [
+      row('CHEVRON CORP NEW', CUSIP.chevron, 5, 800),
+    ]);
+    const catalog = new InMemoryFilingCatalog([original, added]);
+    const effective = usable([original.meta, added.meta]);
+    expect(effective.base).toBe(original.meta);
+    expect(effective.additions).toEqual([added.meta]);
+    expect(effectiveHoldings(effective, (a) => catalog.rows(a)).map((r) => r.issuerName)).toEqual(['APPLE INC', 'CHEVRON CORP NEW']);
+
+    // A RESTATEMENT so marked is the base, as a 13F-HR/A RESTATEMENT is, even beside an original dated later.
+    const restated = filing({ cik, period, filedAt: '2026-11-09', amendmentType: 'RESTATEMENT' }, [
+      row('APPLE INC', CUSIP.apple, 90, 22_500),
+    ]);
+    expect(usable([original.meta, restated.meta]).base).toBe(restated.meta);
+  });
+
   it('a NEW HOLDINGS amendment filed the same day as a RESTATEMENT says which was taken as later', () => {
     const original = filing({ cik, period, filedAt: '2026-11-10' });
     const added = amendment('NEW HOLDINGS', '2026-11-20', '0000950123-26-000100');
