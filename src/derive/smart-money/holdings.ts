@@ -37,6 +37,13 @@ function compareFilingOrder(a: FilingMeta, b: FilingMeta): number {
   return compareText(a.filedAt, b.filedAt) || compareText(a.accessionNumber, b.accessionNumber);
 }
 
+/** The form as notes name it; a 13F-HR that its cover page marks as an amendment says so. */
+function form(filing: FilingMeta): string {
+  return filing.submissionType === '13F-HR' && filing.amendmentType !== null
+    ? `13F-HR (${filing.amendmentType} amendment)`
+    : filing.submissionType;
+}
+
 function isNotice(filing: FilingMeta): boolean {
   return filing.submissionType === '13F-NT' || filing.submissionType === '13F-NT/A';
 }
@@ -105,7 +112,7 @@ export function effectiveFilings(filings: FilingMeta[]): EffectiveFilings | NoHo
     if (filing === base) continue;
     unused.push({
       filing,
-      reason: `${filing.submissionType} ${filing.accessionNumber} was superseded by ${base.submissionType} ${base.accessionNumber}`,
+      reason: `${form(filing)} ${filing.accessionNumber} was superseded by ${form(base)} ${base.accessionNumber}`,
     });
   }
   unused.sort((a, b) => compareFilingOrder(a.filing, b.filing));

@@ -138,7 +138,11 @@ describe('effective holdings of one investor and period', () => {
     const restated = filing({ cik, period, filedAt: '2026-11-09', amendmentType: 'RESTATEMENT' }, [
       row('APPLE INC', CUSIP.apple, 90, 22_500),
     ]);
-    expect(usable([original.meta, restated.meta]).base).toBe(restated.meta);
+    const restatedFirst = usable([original.meta, restated.meta]);
+    expect(restatedFirst.base).toBe(restated.meta);
+    expect(restatedFirst.unused[0]!.reason).toBe(
+      `13F-HR ${original.meta.accessionNumber} was superseded by 13F-HR (RESTATEMENT amendment) ${restated.meta.accessionNumber}`,
+    );
   });
 
   it('a NEW HOLDINGS amendment filed the same day as a RESTATEMENT says which was taken as later', () => {
