@@ -120,7 +120,8 @@ async function ingestFullSubmission(sourcesRoot: string, file: string, intake: F
       period: atHeader(() => readHeaderDate(header('CONFORMED PERIOD OF REPORT'), 'CONFORMED PERIOD OF REPORT')),
       filedAt: atHeader(() => readHeaderDate(header('FILED AS OF DATE'), 'FILED AS OF DATE')),
       submissionType,
-      amendmentType: submissionType.endsWith('/A') ? cover.amendmentType : null,
+      // As in a filing folder: the cover page's type, kept for a 13F-HR/A or a 13F-HR it marks isAmendment.
+      amendmentType: cover.amendmentType,
       source,
     };
     if (submissionType === '13F-HR/A' && facts.amendmentType === null) {

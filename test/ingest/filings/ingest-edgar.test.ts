@@ -1,3 +1,5 @@
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ingestFilings } from '../../../src/ingest/filings/index.js';
@@ -215,5 +217,23 @@ describe('ingestFilings on a full submission whose lines end in a bare CR (old M
     const meta = result.catalog.meta('0001542392-26-000174');
     expect(meta).toMatchObject({ cik: '1542392', period: '2026-09-30', filedAt: '2026-10-24', submissionType: '13F-HR' });
     expect(result.catalog.rows('0001542392-26-000174').length).toBeGreaterThan(10);
+  });
+});
+
+describe('a 13F-HR whose cover page marks it an amendment', () => {
+  it('keeps its amendment type, from a filing folder and from a full submission alike', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'pdsnap-marked-amendment-'));
+    await cp(GOOD, root, { recursive: true });
+    const marked = '<isAmendment>true</isAmendment>\n      <amendmentInfo><amendmentType>NEW HOLDINGS</amendmentType></amendmentInfo>';
+    for (const file of ['1523000/0001523000-26-000412/primary_doc.xml', '1527817/0001527817-26-000058.txt']) {
+      const full = path.join(root, 'filings/edgar', file);
+      const text = await readFile(full, 'utf8');
+      expect(text).toContain('<isAmendment>false</isAmendment>');
+      await writeFile(full, text.replace('<isAmendment>false</isAmendment>', marked));
+    }
+    const filings = new Map([...(await ingestFilings(root, SILENT_PROGRESS)).catalog.filings()].map((f) => [f.accessionNumber, f]));
+    for (const accession of ['0001523000-26-000412', '0001527817-26-000058']) {
+      expect(filings.get(accession)).toMatchObject({ submissionType: '13F-HR', amendmentType: 'NEW HOLDINGS' });
+    }
   });
 });
