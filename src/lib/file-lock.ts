@@ -1,4 +1,6 @@
 import { wholeNumberFromEnv } from './env-number.js';
+import { withPath } from './error-path.js';
+import { failPoint } from './fault-point.js';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
@@ -81,11 +83,20 @@ export async function withFileLock<T>(lockPath: string, options: FileLockOptions
 async function acquire(lockPath: string, me: LockHolder, waitMs: number, staleMs: number): Promise<void> {
   const deadline = Date.now() + waitMs;
   for (;;) {
+    let made = false;
     try {
       await mkdir(lockPath);
+      made = true;
+      failPoint('lock-holder-write');
       await writeFile(path.join(lockPath, 'holder.json'), `${JSON.stringify(me)}\n`);
       return;
     } catch (error) {
+      // A lock made but not recorded (a full disk) is taken back at once: left behind, it would hold
+      // off every other command until it went stale, as "held by an unknown process".
+      if (made) {
+        await rm(lockPath, { recursive: true, force: true }).catch(() => undefined);
+        throw withPath(error, path.join(lockPath, 'holder.json'));
+      }
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const verdict = await judge(lockPath, staleMs);

@@ -5,7 +5,7 @@ import type { DatasetName } from '../model/dataset.js';
 import type { ResourceEntry, ServingIndexEntry } from '../model/manifest.js';
 import { ContentCheck, type ContentCheckState } from '../validate/content-rules.js';
 import { recordChecker } from '../validate/schema-check.js';
-import { failPoint, recordSchemaFault } from './fault-point.js';
+import { failPoint, recordSchemaFault } from '../lib/fault-point.js';
 import { hasServingIndex } from './manifest-check.js';
 import { ServingIndexWriter } from './serving-index.js';
 

@@ -12,7 +12,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { downloadCut } from './fault-point.js';
+import { downloadCut } from '../lib/fault-point.js';
 import type { BucketLocation } from './s3-location.js';
 
 /** Objects above this size are uploaded in parts (a 64 MiB NDJSON part, a serving index). */

@@ -1,7 +1,7 @@
 import type { DatasetName } from '../model/dataset.js';
 import { CurrentPointer } from '../model/manifest.js';
 import { canonicalJson } from './canonical-json.js';
-import { faultPoint } from './fault-point.js';
+import { faultPoint } from '../lib/fault-point.js';
 import { notJsonReason, safeJson } from './manifest-check.js';
 import type { BucketObjects } from './s3-objects.js';
 import { datasetOfSnapshotId } from './snapshot-id.js';

@@ -7,7 +7,7 @@ import { compareText } from '../lib/text-order.js';
 import { digestFile } from '../lib/file-digest.js';
 import { makeProcessTempDir } from '../lib/process-temp-dir.js';
 import { checkDigest } from './bundle-copy.js';
-import { faultPoint } from './fault-point.js';
+import { faultPoint } from '../lib/fault-point.js';
 import { planGc } from './gc-plan.js';
 import { bundleFiles, manifestBodyOf, manifestFor, manifestText, parseManifest } from './manifest-check.js';
 import { formatBucketLocation, parseBucketLocation } from './s3-location.js';

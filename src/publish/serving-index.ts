@@ -6,7 +6,7 @@ import { syncAndDigestFileInChunks } from '../lib/chunk-digest.js';
 import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../lib/sqlite.js';
 import { compileCanonical } from './compiled-canonical.js';
 import { withPath } from '../lib/error-path.js';
-import { failPoint } from './fault-point.js';
+import { failPoint } from '../lib/fault-point.js';
 
 const investorSummaryJson = compileCanonical(Investor);
 

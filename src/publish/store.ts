@@ -21,7 +21,7 @@ import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file
 import { compareText } from '../lib/text-order.js';
 import { asBundleDamage } from './bundle-file-damage.js';
 import { canonicalJson } from './canonical-json.js';
-import { failPoint, faultPoint } from './fault-point.js';
+import { failPoint, faultPoint } from '../lib/fault-point.js';
 import { processIsAlive, withFileLock } from '../lib/file-lock.js';
 import { copyBundleFiles } from './bundle-copy.js';
 import { planGc } from './gc-plan.js';

@@ -28,6 +28,20 @@ describe('withFileLock', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it('takes its lock back when it cannot record itself in it (a full disk), naming the file', async () => {
+    process.env.PDSNAP_FAIL_AT = 'lock-holder-write';
+    try {
+      await expect(withFileLock(lock, { waitMs: 0 }, async () => 'ran')).rejects.toThrow(
+        `${path.join(lock, 'holder.json')}: ENOSPC: no space left on device`,
+      );
+    } finally {
+      delete process.env.PDSNAP_FAIL_AT;
+    }
+    // Nothing left to hold the next command off: it gets the lock at once.
+    expect(await readdir(dir)).toEqual([]);
+    expect(await withFileLock(lock, { waitMs: 0 }, async () => 'ran')).toBe('ran');
+  });
+
   it('lets one holder in at a time', async () => {
     const events: string[] = [];
     const hold = (name: string) =>

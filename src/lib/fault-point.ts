@@ -24,7 +24,15 @@ export async function faultPoint(point: FaultPoint): Promise<void> {
  * Named writes where a test can make the real process fail as a full disk would
  * (PDSNAP_FAIL_AT=<point>): the write throws ENOSPC, without a path, as Node's own write errors do.
  */
-export type FailPoint = 'part-write' | 'index-open' | 'index-finish' | 'manifest-write' | 'pointer-write' | 'object-download';
+export type FailPoint =
+  | 'part-write'
+  | 'index-open'
+  | 'index-finish'
+  | 'manifest-write'
+  | 'pointer-write'
+  | 'object-download'
+  // Writing a lock's holder.json, right after its folder was made (lib/file-lock.ts).
+  | 'lock-holder-write';
 
 export function failPoint(point: FailPoint): void {
   if (process.env.PDSNAP_FAIL_AT !== point) return;
