@@ -100,6 +100,33 @@ export function sqliteDriver(): SqliteDriver {
   return resolveOpener().driver;
 }
 
+/**
+ * SQLite's primary result codes that say the database's surroundings failed, not the statement:
+ * a full disk, an I/O error, a lock held too long, a file made read-only, missing or damaged.
+ */
+const ENVIRONMENT_CODES: Readonly<Record<number, string>> = {
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  8: 'SQLITE_READONLY',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+  26: 'SQLITE_NOTADB',
+};
+
+/**
+ * The primary code (`SQLITE_FULL`, ...) when `error` is such a failure of the database's
+ * surroundings, from either driver (better-sqlite3 names the code, node:sqlite numbers it);
+ * undefined for anything else, a program error among them.
+ */
+export function sqliteEnvironmentFailure(error: unknown): string | undefined {
+  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
+  if (typeof errcode === 'number') return ENVIRONMENT_CODES[errcode & 0xff];
+  if (typeof code !== 'string') return undefined;
+  return Object.values(ENVIRONMENT_CODES).find((name) => code === name || code.startsWith(`${name}_`));
+}
+
 export function openSqlite(file: string, options: OpenSqliteOptions = {}): SqliteDatabase {
   const native = resolveOpener().open(file, options);
   let open = true;

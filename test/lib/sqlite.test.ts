@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openSqlite, sqliteDriver } from '../../src/lib/sqlite.js';
+import { openSqlite, sqliteDriver, sqliteEnvironmentFailure } from '../../src/lib/sqlite.js';
 import { tempDir } from '../helpers/cli.js';
 
 const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
@@ -56,6 +56,35 @@ describe('openSqlite', () => {
     const dir = await tempDir('sqlite');
     try {
       expect(() => openSqlite(path.join(dir, 'missing.sqlite'), { readonly: true })).toThrow();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('tells a full database from a program error, with either driver', async () => {
+    const dir = await tempDir('sqlite-full');
+    try {
+      const db = openSqlite(path.join(dir, 'full.sqlite'));
+      db.exec('CREATE TABLE t (v TEXT)');
+      db.exec('PRAGMA max_page_count = 3');
+      let full: unknown;
+      try {
+        db.exec(
+          'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10) INSERT INTO t SELECT hex(randomblob(3000)) FROM c',
+        );
+      } catch (error) {
+        full = error;
+      }
+      expect(sqliteEnvironmentFailure(full)).toBe('SQLITE_FULL');
+      let syntax: unknown;
+      try {
+        db.exec('SELEC 1');
+      } catch (error) {
+        syntax = error;
+      }
+      expect(syntax).toBeInstanceOf(Error);
+      expect(sqliteEnvironmentFailure(syntax)).toBeUndefined();
+      db.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

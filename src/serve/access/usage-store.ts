@@ -1,8 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { openSqlite, type SqliteDatabase } from '../../lib/sqlite.js';
+import { openSqlite, type SqliteDatabase, sqliteEnvironmentFailure } from '../../lib/sqlite.js';
 import type { TierName, UsageCounts } from './limits.js';
-import type { AdmissionLimits, CountedAdmission, MonthlyUsageRow, UsageLedger } from './state-store.js';
+import {
+  type AdmissionLimits,
+  type CountedAdmission,
+  type MonthlyUsageRow,
+  StateUnavailableError,
+  type UsageLedger,
+} from './state-store.js';
 
 export const DEFAULT_USAGE_DB = 'data/usage.sqlite';
 
@@ -56,14 +62,18 @@ export class UsageStore implements UsageLedger {
     };
   }
 
-  static open(file: string): UsageStore {
+  /**
+   * `busyTimeoutMs`: how long a write waits for another process's lock before the request fails
+   * closed (503); 5 s by default.
+   */
+  static open(file: string, { busyTimeoutMs = 5000 }: { busyTimeoutMs?: number } = {}): UsageStore {
     mkdirSync(path.dirname(file), { recursive: true });
     const db = openSqlite(file);
     try {
       db.exec('PRAGMA journal_mode = WAL');
       // NORMAL in WAL mode survives a crash of the process; only an OS crash can lose the last commits.
       db.exec('PRAGMA synchronous = NORMAL');
-      db.exec('PRAGMA busy_timeout = 5000');
+      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
       migrate(db);
     } catch (error) {
       db.close();
@@ -113,19 +123,40 @@ export class UsageStore implements UsageLedger {
     try {
       results = this.db.immediateTransaction(() => batch.map(({ args }) => this.admitNow(...args)));
     } catch (error) {
-      for (const admission of batch) admission.reject(error);
+      const failure = this.unavailable(error);
+      for (const admission of batch) admission.reject(failure);
       return;
     }
     for (const [index, admission] of batch.entries()) admission.resolve(results[index]!);
   };
 
   async counts(keyId: string, month: string, windowStart: number): Promise<UsageCounts> {
-    const row = this.statements.counts.get(windowStart, keyId, month);
+    let row;
+    try {
+      row = this.statements.counts.get(windowStart, keyId, month);
+    } catch (error) {
+      throw this.unavailable(error);
+    }
     return row ? { month: row.month, window: row.window } : { month: 0, window: 0 };
   }
 
   async release(keyId: string, month: string): Promise<void> {
-    this.statements.release.run(keyId, month);
+    try {
+      this.statements.release.run(keyId, month);
+    } catch (error) {
+      throw this.unavailable(error);
+    }
+  }
+
+  /**
+   * A database whose surroundings failed (a full disk, I/O, a lock held too long, a damaged file)
+   * cannot count: requests fail closed with 503, as when Redis is down, and the log names the file
+   * once in a while instead of a program error's stack on every request. Anything else stays as it is.
+   */
+  private unavailable(error: unknown): unknown {
+    const code = sqliteEnvironmentFailure(error);
+    if (code === undefined) return error;
+    return new StateUnavailableError(`usage database ${this.db.file}: ${(error as Error).message} (${code})`);
   }
 
   monthlyUsageNow(month: string): MonthlyUsageRow[] {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../../src/lib/sqlite.js';
+import { StateUnavailableError } from '../../../src/serve/access/state-store.js';
 import { UsageStore } from '../../../src/serve/access/usage-store.js';
 
 let dir: string;
@@ -53,5 +54,24 @@ describe('usage database', () => {
     newer.exec('PRAGMA user_version = 9');
     newer.close();
     expect(() => UsageStore.open(file)).toThrow(`${file}: usage database schema 9 is newer than this pdsnap understands (2)`);
+  });
+
+  it('fails closed with StateUnavailableError, naming the file, when another process holds the write lock too long', async () => {
+    const store = UsageStore.open(file, { busyTimeoutMs: 50 });
+    const other = openSqlite(file);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      const refused = await store
+        .admit('key_aaaaaaaaaaaa', 'member', '2026-11', windowOf('2026-11-22T10:15:30Z'), member)
+        .catch((e: Error) => e);
+      expect(refused).toBeInstanceOf(StateUnavailableError);
+      expect((refused as Error).message).toBe(`usage database ${file}: database is locked (SQLITE_BUSY)`);
+      other.exec('ROLLBACK');
+      // Once the lock is gone, the next request is counted as before: nothing to restart.
+      expect((await store.admit('key_aaaaaaaaaaaa', 'member', '2026-11', windowOf('2026-11-22T10:15:30Z'), member)).admitted).toBe(true);
+    } finally {
+      other.close();
+      store.close();
+    }
   });
 });
