@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { withPath } from './error-path.js';
 
 /** Writes data to a file and forces it to disk, so a rename that follows publishes complete bytes. */
 export async function writeDurable(file: string, data: string | Buffer, mode = 0o666): Promise<void> {
@@ -36,11 +37,12 @@ export async function replaceFileAtomically(file: string, data: string, options:
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     await writeDurable(temp, data, options.mode);
+    await rename(temp, file);
   } catch (error) {
-    // A full disk leaves a short temp file: it is of no use to anyone.
-    await rm(temp, { force: true });
-    throw error;
+    // A full disk leaves a short temp file: it is of no use to anyone. Node names no file in a
+    // write's ENOSPC, and only the temp file in an open's error: the message names the target.
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw withPath(error, file);
   }
-  await rename(temp, file);
   await syncDir(dir);
 }
