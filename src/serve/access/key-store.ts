@@ -103,6 +103,10 @@ export class KeyStore implements KeyDirectory {
     try {
       const records = stat ? parseKeyFile(readFileSync(this.file, 'utf8'), this.file) : [];
       this.byId = new Map(records.map((r) => [r.id, r]));
+      // Fail closed, but not in silence: every key is now refused, and the log says why.
+      if (!stat && !initial && this.signature !== null) {
+        this.onReloadError(new Error(`${this.file} is gone: no key is valid until it is back (every request answers 401)`));
+      }
     } catch (error) {
       if (initial) throw error;
       // Keep serving with the last good keys (atomic writes make this a hand-edit accident);

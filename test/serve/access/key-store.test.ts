@@ -104,4 +104,15 @@ describe('key store', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]?.message).toContain('not valid JSON');
   });
+
+  it('refuses every key once the file is gone while running, and says so once', async () => {
+    const { secret } = await createKey(file, { name: 'x', scopes: ['articles:read'], tier: 'member' }, NOW);
+    const errors: Error[] = [];
+    const store = new KeyStore(file, (e) => errors.push(e));
+    expect(store.find(secret)?.name).toBe('x');
+    await rm(file);
+    expect(store.find(secret)).toBeNull();
+    expect(store.find(secret)).toBeNull();
+    expect(errors.map((e) => e.message)).toEqual([`${file} is gone: no key is valid until it is back (every request answers 401)`]);
+  });
 });
