@@ -188,6 +188,16 @@ export class SnapshotRegistry {
     const previous = this.states.get(dataset);
     if (previous && previous.pointer === pointer) return;
     if (pointer === null || !current) {
+      // No pointer because there is no store at all (its folder moved, its volume unmounted): that
+      // is the store out of reach, not a dataset taken down, so the verified snapshot stays served.
+      if (previous?.kind === 'ready' && !(await this.store.exists().catch(() => false))) {
+        this.log.error(
+          { dataset, servedSnapshotId: previous.snapshot.snapshotId, store: this.store.location },
+          'store not found (moved, or its volume unmounted?); still serving the previous verified snapshot',
+        );
+        this.onReload(dataset, 'failed');
+        return;
+      }
       this.markUnavailable(dataset, 'no current snapshot', null);
       return;
     }

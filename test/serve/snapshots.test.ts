@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, bearer, get, newKey, type RunningServer, startServer, TestClock } from './helpers/harness.js';
@@ -145,6 +145,21 @@ describe('unavailable datasets', () => {
       expect(answer.body.error.code).toBe('snapshot_unavailable');
     }
     expect((await call('/v1/articles')).status).toBe(200);
+  });
+
+  it('keeps serving when the whole store is out of reach (moved, unmounted), but not when a pointer alone is removed', async () => {
+    const { call, root, ids, server: running } = await setUp(['articles']);
+    const storeDir = path.join(root, 'snapshots');
+    await rename(storeDir, `${storeDir}.away`);
+    await running.app.snapshots.reload();
+    const meanwhile = await call('/v1/articles?limit=1');
+    expect(meanwhile.status).toBe(200);
+    expect(meanwhile.body.snapshot.id).toBe(ids.articles);
+    await rename(`${storeDir}.away`, storeDir);
+    // A store that is there without the dataset's pointer: the dataset was taken down.
+    await rm(path.join(storeDir, 'current/articles.json'));
+    await running.app.snapshots.reload();
+    expect((await call('/v1/articles?limit=1')).status).toBe(503);
   });
 
   it('keeps serving the previous verified snapshot when a new bundle fails verification, and moves on after a rollback', async () => {
