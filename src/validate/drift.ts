@@ -25,12 +25,27 @@ export interface InvestorFiling {
   /** Quarter end of the investor's latest filing. */
   period: string;
   filedAt: string;
+  /** Positions and their total reported value, uncapped: what the same filing must give again. */
+  positionCount?: number;
+  reportedValueTotal?: number;
+}
+
+/** What the calendar drift needs of one event. */
+export interface EventDates {
+  scheduledAt: string;
+  verifiedAt: string;
 }
 
 /** Facts a domain expert watches, per dataset. */
 export type DatasetWatch =
   | { dataset: 'articles'; newestPublishedAt: string | null }
-  | { dataset: 'calendar'; generatedAt: string; eventsNext30Days: number }
+  | {
+      dataset: 'calendar';
+      generatedAt: string;
+      eventsNext30Days: number;
+      /** Every event by id; absent where only the count of the next 30 days is known. */
+      events?: ReadonlyMap<string, EventDates>;
+    }
   | { dataset: 'smart-money'; newestPeriod: string | null; investors: ReadonlyMap<string, InvestorFiling> };
 
 /** A candidate compared with the snapshot it would replace. */
@@ -69,6 +84,18 @@ export const DatasetDriftThresholds = z
     /** calendar: events scheduled in the 30 days after generation, fewer by more than this. */
     upcomingEventsWarnPercent: Percent.optional(),
     upcomingEventsFailPercent: Percent.optional(),
+    /** calendar: share of the events still ahead of the new snapshot's generation that are gone. */
+    upcomingLostWarnPercent: Percent.optional(),
+    upcomingLostFailPercent: Percent.optional(),
+    /** calendar: share of the events in both whose verifiedAt went back (an older copy of a file). */
+    olderVerificationWarnPercent: Percent.optional(),
+    olderVerificationFailPercent: Percent.optional(),
+    /** smart-money: share of the investors in both now published from an older quarter. */
+    olderFilingsWarnPercent: Percent.optional(),
+    olderFilingsFailPercent: Percent.optional(),
+    /** smart-money: share of the investors in both whose same filing (period, filedAt) now gives fewer positions or less value. */
+    shrunkFilingsWarnPercent: Percent.optional(),
+    shrunkFilingsFailPercent: Percent.optional(),
   })
   .strict();
 export type DatasetDriftThresholds = z.infer<typeof DatasetDriftThresholds>;
@@ -98,6 +125,12 @@ export const DEFAULT_DRIFT_THRESHOLDS: DriftThresholds = {
     resources: { events: { ...STEADY, shrinkWarnPercent: 20, shrinkFailPercent: 40, lostKeysWarnPercent: 50, lostKeysFailPercent: null } },
     upcomingEventsWarnPercent: 20,
     upcomingEventsFailPercent: 40,
+    // An event still ahead leaves only when it is cancelled or moved (its id names its time): a few.
+    upcomingLostWarnPercent: 5,
+    upcomingLostFailPercent: 20,
+    // Verification only moves forward: an event verified earlier than before comes from an older copy.
+    olderVerificationWarnPercent: 0,
+    olderVerificationFailPercent: 5,
   },
   'smart-money': {
     resources: {
@@ -106,6 +139,13 @@ export const DEFAULT_DRIFT_THRESHOLDS: DriftThresholds = {
       // Trades are recomputed from two quarters each time: only their volume is comparable.
       trades: { ...STEADY, shrinkWarnPercent: 30, shrinkFailPercent: 50, growthWarnPercent: 100, growthFailPercent: 300 },
     },
+    // A filer's latest 13F never goes back a quarter, and a filing, once filed, never loses rows
+    // (an amendment that adds holdings adds them): either, for many investors, is a data set
+    // missing, older or cut short.
+    olderFilingsWarnPercent: 0,
+    olderFilingsFailPercent: 10,
+    shrunkFilingsWarnPercent: 0,
+    shrunkFilingsFailPercent: 10,
   },
 };
 
@@ -123,11 +163,21 @@ export const DriftThresholdsOverride = z
         resources: resourceOverrides(['events']).optional(),
         upcomingEventsWarnPercent: Percent.optional(),
         upcomingEventsFailPercent: Percent.optional(),
+        upcomingLostWarnPercent: Percent.optional(),
+        upcomingLostFailPercent: Percent.optional(),
+        olderVerificationWarnPercent: Percent.optional(),
+        olderVerificationFailPercent: Percent.optional(),
       })
       .strict()
       .optional(),
     'smart-money': z
-      .object({ resources: resourceOverrides(['investors', 'consensus', 'trades']).optional() })
+      .object({
+        resources: resourceOverrides(['investors', 'consensus', 'trades']).optional(),
+        olderFilingsWarnPercent: Percent.optional(),
+        olderFilingsFailPercent: Percent.optional(),
+        shrunkFilingsWarnPercent: Percent.optional(),
+        shrunkFilingsFailPercent: Percent.optional(),
+      })
       .strict()
       .optional(),
   })
@@ -264,17 +314,17 @@ function watchChecks(before: DatasetWatch, after: DatasetWatch, thresholds: Data
   if (before.dataset === 'calendar' && after.dataset === 'calendar') {
     const drop = before.eventsNext30Days === 0 ? 0 : ((before.eventsNext30Days - after.eventsNext30Days) / before.eventsNext30Days) * 100;
     const observed = `${before.eventsNext30Days} -> ${after.eventsNext30Days} events in the 30 days after generation`;
-    return [
-      graded(
-        'drift.calendar.upcoming',
-        observed,
-        drop,
-        thresholds.upcomingEventsWarnPercent ?? null,
-        thresholds.upcomingEventsFailPercent ?? null,
-        'fewer upcoming events',
-        observed,
-      ),
-    ];
+    const upcoming = graded(
+      'drift.calendar.upcoming',
+      observed,
+      drop,
+      thresholds.upcomingEventsWarnPercent ?? null,
+      thresholds.upcomingEventsFailPercent ?? null,
+      'fewer upcoming events',
+      observed,
+    );
+    if (!before.events || !after.events) return [upcoming];
+    return [upcoming, ...eventChecks(before.events, after.events, after.generatedAt, thresholds)];
   }
   if (before.dataset === 'smart-money' && after.dataset === 'smart-money') {
     const backwards = before.newestPeriod !== null && (after.newestPeriod === null || after.newestPeriod < before.newestPeriod);
@@ -285,6 +335,7 @@ function watchChecks(before: DatasetWatch, after: DatasetWatch, thresholds: Data
       .map(([slug, filing]) => `${filing.name} (${slug}, last filing ${filing.period} filed ${filing.filedAt.slice(0, 10)})`);
     const more = gone.length > SAMPLE_SIZE ? ` and ${gone.length - SAMPLE_SIZE} more` : '';
     return [
+      ...filingChecks(before.investors, after.investors, thresholds),
       fixed(
         'drift.smart-money.newest-quarter',
         periodObserved,
@@ -302,6 +353,120 @@ function watchChecks(before: DatasetWatch, after: DatasetWatch, thresholds: Data
     ];
   }
   return [];
+}
+
+/**
+ * Events compared by id. An event still ahead of the new snapshot leaves only when it is cancelled
+ * or moved; a whole file of them leaving (renamed events, another environment's ids, a file cut
+ * short) is a source problem, whatever the counts say. And an event's verifiedAt only moves
+ * forward: one verified earlier than before was read from an older copy of its file.
+ */
+function eventChecks(
+  before: ReadonlyMap<string, EventDates>,
+  after: ReadonlyMap<string, EventDates>,
+  generatedAfter: string,
+  thresholds: DatasetDriftThresholds,
+): RuleResult[] {
+  const from = Date.parse(generatedAfter);
+  const ahead = [...before].filter(([, event]) => Date.parse(event.scheduledAt) >= from);
+  const lost = ahead.filter(([id]) => !after.has(id));
+  const inBoth = [...before].filter(([id]) => after.has(id));
+  const older = inBoth.filter(([id, event]) => Date.parse(after.get(id)!.verifiedAt) < Date.parse(event.verifiedAt));
+  const lostObserved = `${lost.length} of ${ahead.length} events still ahead gone (${share(lost.length, ahead.length).toFixed(1)}%)`;
+  const olderObserved = `${older.length} of ${inBoth.length} events verified earlier than before (${share(older.length, inBoth.length).toFixed(1)}%)`;
+  const name = (list: ReadonlyArray<[string, EventDates]>, what: (id: string, event: EventDates) => string) => {
+    const more = list.length > SAMPLE_SIZE ? ` and ${list.length - SAMPLE_SIZE} more` : '';
+    return `${list
+      .slice(0, SAMPLE_SIZE)
+      .map(([id, event]) => what(id, event))
+      .join(', ')}${more}`;
+  };
+  return [
+    graded(
+      'drift.calendar.upcoming-lost',
+      lostObserved,
+      share(lost.length, ahead.length),
+      thresholds.upcomingLostWarnPercent ?? null,
+      thresholds.upcomingLostFailPercent ?? null,
+      'of the events still ahead gone',
+      lost.length === 0
+        ? 'no event still ahead is gone'
+        : `${lostObserved}, e.g. ${name(lost, (id, event) => `${id} (${event.scheduledAt})`)}: renamed, from another source, or a file cut short`,
+    ),
+    graded(
+      'drift.calendar.older-verification',
+      olderObserved,
+      share(older.length, inBoth.length),
+      thresholds.olderVerificationWarnPercent ?? null,
+      thresholds.olderVerificationFailPercent ?? null,
+      'of the events verified earlier than before',
+      older.length === 0
+        ? 'no event was verified earlier than before'
+        : `${olderObserved}, e.g. ${name(older, (id, event) => `${id} (${event.verifiedAt} -> ${after.get(id)!.verifiedAt})`)}: an older copy of a calendar file was read`,
+    ),
+  ];
+}
+
+/**
+ * Investors compared by slug, filing by filing. A filer's latest 13F never goes back a quarter: an
+ * investor published from an older quarter than before lost its newest filing (a data set missing,
+ * replaced by an older one, or unreadable). A filing, once filed, never loses rows (an amendment that
+ * adds holdings adds them; one that restates them is a later filing): the same filing (period and
+ * filing date) with fewer positions or less reported value was read from a table cut short.
+ */
+function filingChecks(
+  before: ReadonlyMap<string, InvestorFiling>,
+  after: ReadonlyMap<string, InvestorFiling>,
+  thresholds: DatasetDriftThresholds,
+): RuleResult[] {
+  const inBoth = [...before].filter(([slug]) => after.has(slug)).map(([slug, was]) => [slug, was, after.get(slug)!] as const);
+  const older = inBoth.filter(([, was, now]) => now.period < was.period);
+  const shrunk = inBoth.filter(
+    ([, was, now]) =>
+      now.period === was.period &&
+      now.filedAt === was.filedAt &&
+      ((now.positionCount ?? 0) < (was.positionCount ?? 0) || (now.reportedValueTotal ?? 0) < (was.reportedValueTotal ?? 0)),
+  );
+  const more = (n: number) => (n > SAMPLE_SIZE ? ` and ${n - SAMPLE_SIZE} more` : '');
+  const olderObserved = `${older.length} of ${inBoth.length} investors from an older quarter (${share(older.length, inBoth.length).toFixed(1)}%)`;
+  const shrunkObserved = `${shrunk.length} of ${inBoth.length} investors' same filing smaller (${share(shrunk.length, inBoth.length).toFixed(1)}%)`;
+  return [
+    graded(
+      'drift.smart-money.older-filings',
+      olderObserved,
+      share(older.length, inBoth.length),
+      thresholds.olderFilingsWarnPercent ?? null,
+      thresholds.olderFilingsFailPercent ?? null,
+      'of investors from an older quarter',
+      older.length === 0
+        ? 'no investor is published from an older quarter than before'
+        : `${olderObserved}: their newest filing is missing from the sources (a data set missing, older or unreadable), e.g. ${older
+            .slice(0, SAMPLE_SIZE)
+            .map(([slug, was, now]) => `${was.name} (${slug}, ${was.period} -> ${now.period})`)
+            .join('; ')}${more(older.length)}`,
+    ),
+    graded(
+      'drift.smart-money.shrunk-filings',
+      shrunkObserved,
+      share(shrunk.length, inBoth.length),
+      thresholds.shrunkFilingsWarnPercent ?? null,
+      thresholds.shrunkFilingsFailPercent ?? null,
+      "of investors' same filing smaller",
+      shrunk.length === 0
+        ? 'no filing published before gives fewer positions or less value now'
+        : `${shrunkObserved}: the same filing (period and filing date) gives fewer positions or less reported value, read from an information table cut short, e.g. ${shrunk
+            .slice(0, SAMPLE_SIZE)
+            .map(
+              ([slug, was, now]) =>
+                `${was.name} (${slug}, ${was.period} filed ${was.filedAt.slice(0, 10)}: ${was.positionCount ?? '?'} -> ${now.positionCount ?? '?'} positions)`,
+            )
+            .join('; ')}${more(shrunk.length)}`,
+    ),
+  ];
+}
+
+function share(part: number, whole: number): number {
+  return whole === 0 ? 0 : (part / whole) * 100;
 }
 
 function graded(

@@ -274,7 +274,154 @@ describe('drift: candidates, diff and promote', () => {
   });
 });
 
+/** A copy of the committed sample under dir, as `name`. */
+async function sampleCopy(dir: string, name: string): Promise<string> {
+  const sources = path.join(dir, name);
+  await cp(SAMPLE, sources, { recursive: true });
+  return sources;
+}
+
+/** The filer folders of the sample's EDGAR tree, sorted, and each filer's newest filing folder. */
+async function filers(sources: string): Promise<Array<{ folder: string; newest: string }>> {
+  const edgar = path.join(sources, 'filings/edgar');
+  const out: Array<{ folder: string; newest: string }> = [];
+  for (const filer of (await readdir(edgar)).sort()) {
+    const filings = (await readdir(path.join(edgar, filer))).sort();
+    out.push({ folder: path.join(edgar, filer), newest: path.join(edgar, filer, filings.at(-1)!) });
+  }
+  return out;
+}
+
+function failing(d: { drift: Array<{ rule: string; status: string }> }): string[] {
+  return d.drift.filter((r) => r.status === 'fail').map((r) => r.rule);
+}
+
+/**
+ * Upstream's bad day that the counts do not see: every record count stays within its thresholds,
+ * so before these checks each of these builds made its broken snapshot current with exit 0.
+ */
+describe("drift: upstream's bad day behind steady counts", () => {
+  it('fails when the newest filing of some filers is missing (a data set of the newest quarter missing, older or cut in half)', async () => {
+    const dir = await tempDir('drift-older-filings');
+    const store = await firstBuilt(dir);
+    const current = await pointer(store, 'smart-money');
+    const sources = await sampleCopy(dir, 'no-newest');
+    // One filer in eight loses its newest filing: the investors are still published, from the quarter before.
+    for (const [i, filer] of (await filers(sources)).entries()) if (i % 8 === 0) await rm(filer.newest, { recursive: true });
+
+    const result = await build(store, sources, HOUR_LATER, '--datasets', 'smart-money', '--json');
+    expect(result.exitCode).toBe(2);
+    const d = report(result.stdout).datasets[0]!;
+    expect(d).toMatchObject({ outcome: 'failed', madeCurrent: false });
+    expect(failing(d)).toEqual(['drift.smart-money.older-filings']);
+    expect(d.drift.find((r) => r.rule === 'drift.smart-money.older-filings')!.message).toMatch(
+      /^4 of 25 investors from an older quarter \(16\.0%\): their newest filing is missing from the sources .*, e\.g\. .* \(.*, 2026-09-30 -> 2026-06-30\)/,
+    );
+    // The counts alone said nothing: the same investors, trades within their thresholds.
+    expect(d.drift.filter((r) => r.rule.endsWith('.shrink') || r.rule.endsWith('.lost-keys')).every((r) => r.status === 'pass')).toBe(true);
+    expect(await pointer(store, 'smart-money')).toBe(current);
+  });
+
+  it('fails when information tables are cut short: the same filing with fewer positions', async () => {
+    const dir = await tempDir('drift-shrunk-filings');
+    const store = await firstBuilt(dir);
+    const current = await pointer(store, 'smart-money');
+    const sources = await sampleCopy(dir, 'cut-tables');
+    // One filing folder in four: its newest information table ends after its first half of rows
+    // (still well-formed XML). Filers who file full submission files are left as they are.
+    const folders = [];
+    for (const filer of await filers(sources)) if (!filer.newest.endsWith('.txt')) folders.push(filer);
+    for (const [i, filer] of folders.entries()) {
+      if (i % 4 !== 0) continue;
+      const table = path.join(filer.newest, 'infotable.xml');
+      const xml = await readFile(table, 'utf8');
+      const rows = xml.split('<infoTable>');
+      const kept = rows.slice(0, 1 + Math.floor((rows.length - 1) / 2));
+      await writeFile(table, `${kept.join('<infoTable>').replace(/\s*$/, '')}\n</informationTable>\n`);
+    }
+
+    const result = await build(store, sources, HOUR_LATER, '--datasets', 'smart-money', '--json');
+    expect(result.exitCode).toBe(2);
+    const d = report(result.stdout).datasets[0]!;
+    expect(d).toMatchObject({ outcome: 'failed', madeCurrent: false });
+    expect(failing(d)).toEqual(['drift.smart-money.shrunk-filings']);
+    expect(d.drift.find((r) => r.rule === 'drift.smart-money.shrunk-filings')!.message).toMatch(
+      /^\d+ of 25 investors' same filing smaller .*: the same filing \(period and filing date\) gives fewer positions .*, e\.g\. .*2026-09-30 filed 2026-\d\d-\d\d: 4\d -> 2\d positions/,
+    );
+    expect(await pointer(store, 'smart-money')).toBe(current);
+  });
+
+  it('fails when a calendar file is an older copy: its events verified earlier than the current snapshot says', async () => {
+    const dir = await tempDir('drift-older-calendar');
+    const store = await firstBuilt(dir);
+    const current = await pointer(store, 'calendar');
+    const older = path.join(dir, 'two-weeks-ago');
+    expect((await runCli(['sample', '--out', older, '--now', '2026-11-08T12:00:00.000Z', '--quiet'])).exitCode).toBe(0);
+    const sources = await sampleCopy(dir, 'older-calendar');
+    await cp(path.join(older, 'calendar/central-banks.yaml'), path.join(sources, 'calendar/central-banks.yaml'));
+
+    const result = await build(store, sources, HOUR_LATER, '--datasets', 'calendar', '--json');
+    expect(result.exitCode).toBe(2);
+    const d = report(result.stdout).datasets[0]!;
+    expect(d).toMatchObject({ outcome: 'failed', madeCurrent: false });
+    expect(failing(d)).toEqual(['drift.calendar.older-verification']);
+    expect(d.drift.find((r) => r.rule === 'drift.calendar.older-verification')!.message).toMatch(
+      /events verified earlier than before .*e\.g\. evt-[0-9a-f]{16} \(2026-11-21T09:00:00\.000Z -> 2026-11-0\d.*an older copy of a calendar file was read$/,
+    );
+    expect(await pointer(store, 'calendar')).toBe(current);
+  });
+
+  it("fails when a calendar file's events come back under other ids (another environment's copy), however steady the count", async () => {
+    const dir = await tempDir('drift-upcoming-lost');
+    const store = await firstBuilt(dir);
+    const current = await pointer(store, 'calendar');
+    const sources = await sampleCopy(dir, 'staging-calendar');
+    const releases = path.join(sources, 'calendar/releases.json');
+    await writeFile(releases, (await readFile(releases, 'utf8')).replaceAll('"eventName": "', '"eventName": "QA '));
+
+    const result = await build(store, sources, HOUR_LATER, '--datasets', 'calendar', '--json');
+    expect(result.exitCode).toBe(2);
+    const d = report(result.stdout).datasets[0]!;
+    expect(d).toMatchObject({ outcome: 'failed', madeCurrent: false });
+    expect(failing(d)).toEqual(['drift.calendar.upcoming-lost']);
+    expect(d.drift.find((r) => r.rule === 'drift.events.shrink')).toMatchObject({ status: 'pass' });
+    expect(await pointer(store, 'calendar')).toBe(current);
+  });
+});
+
 describe('drift: rebuilds that must pass', () => {
+  it('passes a normal day: a new article, a few events verified again, one filer whose newest filing arrives late', async () => {
+    const dir = await tempDir('drift-normal-day');
+    const store = path.join(dir, 'store');
+    const yesterday = await sampleCopy(dir, 'yesterday');
+    const late = (await filers(yesterday))[0]!.newest;
+    await rm(late, { recursive: true });
+    expect((await build(store, yesterday, NOW, '--json')).exitCode).toBe(0);
+
+    const today = await sampleCopy(dir, 'today');
+    const enUS = path.join(today, 'articles/en-US');
+    const added = (await readFile(path.join(enUS, '2026-11-20-treasury-curve-steepens-after-auction.md'), 'utf8'))
+      .replace(/^title: .*$/m, 'title: "Dollar firms as yields climb"')
+      .replace(/^date: .*$/m, 'date: 2026-11-22T07:30:00-05:00');
+    await writeFile(path.join(enUS, '2026-11-22-dollar-firms-as-yields-climb.md'), added);
+    const csv = path.join(today, 'calendar/activity.csv');
+    const lines = (await readFile(csv, 'utf8')).split('\n');
+    for (const i of [5, 6, 7]) lines[i] = lines[i]!.replace(/,[^,]*$/, ',2026-11-22T12:30:00.000Z');
+    await writeFile(csv, lines.join('\n'));
+
+    const next = await build(store, today, HOUR_LATER, '--json');
+    expect(next.exitCode).toBe(0);
+    for (const d of report(next.stdout).datasets) {
+      expect(d.madeCurrent).toBe(true);
+      expect(d.drift.filter((r) => r.status !== 'pass')).toEqual([]);
+    }
+    const diff = async (dataset: string) =>
+      JSON.parse(String((await runCli(['diff', dataset, '--store', store, '--json'])).stdout)).resources[0] as Record<string, unknown>;
+    expect(await diff('articles')).toMatchObject({ added: 1, removed: 0, changed: 0 });
+    expect(await diff('calendar')).toMatchObject({ added: 0, removed: 0, changed: 3, changedFields: { verifiedAt: 3 } });
+    expect(await diff('smart-money')).toMatchObject({ resource: 'investors', changed: 1, changedFields: { period: 1, filedAt: 1 } });
+  });
+
   it('passes the same sources an hour later', async () => {
     const store = await firstBuilt(await tempDir('drift-same'));
     const again = await build(store, SAMPLE, HOUR_LATER, '--json');

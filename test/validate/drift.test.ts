@@ -133,6 +133,62 @@ describe('evaluateDrift', () => {
     expect(statusOf(evaluateDrift(compare(calendar(60), calendar(30)), t), 'drift.calendar.upcoming')).toBe('fail');
   });
 
+  it('fails investors published from an older quarter, or from the same filing with fewer positions, and passes an amendment that adds some', () => {
+    const t = DEFAULT_DRIFT_THRESHOLDS['smart-money'];
+    const side = (edit: (slug: string, filing: InvestorFiling) => InvestorFiling): Side => {
+      const base = smartMoney(20, 500);
+      const investors = new Map<string, InvestorFiling>();
+      for (const [slug, filing] of (base.watch as { investors: ReadonlyMap<string, InvestorFiling> }).investors)
+        investors.set(slug, edit(slug, { ...filing, positionCount: 40, reportedValueTotal: 1_000_000 }));
+      return { ...base, watch: { dataset: 'smart-money', newestPeriod: '2026-09-30', investors } };
+    };
+    const today = side((_, f) => f);
+    const older = (n: number) => side((slug, f) => (Number(slug.slice(5)) < n ? { ...f, period: '2026-06-30' } : f));
+    const cut = (n: number) => side((slug, f) => (Number(slug.slice(5)) < n ? { ...f, positionCount: 20 } : f));
+    expect(evaluateDrift(compare(today, today), t).filter((r) => r.status !== 'pass')).toEqual([]);
+    expect(statusOf(evaluateDrift(compare(today, older(1)), t), 'drift.smart-money.older-filings')).toBe('warn');
+    expect(statusOf(evaluateDrift(compare(today, older(2)), t), 'drift.smart-money.older-filings')).toBe('warn');
+    expect(statusOf(evaluateDrift(compare(today, older(3)), t), 'drift.smart-money.older-filings')).toBe('fail');
+    expect(statusOf(evaluateDrift(compare(today, cut(3)), t), 'drift.smart-money.shrunk-filings')).toBe('fail');
+    // A NEW HOLDINGS amendment adds positions to the same filing; a new quarter is a later filing.
+    const amended = side((slug, f) => (slug === 'fund-0' ? { ...f, positionCount: 45, reportedValueTotal: 1_200_000 } : f));
+    const nextQuarter = side((_, f) => ({ ...f, period: '2026-12-31', filedAt: '2027-02-10T00:00:00.000Z', positionCount: 10 }));
+    expect(evaluateDrift(compare(today, amended), t).filter((r) => r.status !== 'pass')).toEqual([]);
+    expect(evaluateDrift(compare(today, nextQuarter), t).filter((r) => r.status !== 'pass')).toEqual([]);
+  });
+
+  it('fails calendar events still ahead that are gone, and events verified earlier than before; lets past events roll off', () => {
+    const t = DEFAULT_DRIFT_THRESHOLDS.calendar;
+    const events = (ids: string[], verifiedAt: (id: string) => string) =>
+      new Map(
+        ids.map((id) => [
+          id,
+          { scheduledAt: id.startsWith('past') ? '2026-11-01T00:00:00.000Z' : '2026-12-01T00:00:00.000Z', verifiedAt: verifiedAt(id) },
+        ]),
+      );
+    const calendar = (ids: string[], generatedAt: string, verifiedAt: (id: string) => string = () => '2026-11-20T00:00:00.000Z'): Side => ({
+      records: { events: ids.length },
+      keys: { events: ids },
+      watch: { dataset: 'calendar', generatedAt, eventsNext30Days: 0, events: events(ids, verifiedAt) },
+    });
+    const ahead = keys('ahead', 40);
+    const today = calendar([...keys('past', 10), ...ahead], '2026-11-22T00:00:00.000Z');
+    // Tomorrow: past events rolled off, the rest verified again.
+    const tomorrow = calendar(ahead, '2026-11-23T00:00:00.000Z', () => '2026-11-23T00:00:00.000Z');
+    expect(evaluateDrift(compare(today, tomorrow), t).filter((r) => r.rule.startsWith('drift.calendar.') && r.status !== 'pass')).toEqual(
+      [],
+    );
+    const renamed = calendar([...ahead.slice(0, 30), ...keys('qa', 10)], '2026-11-23T00:00:00.000Z');
+    const lost = evaluateDrift(compare(today, renamed), t).find((r) => r.rule === 'drift.calendar.upcoming-lost')!;
+    expect(lost).toMatchObject({ status: 'fail', observed: '10 of 40 events still ahead gone (25.0%)' });
+    const stale = calendar(ahead, '2026-11-23T00:00:00.000Z', (id) =>
+      id < 'ahead-2' ? '2026-11-01T00:00:00.000Z' : '2026-11-20T00:00:00.000Z',
+    );
+    const older = evaluateDrift(compare(today, stale), t).find((r) => r.rule === 'drift.calendar.older-verification')!;
+    expect(older.status).toBe('fail');
+    expect(older.message).toContain('(2026-11-20T00:00:00.000Z -> 2026-11-01T00:00:00.000Z)');
+  });
+
   it('turns a check off with a null threshold', () => {
     const t = {
       resources: {

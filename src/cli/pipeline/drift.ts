@@ -9,6 +9,7 @@ import {
   type DatasetDriftThresholds,
   type DatasetWatch,
   type DriftComparison,
+  type EventDates,
   evaluateDrift,
   type InvestorFiling,
   type ResourceChange,
@@ -177,6 +178,7 @@ class WatchCollector {
   readonly resources: ReadonlySet<string>;
   private readonly newest = { before: null as string | null, after: null as string | null };
   private readonly upcoming = { before: 0, after: 0 };
+  private readonly events = { before: new Map<string, EventDates>(), after: new Map<string, EventDates>() };
   private readonly investors = { before: new Map<string, InvestorFiling>(), after: new Map<string, InvestorFiling>() };
 
   constructor(
@@ -195,8 +197,16 @@ class WatchCollector {
       const from = Date.parse(side === 'before' ? this.generatedBefore : this.generatedAfter);
       const at = Date.parse(r.scheduledAt!);
       if (at >= from && at <= from + THIRTY_DAYS_MS) this.upcoming[side] += 1;
+      this.events[side].set(r.id!, { scheduledAt: r.scheduledAt!, verifiedAt: r.verifiedAt! });
     } else if (resource === 'investors') {
-      this.investors[side].set(r.slug!, { name: r.name!, period: r.period!, filedAt: r.filedAt! });
+      const counts = record as { positionCount?: number; reportedValueTotal?: number };
+      this.investors[side].set(r.slug!, {
+        name: r.name!,
+        period: r.period!,
+        filedAt: r.filedAt!,
+        positionCount: counts.positionCount,
+        reportedValueTotal: counts.reportedValueTotal,
+      });
       if (this.newest[side] === null || r.period! > this.newest[side]!) this.newest[side] = r.period!;
     }
   }
@@ -209,6 +219,7 @@ class WatchCollector {
           dataset: 'calendar',
           generatedAt: side === 'before' ? this.generatedBefore : this.generatedAfter,
           eventsNext30Days: this.upcoming[side],
+          events: this.events[side],
         };
       }
       return { dataset: 'smart-money', newestPeriod: this.newest[side], investors: this.investors[side] };
