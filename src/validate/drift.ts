@@ -38,7 +38,12 @@ export interface EventDates {
 
 /** Facts a domain expert watches, per dataset. */
 export type DatasetWatch =
-  | { dataset: 'articles'; newestPublishedAt: string | null }
+  | {
+      dataset: 'articles';
+      newestPublishedAt: string | null;
+      /** Articles per locale; absent where only the newest article is known. */
+      locales?: ReadonlyMap<string, number>;
+    }
   | {
       dataset: 'calendar';
       generatedAt: string;
@@ -90,6 +95,9 @@ export const DatasetDriftThresholds = z
     /** calendar: share of the events in both whose verifiedAt went back (an older copy of a file). */
     olderVerificationWarnPercent: Percent.optional(),
     olderVerificationFailPercent: Percent.optional(),
+    /** smart-money: share of the investors before that are gone although their last filing was not aged out. */
+    goneWhileFreshWarnPercent: Percent.optional(),
+    goneWhileFreshFailPercent: Percent.optional(),
     /** smart-money: share of the investors in both now published from an older quarter. */
     olderFilingsWarnPercent: Percent.optional(),
     olderFilingsFailPercent: Percent.optional(),
@@ -144,6 +152,10 @@ export const DEFAULT_DRIFT_THRESHOLDS: DriftThresholds = {
     // missing, older or cut short.
     olderFilingsWarnPercent: 0,
     olderFilingsFailPercent: 10,
+    // An investor whose last filing is as recent as others still published was not aged out by the
+    // quarter rule: its filings left the sources (a moved folder, a partial download, a registry edit).
+    goneWhileFreshWarnPercent: 0,
+    goneWhileFreshFailPercent: 5,
     shrunkFilingsWarnPercent: 0,
     shrunkFilingsFailPercent: 10,
   },
@@ -175,6 +187,8 @@ export const DriftThresholdsOverride = z
         resources: resourceOverrides(['investors', 'consensus', 'trades']).optional(),
         olderFilingsWarnPercent: Percent.optional(),
         olderFilingsFailPercent: Percent.optional(),
+        goneWhileFreshWarnPercent: Percent.optional(),
+        goneWhileFreshFailPercent: Percent.optional(),
         shrunkFilingsWarnPercent: Percent.optional(),
         shrunkFilingsFailPercent: Percent.optional(),
       })
@@ -309,6 +323,7 @@ function watchChecks(before: DatasetWatch, after: DatasetWatch, thresholds: Data
           ? `the newest article got older (${observed}): the newest articles are missing from the sources`
           : 'the newest article is as new or newer',
       ),
+      ...localeChecks(before.locales, after.locales),
     ];
   }
   if (before.dataset === 'calendar' && after.dataset === 'calendar') {
@@ -350,9 +365,61 @@ function watchChecks(before: DatasetWatch, after: DatasetWatch, thresholds: Data
         gone.length === 0 ? 'pass' : 'warn',
         gone.length === 0 ? 'no investor disappeared' : `investors no longer published: ${named.join('; ')}${more}`,
       ),
+      goneWhileFresh(before.investors, after.investors, gone, thresholds),
     ];
   }
   return [];
+}
+
+/**
+ * Investors gone although their last filing was no older than the oldest the candidate still
+ * publishes: the quarter rule did not age them out, so their filings left the sources (a moved or
+ * renamed folder, a partial download, a registry edit). The counts let a tenth of the investors
+ * go with a warning at most; none of them goes on a normal day.
+ */
+function goneWhileFresh(
+  before: ReadonlyMap<string, InvestorFiling>,
+  after: ReadonlyMap<string, InvestorFiling>,
+  gone: ReadonlyArray<[string, InvestorFiling]>,
+  thresholds: DatasetDriftThresholds,
+): RuleResult {
+  let oldest: string | null = null;
+  for (const filing of after.values()) if (oldest === null || filing.period < oldest) oldest = filing.period;
+  const fresh = gone.filter(([, filing]) => oldest === null || filing.period >= oldest);
+  const observed = `${fresh.length} of ${before.size} investors gone with a filing still current (${share(fresh.length, before.size).toFixed(1)}%)`;
+  const more = fresh.length > SAMPLE_SIZE ? ` and ${fresh.length - SAMPLE_SIZE} more` : '';
+  return graded(
+    'drift.smart-money.gone-while-fresh',
+    observed,
+    share(fresh.length, before.size),
+    thresholds.goneWhileFreshWarnPercent ?? null,
+    thresholds.goneWhileFreshFailPercent ?? null,
+    'of investors gone while current',
+    fresh.length === 0
+      ? 'no investor with a current filing disappeared'
+      : `${observed}: not aged out (the candidate still publishes filings of ${oldest ?? 'no quarter'}), so their filings left the sources (a moved folder, a partial download, a registry edit), e.g. ${fresh
+          .slice(0, SAMPLE_SIZE)
+          .map(([slug, filing]) => `${filing.name} (${slug}, last filing ${filing.period})`)
+          .join('; ')}${more}`,
+  );
+}
+
+/** A locale that had articles and has none: every reader of that locale gets an empty list. */
+function localeChecks(before: ReadonlyMap<string, number> | undefined, after: ReadonlyMap<string, number> | undefined): RuleResult[] {
+  if (!before || !after) return [];
+  const gone = [...before].filter(([locale, count]) => count > 0 && (after.get(locale) ?? 0) === 0);
+  const list = gone.map(([locale, count]) => `${locale} (${count} article(s) before)`).join(', ');
+  return [
+    fixed(
+      'drift.articles.locales',
+      gone.length === 0 ? `${after.size} locale(s), none gone` : `${gone.length} locale(s) gone: ${gone.map(([l]) => l).join(', ')}`,
+      'a locale with articles never loses them all',
+      gone.length === 0 ? 'pass' : 'fail',
+      gone.length === 0
+        ? 'every locale that had articles still has some'
+        : `no article left in ${list}: a folder, feed or source of that locale is missing from the sources`,
+    ),
+  ];
 }
 
 /**

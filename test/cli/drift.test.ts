@@ -389,6 +389,61 @@ describe("drift: upstream's bad day behind steady counts", () => {
   });
 });
 
+describe("drift: upstream's bad day behind a warning", () => {
+  it('fails when a tenth of the filers are gone although their filings are current (a partial download, a moved folder)', async () => {
+    const dir = await tempDir('drift-gone-while-fresh');
+    const store = await firstBuilt(dir);
+    const current = await pointer(store, 'smart-money');
+    const sources = await sampleCopy(dir, 'tenth-gone');
+    for (const [i, filer] of (await filers(sources)).entries()) if (i % 10 === 0) await rm(filer.folder, { recursive: true });
+
+    const result = await build(store, sources, HOUR_LATER, '--datasets', 'smart-money', '--json');
+    expect(result.exitCode).toBe(2);
+    const d = report(result.stdout).datasets[0]!;
+    expect(d).toMatchObject({ outcome: 'failed', madeCurrent: false });
+    // Below the investors thresholds (10 % warns): before, only investors-gone warned, and the build made it current.
+    expect(d.drift.find((r) => r.rule === 'drift.investors.shrink')).toMatchObject({ status: 'pass' });
+    expect(failing(d)).toEqual(['drift.smart-money.gone-while-fresh']);
+    expect(d.drift.find((r) => r.rule === 'drift.smart-money.gone-while-fresh')!.message).toMatch(
+      /^2 of 25 investors gone with a filing still current \(8\.0%\): not aged out .*, e\.g\. .* \(.*, last filing 2026-09-30\)/,
+    );
+    expect(await pointer(store, 'smart-money')).toBe(current);
+  });
+
+  it('passes an investor aged out by the quarter rule: investors-gone names it, nothing fails', async () => {
+    const dir = await tempDir('drift-aged-out');
+    const store = path.join(dir, 'store');
+    const sources = await sampleCopy(dir, 'one-behind');
+    await rm((await filers(sources))[0]!.newest, { recursive: true });
+    expect((await build(store, sources, NOW, '--datasets', 'smart-money', '--json')).exitCode).toBe(0);
+    // Its 2026-06-30 filing is older than 180 days five weeks later: left out by the quarter rule.
+    const later = await build(store, sources, '2026-12-28T12:00:00.000Z', '--datasets', 'smart-money', '--json');
+    expect(later.exitCode).toBe(0);
+    const d = report(later.stdout).datasets[0]!;
+    expect(d.madeCurrent).toBe(true);
+    expect(d.drift.filter((r) => r.status !== 'pass').map((r) => r.rule)).toEqual(['drift.smart-money.investors-gone']);
+  });
+
+  it('fails when every article of one locale is gone, though the count only warns', async () => {
+    const dir = await tempDir('drift-locale-gone');
+    const store = await firstBuilt(dir);
+    const current = await pointer(store, 'articles');
+    const sources = await sampleCopy(dir, 'no-zh');
+    await rm(path.join(sources, 'articles/zh-CN'), { recursive: true });
+
+    const result = await build(store, sources, HOUR_LATER, '--datasets', 'articles', '--json');
+    expect(result.exitCode).toBe(2);
+    const d = report(result.stdout).datasets[0]!;
+    expect(d).toMatchObject({ outcome: 'failed', madeCurrent: false });
+    expect(d.drift.find((r) => r.rule === 'drift.articles.shrink')).toMatchObject({ status: 'warn' });
+    expect(failing(d)).toEqual(['drift.articles.locales']);
+    expect(d.drift.find((r) => r.rule === 'drift.articles.locales')!.message).toBe(
+      'no article left in zh-CN (2 article(s) before): a folder, feed or source of that locale is missing from the sources',
+    );
+    expect(await pointer(store, 'articles')).toBe(current);
+  });
+});
+
 describe('drift: rebuilds that must pass', () => {
   it('passes a normal day: a new article, a few events verified again, one filer whose newest filing arrives late', async () => {
     const dir = await tempDir('drift-normal-day');

@@ -189,6 +189,43 @@ describe('evaluateDrift', () => {
     expect(older.message).toContain('(2026-11-20T00:00:00.000Z -> 2026-11-01T00:00:00.000Z)');
   });
 
+  it('fails investors gone with a current filing, not those the quarter rule aged out', () => {
+    const t = DEFAULT_DRIFT_THRESHOLDS['smart-money'];
+    const withOneBehind = (investors: number): Side => {
+      const side = smartMoney(investors, 824);
+      const filings = new Map((side.watch as { investors: ReadonlyMap<string, InvestorFiling> }).investors);
+      filings.set('fund-behind', { name: 'Behind LP', period: '2026-06-30', filedAt: '2026-08-14T00:00:00.000Z' });
+      return { ...side, watch: { dataset: 'smart-money', newestPeriod: '2026-09-30', investors: filings } };
+    };
+    const agedOut = evaluateDrift(compare(withOneBehind(25), smartMoney(25, 824)), t);
+    expect(statusOf(agedOut, 'drift.smart-money.gone-while-fresh')).toBe('pass');
+    expect(statusOf(agedOut, 'drift.smart-money.investors-gone')).toBe('warn');
+    expect(statusOf(evaluateDrift(compare(smartMoney(25, 824), smartMoney(24, 824)), t), 'drift.smart-money.gone-while-fresh')).toBe(
+      'warn',
+    );
+    const tenth = evaluateDrift(compare(smartMoney(25, 824), smartMoney(23, 824)), t);
+    expect(statusOf(tenth, 'drift.investors.shrink')).toBe('pass');
+    expect(statusOf(tenth, 'drift.smart-money.gone-while-fresh')).toBe('fail');
+  });
+
+  it('fails a locale that loses every article', () => {
+    const t = DEFAULT_DRIFT_THRESHOLDS.articles;
+    const side = (locales: Record<string, number>): Side => {
+      const slugs = Object.entries(locales).flatMap(([locale, n]) => keys(locale, n));
+      return {
+        records: { articles: slugs.length },
+        keys: { articles: slugs },
+        watch: { dataset: 'articles', newestPublishedAt: '2026-11-22T09:00:00.000Z', locales: new Map(Object.entries(locales)) },
+      };
+    };
+    expect(
+      statusOf(evaluateDrift(compare(side({ 'en-US': 40, 'zh-CN': 2 }), side({ 'en-US': 40, 'zh-CN': 1 })), t), 'drift.articles.locales'),
+    ).toBe('pass');
+    const gone = evaluateDrift(compare(side({ 'en-US': 40, 'zh-CN': 2 }), side({ 'en-US': 41 })), t);
+    expect(statusOf(gone, 'drift.articles.shrink')).toBe('pass');
+    expect(gone.find((r) => r.rule === 'drift.articles.locales')).toMatchObject({ status: 'fail', observed: '1 locale(s) gone: zh-CN' });
+  });
+
   it('turns a check off with a null threshold', () => {
     const t = {
       resources: {

@@ -178,6 +178,7 @@ class WatchCollector {
   readonly resources: ReadonlySet<string>;
   private readonly newest = { before: null as string | null, after: null as string | null };
   private readonly upcoming = { before: 0, after: 0 };
+  private readonly locales = { before: new Map<string, number>(), after: new Map<string, number>() };
   private readonly events = { before: new Map<string, EventDates>(), after: new Map<string, EventDates>() };
   private readonly investors = { before: new Map<string, InvestorFiling>(), after: new Map<string, InvestorFiling>() };
 
@@ -192,6 +193,7 @@ class WatchCollector {
   record(side: 'before' | 'after', resource: string, record: unknown): void {
     const r = record as Record<string, string>;
     if (resource === 'articles') {
+      this.locales[side].set(r.locale!, (this.locales[side].get(r.locale!) ?? 0) + 1);
       if (this.newest[side] === null || r.publishedAt! > this.newest[side]!) this.newest[side] = r.publishedAt!;
     } else if (resource === 'events') {
       const from = Date.parse(side === 'before' ? this.generatedBefore : this.generatedAfter);
@@ -213,7 +215,7 @@ class WatchCollector {
 
   result(): { before: DatasetWatch; after: DatasetWatch } {
     const of = (side: 'before' | 'after'): DatasetWatch => {
-      if (this.dataset === 'articles') return { dataset: 'articles', newestPublishedAt: this.newest[side] };
+      if (this.dataset === 'articles') return { dataset: 'articles', newestPublishedAt: this.newest[side], locales: this.locales[side] };
       if (this.dataset === 'calendar') {
         return {
           dataset: 'calendar',
