@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UNCLASSIFIED_CATEGORY } from '../derive/smart-money/investors.js';
 import type { DatasetName } from '../model/dataset.js';
 import type { RuleResult, RuleStatus } from '../model/freshness.js';
 
@@ -28,6 +29,8 @@ export interface InvestorFiling {
   /** Positions and their total reported value, uncapped: what the same filing must give again. */
   positionCount?: number;
   reportedValueTotal?: number;
+  /** The registry's category (`investors.yaml`), or `unclassified` for a filer it does not list. */
+  category?: string;
 }
 
 /** What the calendar drift needs of one event. */
@@ -98,6 +101,9 @@ export const DatasetDriftThresholds = z
     /** smart-money: share of the investors before that are gone although their last filing was not aged out. */
     goneWhileFreshWarnPercent: Percent.optional(),
     goneWhileFreshFailPercent: Percent.optional(),
+    /** smart-money: share of the investors the registry classified before that are published unclassified now. */
+    registryLostWarnPercent: Percent.optional(),
+    registryLostFailPercent: Percent.optional(),
     /** smart-money: share of the investors in both now published from an older quarter. */
     olderFilingsWarnPercent: Percent.optional(),
     olderFilingsFailPercent: Percent.optional(),
@@ -156,6 +162,10 @@ export const DEFAULT_DRIFT_THRESHOLDS: DriftThresholds = {
     // quarter rule: its filings left the sources (a moved folder, a partial download, a registry edit).
     goneWhileFreshWarnPercent: 0,
     goneWhileFreshFailPercent: 5,
+    // With --all-filers an investor left out of investors.yaml is still published, under its filer
+    // name and unclassified: an emptied or truncated registry changes no count and no key.
+    registryLostWarnPercent: 0,
+    registryLostFailPercent: 10,
     shrunkFilingsWarnPercent: 0,
     shrunkFilingsFailPercent: 10,
   },
@@ -189,6 +199,8 @@ export const DriftThresholdsOverride = z
         olderFilingsFailPercent: Percent.optional(),
         goneWhileFreshWarnPercent: Percent.optional(),
         goneWhileFreshFailPercent: Percent.optional(),
+        registryLostWarnPercent: Percent.optional(),
+        registryLostFailPercent: Percent.optional(),
         shrunkFilingsWarnPercent: Percent.optional(),
         shrunkFilingsFailPercent: Percent.optional(),
       })
@@ -366,6 +378,7 @@ function watchChecks(before: DatasetWatch, after: DatasetWatch, thresholds: Data
         gone.length === 0 ? 'no investor disappeared' : `investors no longer published: ${named.join('; ')}${more}`,
       ),
       goneWhileFresh(before.investors, after.investors, gone, thresholds),
+      registryLost(before.investors, after.investors, thresholds),
     ];
   }
   return [];
@@ -400,6 +413,36 @@ function goneWhileFresh(
       : `${observed}: not aged out (the candidate still publishes filings of ${oldest ?? 'no quarter'}), so their filings left the sources (a moved folder, a partial download, a registry edit), e.g. ${fresh
           .slice(0, SAMPLE_SIZE)
           .map(([slug, filing]) => `${filing.name} (${slug}, last filing ${filing.period})`)
+          .join('; ')}${more}`,
+  );
+}
+
+/**
+ * Investors the registry (`investors.yaml`) classified before and that are published unclassified
+ * now: their registry entries are gone. Without --all-filers they would be gone too (and judged
+ * above); with it they stay under their filer names, so no count or key shows an emptied registry.
+ */
+function registryLost(
+  before: ReadonlyMap<string, InvestorFiling>,
+  after: ReadonlyMap<string, InvestorFiling>,
+  thresholds: DatasetDriftThresholds,
+): RuleResult {
+  const listed = [...before].filter(([, filing]) => filing.category !== undefined && filing.category !== UNCLASSIFIED_CATEGORY);
+  const lost = listed.filter(([slug]) => after.get(slug)?.category === UNCLASSIFIED_CATEGORY);
+  const observed = `${lost.length} of ${listed.length} registry investors now unclassified (${share(lost.length, listed.length).toFixed(1)}%)`;
+  const more = lost.length > SAMPLE_SIZE ? ` and ${lost.length - SAMPLE_SIZE} more` : '';
+  return graded(
+    'drift.smart-money.registry-lost',
+    observed,
+    share(lost.length, listed.length),
+    thresholds.registryLostWarnPercent ?? null,
+    thresholds.registryLostFailPercent ?? null,
+    'of registry investors unclassified',
+    lost.length === 0
+      ? 'every investor the registry classified still is'
+      : `${observed}: their entries are missing from filings/investors.yaml, e.g. ${lost
+          .slice(0, SAMPLE_SIZE)
+          .map(([slug, filing]) => `${filing.name} (${slug}, ${filing.category} -> ${after.get(slug)!.name}, ${UNCLASSIFIED_CATEGORY})`)
           .join('; ')}${more}`,
   );
 }

@@ -424,6 +424,27 @@ describe("drift: upstream's bad day behind a warning", () => {
     expect(d.drift.filter((r) => r.status !== 'pass').map((r) => r.rule)).toEqual(['drift.smart-money.investors-gone']);
   });
 
+  it('fails an emptied investors.yaml with --all-filers, where every investor stays under its filer name, unclassified', async () => {
+    const dir = await tempDir('drift-registry-lost');
+    const store = path.join(dir, 'store');
+    const sources = await sampleCopy(dir, 'registry');
+    expect((await build(store, sources, NOW, '--datasets', 'smart-money', '--all-filers', '--json')).exitCode).toBe(0);
+    const current = await pointer(store, 'smart-money');
+    await writeFile(path.join(sources, 'filings/investors.yaml'), 'investors: []\n');
+
+    const result = await build(store, sources, HOUR_LATER, '--datasets', 'smart-money', '--all-filers', '--json');
+    expect(result.exitCode).toBe(2);
+    const d = report(result.stdout).datasets[0]!;
+    expect(d).toMatchObject({ outcome: 'failed', madeCurrent: false });
+    // The same investors under the same slugs: no count or key moved.
+    expect(d.drift.filter((r) => r.rule.startsWith('drift.investors.')).every((r) => r.status === 'pass')).toBe(true);
+    expect(failing(d)).toEqual(['drift.smart-money.registry-lost']);
+    expect(d.drift.find((r) => r.rule === 'drift.smart-money.registry-lost')!.message).toMatch(
+      /^25 of 25 registry investors now unclassified \(100\.0%\): their entries are missing from filings\/investors\.yaml, e\.g\. [A-Z][a-z].* \([a-z-]+, [a-z-]+ -> [A-Z &]+, unclassified\)/,
+    );
+    expect(await pointer(store, 'smart-money')).toBe(current);
+  });
+
   it('fails when every article of one locale is gone, though the count only warns', async () => {
     const dir = await tempDir('drift-locale-gone');
     const store = await firstBuilt(dir);

@@ -208,6 +208,25 @@ describe('evaluateDrift', () => {
     expect(statusOf(tenth, 'drift.smart-money.gone-while-fresh')).toBe('fail');
   });
 
+  it('warns one investor dropped from the registry with --all-filers, and fails the registry emptied', () => {
+    const t = DEFAULT_DRIFT_THRESHOLDS['smart-money'];
+    const side = (unlisted: number): Side => {
+      const base = smartMoney(20, 500);
+      const investors = new Map<string, InvestorFiling>();
+      for (const [slug, filing] of (base.watch as { investors: ReadonlyMap<string, InvestorFiling> }).investors)
+        investors.set(slug, { ...filing, category: Number(slug.slice(5)) < unlisted ? 'unclassified' : 'hedge-fund' });
+      return { ...base, watch: { dataset: 'smart-money', newestPeriod: '2026-09-30', investors } };
+    };
+    expect(statusOf(evaluateDrift(compare(side(0), side(0)), t), 'drift.smart-money.registry-lost')).toBe('pass');
+    expect(statusOf(evaluateDrift(compare(side(0), side(1)), t), 'drift.smart-money.registry-lost')).toBe('warn');
+    expect(evaluateDrift(compare(side(0), side(20)), t).find((r) => r.rule === 'drift.smart-money.registry-lost')).toMatchObject({
+      status: 'fail',
+      observed: '20 of 20 registry investors now unclassified (100.0%)',
+    });
+    // Filers the registry never listed are no loss.
+    expect(statusOf(evaluateDrift(compare(side(5), side(5)), t), 'drift.smart-money.registry-lost')).toBe('pass');
+  });
+
   it('fails a locale that loses every article', () => {
     const t = DEFAULT_DRIFT_THRESHOLDS.articles;
     const side = (locales: Record<string, number>): Side => {

@@ -208,6 +208,7 @@ class WatchCollector {
         filedAt: r.filedAt!,
         positionCount: counts.positionCount,
         reportedValueTotal: counts.reportedValueTotal,
+        category: r.category,
       });
       if (this.newest[side] === null || r.period! > this.newest[side]!) this.newest[side] = r.period!;
     }
