@@ -3,6 +3,9 @@ import { IsoDate, NonEmpty, Slug, WholeNumber } from './primitives.js';
 
 export const INVESTOR_SLUG_MAX = 160;
 
+/** The category of an investor the registry (filings/investors.yaml) does not list. */
+export const UNCLASSIFIED_CATEGORY = 'unclassified';
+
 /** equity = shares without put/call; principal = PRN amounts (bonds, notes); put/call = option rows. */
 export const PositionKind = z.enum(['equity', 'put', 'call', 'principal']);
 export type PositionKind = z.infer<typeof PositionKind>;

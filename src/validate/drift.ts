@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UNCLASSIFIED_CATEGORY } from '../derive/smart-money/investors.js';
+import { UNCLASSIFIED_CATEGORY } from '../model/smart-money.js';
 import type { DatasetName } from '../model/dataset.js';
 import type { RuleResult, RuleStatus } from '../model/freshness.js';
 

@@ -1,5 +1,5 @@
 import type { FilingMeta } from '../../model/filing.js';
-import { POSITION_CAP, type InvestorDetail, type Position } from '../../model/smart-money.js';
+import { POSITION_CAP, type InvestorDetail, type Position, UNCLASSIFIED_CATEGORY } from '../../model/smart-money.js';
 import { capPositions } from './cap.js';
 import type { AggregatedPosition } from './positions.js';
 
@@ -10,8 +10,6 @@ export interface InvestorIdentity {
   name: string;
   category: string;
 }
-
-export const UNCLASSIFIED_CATEGORY = 'unclassified';
 
 /** Share of the uncapped total, rounded to 6 decimals; 0 when the investor reports nothing. */
 export function positionWeight(reportedValue: number, reportedValueTotal: number): number {
