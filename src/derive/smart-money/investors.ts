@@ -1,5 +1,5 @@
 import type { FilingMeta } from '../../model/filing.js';
-import { POSITION_CAP, type InvestorDetail, type Position, UNCLASSIFIED_CATEGORY } from '../../model/smart-money.js';
+import { POSITION_CAP, type InvestorDetail, type Position } from '../../model/smart-money.js';
 import { capPositions } from './cap.js';
 import type { AggregatedPosition } from './positions.js';
 
