@@ -1,3 +1,5 @@
+import { HOUR_MS } from './time.js';
+
 /**
  * Wall-clock time in an IANA zone to a UTC instant, the same on every machine. The zone's rules for
  * that very moment apply (08:30 in New York is 12:30Z in summer time, 13:30Z in winter time). The
@@ -27,7 +29,7 @@ export function wallTimeToInstant(wall: WallTime, timeZone: string): number {
   return valid.length > 0 ? Math.min(...valid) : before;
 }
 
-const HALF_DAY_MS = 12 * 60 * 60 * 1000;
+const HALF_DAY_MS = 12 * HOUR_MS;
 
 /** The zone's offset from UTC at an instant, in milliseconds (wall time minus UTC), to the second. */
 function offsetAt(instant: number, timeZone: string): number {

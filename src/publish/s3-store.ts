@@ -6,6 +6,7 @@ import type { CurrentPointer, DriftAcceptance, Manifest } from '../model/manifes
 import { compareText } from '../lib/text-order.js';
 import { digestFile } from '../lib/file-digest.js';
 import { makeProcessTempDir } from '../lib/process-temp-dir.js';
+import { DAY_MS } from '../lib/time.js';
 import { checkDigest } from './bundle-copy.js';
 import { faultPoint } from '../lib/fault-point.js';
 import { planGc } from './gc-plan.js';
@@ -35,7 +36,7 @@ import { isSnapshotId } from './snapshot-id.js';
 /** Pointer records gc keeps per dataset: the recent history of moves, for a person to read. */
 const POINTER_RECORDS_KEPT = 20;
 /** Objects of a bundle without a manifest this old are an upload that died, not one in progress. */
-const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
+const ABANDONED_AFTER_MS = DAY_MS;
 /** serve lists the pointer records at least this often even while the head is unchanged. */
 const LIST_EVERY_MS = 30_000;
 

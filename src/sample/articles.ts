@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { HOUR_MS } from '../lib/time.js';
 import { escapeXml } from './xml-text.js';
 
 /**
@@ -15,10 +16,10 @@ export async function writeSampleArticles(sourcesRoot: string, now: Date): Promi
   const files = new Map<string, string>();
   files.set('sources.yaml', SOURCES_YAML);
   for (const article of MARKDOWN_ARTICLES) {
-    const instant = base - article.hoursAgo * HOUR;
+    const instant = base - article.hoursAgo * HOUR_MS;
     files.set(`${article.locale}/${utcDate(instant)}-${article.slug}.md`, markdownFile(article, instant));
   }
-  files.set(`en-US/${utcDate(base - 5 * HOUR)}-closing-snapshot.md`, marketSnapshotFile(base - 5 * HOUR));
+  files.set(`en-US/${utcDate(base - 5 * HOUR_MS)}-closing-snapshot.md`, marketSnapshotFile(base - 5 * HOUR_MS));
   files.set('json/desk-briefs.json', jsonArticles(base));
   files.set('feeds/harbor-wire.xml', rssFeed(base));
   files.set('feeds/hanbit-economy.atom', atomFeed(base));
@@ -30,7 +31,6 @@ export async function writeSampleArticles(sourcesRoot: string, now: Date): Promi
   }
 }
 
-const HOUR = 3_600_000;
 type Locale = 'en-US' | 'ko-KR' | 'ja-JP' | 'zh-CN';
 
 /** Each source publishes in its home market's time zone, as real feeds do. */
@@ -414,7 +414,7 @@ function jsonArticles(base: number): string {
     {
       title: 'Housing starts fall as builders pull back on apartments',
       slug: 'housing-starts-fall-multifamily',
-      date: offsetDateTime(base - (8 * 24 + 3) * HOUR, OFFSET_MINUTES['en-US']),
+      date: offsetDateTime(base - (8 * 24 + 3) * HOUR_MS, OFFSET_MINUTES['en-US']),
       author: 'Marcus Bell',
       categories: ['economy', 'housing'],
       source: 'harbor-wire',
@@ -455,7 +455,7 @@ function rssFeed(base: number): string {
       <title>${escapeXml(item.title)}</title>
       <link>${link}</link>
       <guid isPermaLink="true">${link}</guid>
-      <pubDate>${rfc822(base - item.hoursAgo * HOUR, offset)}</pubDate>
+      <pubDate>${rfc822(base - item.hoursAgo * HOUR_MS, offset)}</pubDate>
       <dc:creator>${escapeXml(item.author)}</dc:creator>
       <category>${escapeXml(item.category)}</category>
       <content:encoded><![CDATA[${item.html}]]></content:encoded>
@@ -469,7 +469,7 @@ function rssFeed(base: number): string {
     <link>https://www.harborwire.example/markets</link>
     <description>Markets coverage from Harbor Wire</description>
     <language>en-us</language>
-    <lastBuildDate>${rfc822(base - HOUR, 0).replace('+0000', 'GMT')}</lastBuildDate>
+    <lastBuildDate>${rfc822(base - HOUR_MS, 0).replace('+0000', 'GMT')}</lastBuildDate>
 ${itemXml}
   </channel>
 </rss>
@@ -500,7 +500,7 @@ function atomFeed(base: number): string {
   ];
   const entryXml = entries
     .map((entry) => {
-      const published = offsetDateTime(base - entry.hoursAgo * HOUR, offset);
+      const published = offsetDateTime(base - entry.hoursAgo * HOUR_MS, offset);
       return `  <entry>
     <title>${escapeXml(entry.title)}</title>
     <id>tag:hanbit-economy.example,2026:${entry.id}</id>
@@ -518,7 +518,7 @@ function atomFeed(base: number): string {
 <feed xmlns="http://www.w3.org/2005/Atom" xml:lang="ko-KR">
   <title>한빛경제</title>
   <id>tag:hanbit-economy.example,2026:feed</id>
-  <updated>${offsetDateTime(base - 14 * HOUR, offset)}</updated>
+  <updated>${offsetDateTime(base - 14 * HOUR_MS, offset)}</updated>
   <link rel="self" href="https://hanbit-economy.example/feed.atom"/>
   <author><name>한빛경제 편집국</name></author>
 ${entryXml}
@@ -534,7 +534,7 @@ function jsonFeed(base: number): string {
     title,
     content_html: html,
     summary,
-    date_published: offsetDateTime(base - hoursAgo * HOUR, offset),
+    date_published: offsetDateTime(base - hoursAgo * HOUR_MS, offset),
     authors: [{ name: author }],
     tags: [tag],
     language: 'ja-JP',

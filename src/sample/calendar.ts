@@ -5,7 +5,7 @@ import { TZDate } from '@date-fns/tz';
 import { format } from 'date-fns';
 import { stringify as toYaml } from 'yaml';
 import { compareText } from '../lib/text-order.js';
-import { DAY_MS } from '../lib/time.js';
+import { DAY_MS, HOUR_MS } from '../lib/time.js';
 
 /**
  * The sample calendar: curated central-bank decisions and macro releases of US, EU, GB, JP, KR,
@@ -273,7 +273,7 @@ const CURATED_ATTRIBUTION = {
 
 function verifiedAt(now: Date, daysBefore: number, hourUtc: number): string {
   const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return new Date(midnight - daysBefore * DAY_MS + hourUtc * 3_600_000).toISOString();
+  return new Date(midnight - daysBefore * DAY_MS + hourUtc * HOUR_MS).toISOString();
 }
 
 function centralBanksYaml(now: Date): string {

@@ -20,7 +20,7 @@ export function parseDuration(text: string): number {
   return ms;
 }
 
-const MAX_DURATION_MS = 36_500 * 24 * 60 * 60 * 1000;
+const MAX_DURATION_MS = 36_500 * DAY_MS;
 
 /**
  * Writes milliseconds back in the same notation, to the second and without zero units (`7d`,

@@ -2,6 +2,7 @@ import { DATASET_RESOURCES, type DatasetName } from '../../model/dataset.js';
 import type { RuleResult } from '../../model/freshness.js';
 import { type DriftAcceptance, type Manifest, recordsPerResource } from '../../model/manifest.js';
 import { DRIFT_KEYED } from '../../model/record-keys.js';
+import { DAY_MS } from '../../lib/time.js';
 import { type BundleSide, diffBundles, type ResourceDiff } from '../../publish/bundle-diff.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
 import { BundleIntegrityError, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store.js';
@@ -231,4 +232,4 @@ class WatchCollector {
   }
 }
 
-const THIRTY_DAYS_MS = 30 * 24 * 60 * 60 * 1000;
+const THIRTY_DAYS_MS = 30 * DAY_MS;

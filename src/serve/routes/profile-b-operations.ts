@@ -1,4 +1,5 @@
 import type { Region } from '../../model/article.js';
+import { DAY_MS } from '../../lib/time.js';
 import { futureWindow, publicationRange } from '../calendar-window.js';
 import { findProfileBArticle, selectProfileBArticles } from '../indexes/articles-index.js';
 import { selectProfileBCalendar } from '../indexes/calendar-index.js';
@@ -8,8 +9,6 @@ import { profileBListEnvelope, profileBSingleEnvelope } from '../schemas/envelop
 import { PARAMETERS } from '../schemas/parameter-schemas.js';
 import { RECORD_SCHEMAS } from '../schemas/record-schemas.js';
 import { searchTerms } from '../search-text.js';
-
-const DAY_MS = 86_400_000;
 
 /** Profile B's calendar regions are countries: the region's own country only. */
 export const REGION_COUNTRY: Readonly<Record<Region, string>> = { us: 'US', kr: 'KR', jp: 'JP' };
