@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { ARTICLE_SLUG_MAX, type Article, type IngestedArticle } from '../model/article.js';
 import type { BuildNote, Rejection } from '../model/report.js';
+import { sha256Hex } from '../lib/file-digest.js';
 import { compareText } from '../lib/text-order.js';
 
 export interface ArticlesDerivation {
@@ -148,7 +148,7 @@ function renameNamesakes(articles: IngestedArticle[], notes: BuildNote[]): Map<I
 
 /** `<slug>-<first 8 hex of the SHA-256 of the item key>`, within the slug length limit. */
 export function namesakeSlug(slug: string, key: string): string {
-  const suffix = createHash('sha256').update(key).digest('hex').slice(0, 8);
+  const suffix = sha256Hex(key).slice(0, 8);
   const room = ARTICLE_SLUG_MAX - suffix.length - 1;
   const base = slug.length <= room ? slug : slug.slice(0, room).replace(/-+$/, '');
   return `${base}-${suffix}`;

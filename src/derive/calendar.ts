@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { CalendarEvent } from '../model/calendar-event.js';
 import type { Sourced } from '../model/dataset-build.js';
 import type { Rejection } from '../model/report.js';
+import { sha256Hex } from '../lib/file-digest.js';
 import { compareText } from '../lib/text-order.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 
@@ -25,7 +25,7 @@ export function normaliseEventName(name: string): string {
  */
 export function calendarEventId(event: Pick<CalendarEvent, 'country' | 'scheduledAt' | 'eventName'>): string {
   const canonical = JSON.stringify([event.country, event.scheduledAt, normaliseEventName(event.eventName)]);
-  return `evt-${createHash('sha256').update(canonical).digest('hex').slice(0, 16)}`;
+  return `evt-${sha256Hex(canonical).slice(0, 16)}`;
 }
 
 type Candidate = Sourced<CalendarEvent> & { order: number };

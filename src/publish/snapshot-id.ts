@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { DatasetName } from '../model/dataset.js';
 import { isDatasetName } from '../model/dataset.js';
 import type { Manifest } from '../model/manifest.js';
 import { SNAPSHOT_ID_PATTERN } from '../model/manifest.js';
+import { sha256Hex } from '../lib/file-digest.js';
 import { canonicalJson } from './canonical-json.js';
 
 export type ManifestBody = Omit<Manifest, 'snapshotId'>;
@@ -16,7 +16,7 @@ export function snapshotIdFor(body: ManifestBody): string {
   // The serving index is derived from the resources (whose digests are in the body) and its bytes
   // differ between SQLite versions: the same content must get the same id on every Node.js.
   const { servingIndex: _derived, ...content } = body;
-  const digest = createHash('sha256').update(canonicalJson(content)).digest('hex');
+  const digest = sha256Hex(canonicalJson(content));
   const stamp = body.generatedAt.replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
   return `${body.dataset}-${stamp}-${digest.slice(0, 12)}`;
 }

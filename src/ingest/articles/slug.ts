@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { ARTICLE_SLUG_MAX } from '../../model/article.js';
 import { SLUG_PATTERN } from '../../model/primitives.js';
+import { sha256Hex } from '../../lib/file-digest.js';
 
 export function isValidSlug(value: string, maxLength = ARTICLE_SLUG_MAX): boolean {
   return value.length <= maxLength && SLUG_PATTERN.test(value);
@@ -37,7 +37,7 @@ export function slugify(text: string, maxLength = ARTICLE_SLUG_MAX): string {
  * publication instant), never from file position, so that moving the file keeps the slug.
  */
 export function hashSlug(locale: string, title: string, publishedAt: string): string {
-  const digest = createHash('sha256').update(`${locale}\n${title}\n${publishedAt}`).digest('hex');
+  const digest = sha256Hex(`${locale}\n${title}\n${publishedAt}`);
   return `article-${digest.slice(0, 8)}`;
 }
 
