@@ -4,6 +4,7 @@ import type { BuildNote, Rejection } from '../../model/report.js';
 import { stripSecurityIdentifiers } from '../../model/security-identifiers.js';
 import { Slug } from '../../model/primitives.js';
 import { INVESTOR_SLUG_MAX } from '../../model/smart-money.js';
+import { zodPath } from '../../lib/zod-issues.js';
 import { UnreadableSource } from '../source-files.js';
 import { fieldWithNul, nulProblem } from '../text-fields.js';
 import { parseYamlText, YamlTextError } from '../yaml-text.js';
@@ -57,7 +58,7 @@ export function parseInvestorRegistry(
     const parsed = RegistryEntry.safeParse(item);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      rejections.push({ source, location: `${location}${issue.path.length ? `.${issue.path.join('.')}` : ''}`, reason: issue.message });
+      rejections.push({ source, location: zodPath(issue.path, location), reason: issue.message });
       return;
     }
     const stripped = stripSecurityIdentifiers(parsed.data.name);
