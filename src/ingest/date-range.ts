@@ -11,9 +11,3 @@ export function yearProblem(year: number): string | undefined {
   }
   return undefined;
 }
-
-/** A real day of the Gregorian calendar within the accepted years (Date.UTC is used with a year >= 1900 only). */
-export function isRealDay(year: number, month: number, day: number): boolean {
-  if (yearProblem(year) !== undefined || month < 1 || month > 12 || day < 1) return false;
-  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
-}

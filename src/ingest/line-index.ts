@@ -43,10 +43,3 @@ export class LineCounter {
     return this.line;
   }
 }
-
-/** 1-based line and column of an offset (column in UTF-16 code units, as editors count). */
-export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const line = new LineCounter(text).lineAt(offset);
-  const lastBreak = Math.max(text.lastIndexOf('\n', offset - 1), text.lastIndexOf('\r', offset - 1));
-  return { line, column: offset - lastBreak };
-}

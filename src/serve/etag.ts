@@ -47,8 +47,3 @@ export function matchingTag(header: string | string[] | undefined, etag: string)
       .find((tag) => tag !== '' && contentPart(tag) === content) ?? null
   );
 }
-
-/** Whether If-None-Match matches (see matchingTag). */
-export function matchesIfNoneMatch(header: string | string[] | undefined, etag: string): boolean {
-  return matchingTag(header, etag) !== null;
-}

@@ -75,8 +75,3 @@ export function redactedUrl(value: string): string {
   for (const name of CREDENTIAL_PARAMETERS) if (url.searchParams.has(name)) url.searchParams.set(name, '***');
   return url.toString();
 }
-
-/** How a location reads in messages: `file` or the redacted URL. */
-export function describeStateLocation(location: StateLocation): string {
-  return location.kind === 'file' ? 'file' : redactedUrl(location.url);
-}

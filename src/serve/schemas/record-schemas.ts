@@ -35,16 +35,6 @@ export const RECORD_SCHEMAS: Readonly<Record<RecordName, JsonSchema>> = Object.f
   Object.entries(MODELS).map(([name, model]) => [name, withoutDialect(jsonSchemaOf(model))]),
 ) as Record<RecordName, JsonSchema>;
 
-export const PROFILE_A_RECORDS: readonly RecordName[] = [
-  'ArticleSummary',
-  'Article',
-  'CalendarEvent',
-  'SmartMoneyInvestor',
-  'SmartMoneyInvestorDetail',
-  'SmartMoneyConsensusRow',
-  'SmartMoneyTrade',
-];
-
 /** Resolves a record name to a schema: inline for the routes, a $ref for the OpenAPI document. */
 export type SchemaRef = (name: RecordName) => JsonSchema;
 
