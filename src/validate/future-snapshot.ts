@@ -8,7 +8,7 @@ export const FUTURE_SNAPSHOT_RULE = 'snapshot.generated-by-now';
 /**
  * A snapshot generated after "now" was built with a `--now` ahead of the clock. It looks fresh for
  * longer than its data is, and it keeps every real build from becoming current, so validate and
- * gate fail it (docs/freshness.md, Snapshots from the future). Clocks of two hosts may differ by
+ * gate fail it (docs/freshness.md, pdsnap validate: rule snapshot.generated-by-now). Clocks of two hosts may differ by
  * CLOCK_SKEW_MS; within it the rule passes.
  */
 export function futureSnapshotRule(dataset: DatasetName, generatedAt: string, now: Date): RuleResult {

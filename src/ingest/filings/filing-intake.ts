@@ -223,7 +223,7 @@ export class FilingIntake {
       });
     }
     if (rowCount > 0) {
-      // Issue 3: the decision and its reason for every filing whose values are used. The source
+      // The decision and its reason for every filing whose values are used. The source
       // of a data set filing is the data set, so the accession is in the message.
       this.unitDecisions.push(decision);
       const note = { source: facts.source, message: `value unit: ${decision.unit} (filing ${accession}: ${decision.reason})` };
