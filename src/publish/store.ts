@@ -16,7 +16,7 @@ import {
 import type { SourceFile } from '../model/report.js';
 import { withPath } from '../lib/error-path.js';
 import { digestFile } from '../lib/file-digest.js';
-import { ContentCheck } from '../validate/content-rules.js';
+import { ContentCheck } from '../model/content-rules.js';
 import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
 import { compareText } from '../lib/text-order.js';
 import { asBundleDamage } from './bundle-file-damage.js';

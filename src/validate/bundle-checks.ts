@@ -1,14 +1,14 @@
 import type { DatasetName } from '../model/dataset.js';
 import type { RuleResult } from '../model/freshness.js';
 import type { Manifest } from '../model/manifest.js';
-import { ContentCheck, type SnapshotRef } from './content-rules.js';
+import { ContentCheck, type SnapshotRef } from '../model/content-rules.js';
 import { formatDuration } from './duration.js';
 import { evaluateFreshness, freshUntil } from './freshness.js';
 import { futureSnapshotRule } from './future-snapshot.js';
 import type { FreshnessLimits } from './limits.js';
 import type { DatasetValidation } from './report.js';
 import { worstStatus } from './report.js';
-import { checkResourceSchema, describeSchemaProblem, MAX_SCHEMA_PROBLEMS, type SchemaProblem } from './schema-check.js';
+import { checkResourceSchema, describeSchemaProblem, MAX_SCHEMA_PROBLEMS, type SchemaProblem } from '../model/schema-check.js';
 
 /**
  * Turns what was read from the store into report rules. Pure: the caller streams the bundle's

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BundleFileWriter, InvalidRecordError } from '../../src/publish/bundle-file-writer.js';
-import { ContentCheck } from '../../src/validate/content-rules.js';
+import { ContentCheck } from '../../src/model/content-rules.js';
 import { tempDir } from '../helpers/cli.js';
 import { article, calendarEvent } from '../helpers/records.js';
 

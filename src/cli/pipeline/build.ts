@@ -7,7 +7,7 @@ import { LockError } from '../../lib/file-lock.js';
 import { InvalidRecordError } from '../../publish/bundle-file-writer.js';
 import { openStore, type SnapshotStore } from '../../publish/snapshot-store.js';
 import { PublishFailure, type StagedBundle } from '../../publish/store.js';
-import type { ContentCheck } from '../../validate/content-rules.js';
+import type { ContentCheck } from '../../model/content-rules.js';
 import { evaluateFreshness, freshUntil } from '../../validate/freshness.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
 import type { DriftThresholds } from '../../validate/drift.js';

@@ -8,9 +8,9 @@ import {
   largestConsensusPage,
   MAX_CONSENSUS_PAGE_BYTES,
   describeFinding,
-} from '../../src/validate/content-rules.js';
+} from '../../src/model/content-rules.js';
 import { article } from '../helpers/records.js';
-import { consensusRow, investor, trade } from './records.js';
+import { consensusRow, investor, trade } from '../validate/records.js';
 
 const SNAPSHOT = { id: 'smart-money-20261122T000000Z-3f2a9c1b7d4e', generatedAt: '2026-11-22T00:00:00.000Z' };
 

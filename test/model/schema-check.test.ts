@@ -2,9 +2,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { DATASET_RESOURCES, DATASETS } from '../../src/model/dataset.js';
 import { resourceJsonSchema } from '../../src/model/json-schema.js';
-import { checkResourceSchema, describeSchemaProblem, recordChecker } from '../../src/validate/schema-check.js';
+import { checkResourceSchema, describeSchemaProblem, recordChecker } from '../../src/model/schema-check.js';
 import { article, calendarEvent } from '../helpers/records.js';
-import { consensusRow, investor, trade } from './records.js';
+import { consensusRow, investor, trade } from '../validate/records.js';
 
 describe('checkResourceSchema', () => {
   it('checks against schemas that are valid JSON Schema 2020-12 (the check itself skips the meta-schema)', () => {

@@ -1,10 +1,10 @@
 import { BoundedTextMemo } from '../lib/bounded-text-memo.js';
-import { ARTICLE_SLUG_MAX } from '../model/article.js';
-import type { DatasetName } from '../model/dataset.js';
-import type { RuleResult } from '../model/freshness.js';
-import { SLUG_PATTERN } from '../model/primitives.js';
-import { locateSecurityIdentifiers } from '../model/security-identifiers.js';
-import { INVESTOR_SLUG_MAX } from '../model/smart-money.js';
+import { ARTICLE_SLUG_MAX } from './article.js';
+import type { DatasetName } from './dataset.js';
+import type { RuleResult } from './freshness.js';
+import { SLUG_PATTERN } from './primitives.js';
+import { locateSecurityIdentifiers } from './security-identifiers.js';
+import { INVESTOR_SLUG_MAX } from './smart-money.js';
 
 /**
  * Content rules on a bundle's records (docs/spec.md, Content rules). Pure: records in, findings

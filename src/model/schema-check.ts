@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { DatasetName } from '../model/dataset.js';
-import { resourceJsonSchema } from '../model/json-schema.js';
+import type { DatasetName } from './dataset.js';
+import { resourceJsonSchema } from './json-schema.js';
 
 export interface SchemaProblem {
   resource: string;
