@@ -4,7 +4,7 @@ import { compareText } from '../lib/text-order.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 import { canonicalJson } from './canonical-json.js';
 import { BundleIntegrityError, type ManifestBody, snapshotIdFor } from './snapshot-id.js';
-import type { ManifestFields, StagedBundle } from './store.js';
+import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 
 /**
  * Checks a manifest's text against its schema, its snapshot id and its dataset's resources. Every

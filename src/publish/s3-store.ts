@@ -15,13 +15,13 @@ import { formatBucketLocation, parseBucketLocation } from './s3-location.js';
 import { BucketObjects, s3Client } from './s3-objects.js';
 import { PointerLog, type PointerReading, type PointerRecord } from './s3-pointers.js';
 import type { PointerStates, SnapshotStore, StoreOptions } from './snapshot-store.js';
+import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 import {
   BundleIntegrityError,
   BundleStore,
   type CommitOptions,
   datasetOfSnapshotId,
   type GcResult,
-  type ManifestFields,
   type OpenedBundle,
   PublishFailure,
   type PublishResult,
@@ -29,7 +29,6 @@ import {
   type SnapshotEntry,
   SnapshotNotFoundError,
   type Staged,
-  type StagedBundle,
 } from './store.js';
 import { isSnapshotId } from './snapshot-id.js';
 

@@ -2,16 +2,15 @@ import type { DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
 import type { CurrentPointer, DriftAcceptance, Manifest } from '../model/manifest.js';
 import { formatBucketLocation, isBucketLocation, parseBucketLocation } from './s3-location.js';
+import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 import {
   BundleStore,
   type CommitOptions,
   type GcResult,
-  type ManifestFields,
   type OpenedBundle,
   type PublishResult,
   type SnapshotEntry,
   type Staged,
-  type StagedBundle,
 } from './store.js';
 
 export type PointerStates = Record<DatasetName, { state: 'none' | 'ok' | 'broken'; snapshotId?: string; reason?: string }>;

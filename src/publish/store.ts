@@ -4,16 +4,7 @@ import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DATASET_RESOURCES, DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
-import type { FreshnessFacts } from '../model/freshness.js';
-import {
-  CurrentPointer,
-  DriftAcceptance,
-  Manifest,
-  recordsPerResource,
-  type ResourceEntry,
-  type ServingIndexEntry,
-} from '../model/manifest.js';
-import type { SourceFile } from '../model/report.js';
+import { CurrentPointer, DriftAcceptance, Manifest, recordsPerResource } from '../model/manifest.js';
 import { withPath } from '../lib/error-path.js';
 import { digestFile } from '../lib/file-digest.js';
 import { ContentCheck } from '../model/content-rules.js';
@@ -27,6 +18,7 @@ import { copyBundleFiles } from './bundle-copy.js';
 import { planGc } from './gc-plan.js';
 import { manifestBodyOf, manifestFor, manifestText, notJsonReason, parseManifest, safeJson } from './manifest-check.js';
 import type { SnapshotStore } from './snapshot-store.js';
+import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter, partBytes } from './resource-writer.js';
 import { resourceSerializer } from './compiled-canonical.js';
@@ -63,29 +55,11 @@ export interface SnapshotEntry {
   candidate: boolean;
 }
 
-/** Resources written to a private temp folder, not yet visible to any reader. */
-export interface StagedBundle {
-  dataset: DatasetName;
-  directory: string;
-  files: ResourceEntry[];
-  servingIndex?: ServingIndexEntry;
-}
-
 /** A staged bundle, what its producer returned, and the content rules over what was written. */
 export interface Staged<T> {
   staged: StagedBundle;
   result: T;
   content: ContentCheck;
-}
-
-/** Everything of a manifest except what the store computes (format, files, snapshotId). */
-export interface ManifestFields {
-  generatedAt: string;
-  facts: FreshnessFacts;
-  freshUntil: string;
-  allowStale: boolean;
-  acceptedDrift?: DriftAcceptance;
-  sources: SourceFile[];
 }
 
 export interface CommitOptions {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/publish/canonical-json.js';
-import { BundleIntegrityError, BundleStore, type ManifestFields } from '../../src/publish/store.js';
+import type { ManifestFields } from '../../src/publish/staged-bundle.js';
+import { BundleIntegrityError, BundleStore } from '../../src/publish/store.js';
 import { article } from '../helpers/records.js';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');

@@ -1,0 +1,22 @@
+import type { DatasetName } from '../model/dataset.js';
+import type { FreshnessFacts } from '../model/freshness.js';
+import type { DriftAcceptance, ResourceEntry, ServingIndexEntry } from '../model/manifest.js';
+import type { SourceFile } from '../model/report.js';
+
+/** Resources written to a private temp folder, not yet visible to any reader. */
+export interface StagedBundle {
+  dataset: DatasetName;
+  directory: string;
+  files: ResourceEntry[];
+  servingIndex?: ServingIndexEntry;
+}
+
+/** Everything of a manifest except what the store computes (format, files, snapshotId). */
+export interface ManifestFields {
+  generatedAt: string;
+  facts: FreshnessFacts;
+  freshUntil: string;
+  allowStale: boolean;
+  acceptedDrift?: DriftAcceptance;
+  sources: SourceFile[];
+}
