@@ -302,7 +302,7 @@ export class BundleStore implements SnapshotStore {
     return pointer ? this.openBundle(pointer.snapshotId) : null;
   }
 
-  /** Every bundle's manifest summary (not digest-verified: use readBundle for that), newest first. */
+  /** Every bundle's manifest summary (not digest-verified: openBundle or verifyBundle do that), newest first. */
   async listSnapshots(): Promise<SnapshotEntry[]> {
     const entries: SnapshotEntry[] = [];
     const pointers = await this.pointerStates();

@@ -8,9 +8,10 @@ import { DEFAULT_LIMITS, FreshnessLimits } from './limits.js';
 export { DEFAULT_LIMITS, FreshnessLimits };
 
 /**
- * Every freshness rule of docs/spec.md, Freshness rules, in one pure module used by build, validate, gate and
- * serve. All arithmetic is on UTC epoch milliseconds; a timestamp with an offset is converted to UTC
- * before it is compared. "At most X days old" means: exactly X days passes, X days and 1 ms fails.
+ * Every freshness rule of docs/spec.md, Freshness rules, in one pure module used by build, promote,
+ * validate and gate; the server goes by each manifest's freshUntil, which build computed here. All
+ * arithmetic is on UTC epoch milliseconds; a timestamp with an offset is converted to UTC before it
+ * is compared. "At most X days old" means: exactly X days passes, X days and 1 ms fails.
  *
  * A rule is either timed (it passes until an instant, `failsAt`, then fails for ever) or fixed (it
  * does not depend on `now`: the calendar coverage rule, and any rule whose fact is missing or
