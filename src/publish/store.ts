@@ -17,7 +17,7 @@ import { processIsAlive, withFileLock } from '../lib/file-lock.js';
 import { copyBundleFiles } from './bundle-copy.js';
 import { planGc } from './gc-plan.js';
 import { manifestBodyOf, manifestFor, manifestText, notJsonReason, parseManifest, safeJson } from './manifest-check.js';
-import type { SnapshotStore } from './snapshot-store.js';
+import type { PointerStates, SnapshotStore } from './snapshot-store.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter, partBytes } from './resource-writer.js';
@@ -227,8 +227,8 @@ export class BundleStore implements SnapshotStore {
   }
 
   /** Each dataset's pointer: none, ok, or broken (with the reason), for list and gc. */
-  async pointerStates(): Promise<Record<DatasetName, { state: 'none' | 'ok' | 'broken'; snapshotId?: string; reason?: string }>> {
-    const states = {} as Record<DatasetName, { state: 'none' | 'ok' | 'broken'; snapshotId?: string; reason?: string }>;
+  async pointerStates(): Promise<PointerStates> {
+    const states = {} as PointerStates;
     for (const dataset of DATASETS) {
       try {
         const pointer = await this.currentPointer(dataset);
@@ -588,7 +588,7 @@ export class BundleStore implements SnapshotStore {
   private async writePointer(dataset: DatasetName, snapshotId: string, at: Date): Promise<void> {
     await mkdir(this.currentDir, { recursive: true });
     const pointer: CurrentPointer = { snapshotId, publishedAt: at.toISOString() };
-    const file = path.join(this.currentDir, `${dataset}.json`);
+    const file = this.pointerFile(dataset);
     try {
       failPoint('pointer-write');
       await replaceFileAtomically(file, `${canonicalJson(pointer)}\n`);
