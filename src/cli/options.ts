@@ -47,6 +47,12 @@ export const NowOption = z
     return new Date(ms);
   });
 
+/** The <dataset> argument of history, diff, promote and rollback; another name is the user's mistake. */
+export function datasetArgument(text: string): DatasetName {
+  if (!isDatasetName(text)) throw new UsageError(`unknown dataset "${text}"`);
+  return text;
+}
+
 /** --datasets articles,calendar,smart-money */
 export const DatasetsOption = z
   .string()

@@ -2,12 +2,12 @@ import { Command } from 'commander';
 import { withPathDefaults } from '../path-options.js';
 import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
-import { DATASET_RESOURCES, DatasetName } from '../../model/dataset.js';
+import { DATASET_RESOURCES, type DatasetName } from '../../model/dataset.js';
 import { diffBundles } from '../../publish/bundle-diff.js';
 import { BundleIntegrityError, BundleStore, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store.js';
 import { DataError, UsageError } from '../errors.js';
 import { DIFF_COUNT_HEADER, type DiffReport, diffCountRow, diffMarkdown } from '../markdown.js';
-import { DEFAULT_STORE, parseOptions, FolderStoreOption } from '../options.js';
+import { DEFAULT_STORE, datasetArgument, parseOptions, FolderStoreOption } from '../options.js';
 import { FormatOption, formatTable, printJson, printLine } from '../output.js';
 import { baselineFor } from '../pipeline/drift.js';
 
@@ -33,9 +33,7 @@ export function diffCommand(): Command {
     .option('--json', 'print JSON to stdout')
     .action(async (datasetArg: string, fromArg: string | undefined, toArg: string | undefined, raw) => {
       const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
-      const parsed = DatasetName.safeParse(datasetArg);
-      if (!parsed.success) throw new UsageError(`unknown dataset "${datasetArg}"`);
-      const dataset = parsed.data;
+      const dataset = datasetArgument(datasetArg);
       const store = new BundleStore(options.store);
       if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
       try {

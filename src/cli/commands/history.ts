@@ -2,14 +2,13 @@ import { Command } from 'commander';
 import { withPathDefaults } from '../path-options.js';
 import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
-import { DatasetName } from '../../model/dataset.js';
 import { type Manifest, recordsPerResource } from '../../model/manifest.js';
 import { BundleStore } from '../../publish/store.js';
 import { evaluateDrift, type ResourceChange } from '../../validate/drift.js';
 import { worstStatus } from '../../validate/report.js';
 import { loadConfig } from '../config.js';
 import { UsageError } from '../errors.js';
-import { DEFAULT_STORE, NowOption, parseOptions, FolderStoreOption } from '../options.js';
+import { DEFAULT_STORE, datasetArgument, NowOption, parseOptions, FolderStoreOption } from '../options.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { withAcceptance } from '../pipeline/drift.js';
 
@@ -36,9 +35,7 @@ export function historyCommand(): Command {
     .option('--json', 'print JSON to stdout')
     .action(async (datasetArg: string, raw) => {
       const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
-      const parsed = DatasetName.safeParse(datasetArg);
-      if (!parsed.success) throw new UsageError(`unknown dataset "${datasetArg}"`);
-      const dataset = parsed.data;
+      const dataset = datasetArgument(datasetArg);
       const config = await loadConfig(options.config);
       const store = new BundleStore(options.store);
       if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);

@@ -2,14 +2,13 @@ import { Command } from 'commander';
 import { withPathDefaults } from '../path-options.js';
 import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
-import { DatasetName } from '../../model/dataset.js';
 import type { RuleResult } from '../../model/freshness.js';
 import type { DriftAcceptance } from '../../model/manifest.js';
 import { BundleIntegrityError, BundleStore, CurrentMovedError, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store.js';
 import { evaluateFreshness } from '../../validate/freshness.js';
 import { loadConfig } from '../config.js';
 import { DataError, ExitCode, ExitWith, UsageError } from '../errors.js';
-import { DEFAULT_STORE, NowOption, parseOptions, FolderStoreOption } from '../options.js';
+import { DEFAULT_STORE, datasetArgument, NowOption, parseOptions, FolderStoreOption } from '../options.js';
 import { printJson, printLine } from '../output.js';
 import { checkDrift, currentBaseline, sideOf } from '../pipeline/drift.js';
 
@@ -37,9 +36,7 @@ export function promoteCommand(): Command {
     .option('--json', 'print JSON to stdout')
     .action(async (datasetArg: string, snapshotId: string, raw) => {
       const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
-      const parsed = DatasetName.safeParse(datasetArg);
-      if (!parsed.success) throw new UsageError(`unknown dataset "${datasetArg}"`);
-      const dataset = parsed.data;
+      const dataset = datasetArgument(datasetArg);
       const config = await loadConfig(options.config);
       const store = new BundleStore(options.store);
       if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);

@@ -1,11 +1,10 @@
 import { Command } from 'commander';
 import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
-import { DatasetName } from '../../model/dataset.js';
 import { openStore } from '../../publish/snapshot-store.js';
 import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store.js';
 import { DataError, UsageError } from '../errors.js';
-import { DEFAULT_STORE, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
+import { DEFAULT_STORE, datasetArgument, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { withPathDefaults } from '../path-options.js';
 import { printJson, printLine } from '../output.js';
 
@@ -27,12 +26,11 @@ export function rollbackCommand(): Command {
     .option('--json', 'print JSON to stdout')
     .action(async (datasetArg: string, snapshotId: string, raw) => {
       const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
-      const dataset = DatasetName.safeParse(datasetArg);
-      if (!dataset.success) throw new UsageError(`unknown dataset "${datasetArg}"`);
+      const dataset = datasetArgument(datasetArg);
       const store = openStore(options.store);
       let result;
       try {
-        result = await store.rollback(dataset.data, snapshotId, options.now);
+        result = await store.rollback(dataset, snapshotId, options.now);
       } catch (error) {
         if (error instanceof SnapshotNotFoundError) throw new UsageError(error.message);
         if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; current not changed`);
@@ -42,17 +40,17 @@ export function rollbackCommand(): Command {
       }
       if (options.json) {
         return printJson({
-          dataset: dataset.data,
+          dataset,
           snapshotId,
           previousSnapshotId: result.previousSnapshotId,
           repairedPointer: result.repairedPointer,
         });
       }
       if (!result.repairedPointer && result.previousSnapshotId === snapshotId) {
-        printLine(`${dataset.data}: current is already ${snapshotId}; nothing changed`);
+        printLine(`${dataset}: current is already ${snapshotId}; nothing changed`);
         return;
       }
       const was = result.repairedPointer ? `a broken pointer: ${result.repairedPointer}; repaired` : (result.previousSnapshotId ?? 'none');
-      printLine(`${dataset.data}: current is now ${snapshotId} (was ${was})`);
+      printLine(`${dataset}: current is now ${snapshotId} (was ${was})`);
     });
 }
