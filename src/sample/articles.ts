@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { HOUR_MS } from '../lib/time.js';
-import { escapeXml } from './xml-text.js';
+import { escapeXml } from '../lib/escape-xml.js';
 
 /**
  * A realistic `articles/` source tree dated relative to `now`: a registry of four licensed

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { FILING_DEADLINE_DAYS } from '../lib/quarters.js';
 import { cusipCheckDigit } from '../model/security-identifiers.js';
-import { escapeXml } from './xml-text.js';
+import { escapeXml } from '../lib/escape-xml.js';
 
 /**
  * `pdsnap sample` filings: a realistic `filings/` source tree in the real EDGAR layouts, dated

@@ -1,6 +1,7 @@
 import type { LoadedSource } from '../source-files.js';
 import { type ArticleDraft, type DraftBatch, marksMarketSnapshot } from './article-draft.js';
-import { attribute, escapeHtml, FEED_NAMESPACES, parseFeedXml, rawText, xmlText } from './feed-xml.js';
+import { escapeXml } from '../../lib/escape-xml.js';
+import { attribute, FEED_NAMESPACES, parseFeedXml, rawText, xmlText } from './feed-xml.js';
 import { plainText } from './html-content.js';
 import { identifyingLinkStems } from './slug.js';
 import type { RegisteredSource } from './source-registry.js';
@@ -76,7 +77,7 @@ function atomHtml(node: unknown): string | undefined {
   const type = attribute(node, 'type') ?? 'text';
   if (type === 'xhtml') return raw.trim();
   if (type === 'html') return xmlText(raw);
-  return `<p>${escapeHtml(xmlText(raw))}</p>`;
+  return `<p>${escapeXml(xmlText(raw))}</p>`;
 }
 
 function plainTextOf(node: unknown): string | undefined {

@@ -1,4 +1,5 @@
 import { readXml } from '../xml-reader.js';
+import { escapeXml } from '../../lib/escape-xml.js';
 
 /** Elements that repeat in RSS and Atom, always read as arrays so one item is not a special case. */
 const REPEATED = new Set(['item', 'entry', 'category', 'link', 'author', 'enclosure']);
@@ -70,17 +71,13 @@ function decodeXmlEntities(text: string): string {
   });
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
 /** Plain text as HTML paragraphs (blank lines separate them). */
 export function textToHtml(text: string): string {
   return text
     .split(/\n\s*\n/)
     .map((paragraph) => paragraph.trim())
     .filter((paragraph) => paragraph !== '')
-    .map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`)
+    .map((paragraph) => `<p>${escapeXml(paragraph)}</p>`)
     .join('\n');
 }
 
