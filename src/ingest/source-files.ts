@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { close, constants, fstat, open as openFd, type Stats } from 'node:fs';
 import { open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { sha256Hex } from '../lib/file-digest.js';
+import { digestStream, sha256Hex } from '../lib/file-digest.js';
 import type { Readable } from 'node:stream';
 import type { BuildNote, SourceFile } from '../model/report.js';
 import { formatBytes, MAX_FOLDER_DEPTH, MAX_SOURCE_FILE_BYTES } from './source-limits.js';
@@ -161,14 +160,9 @@ export async function loadSource(sourcesRoot: string, absolutePath: string, maxB
 export async function sourceProvenance(sourcesRoot: string, absolutePath: string): Promise<SourceFile> {
   const relativePath = relativeSourcePath(sourcesRoot, absolutePath);
   const handle = await openRegularFile(relativePath, absolutePath);
-  const hash = createHash('sha256');
-  let bytes = 0;
-  for await (const chunk of handle.createReadStream()) {
-    hash.update(chunk as Buffer);
-    bytes += (chunk as Buffer).length;
-  }
+  const { bytes, sha256 } = await digestStream(handle.createReadStream());
   const resolvedPath = await resolvedPathOf(sourcesRoot, absolutePath);
-  return { path: relativePath, bytes, sha256: hash.digest('hex'), ...(resolvedPath ? { resolvedPath } : {}) };
+  return { path: relativePath, bytes, sha256, ...(resolvedPath ? { resolvedPath } : {}) };
 }
 
 /** A read stream of a regular file; the stream closes the descriptor. */

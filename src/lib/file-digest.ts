@@ -12,10 +12,15 @@ export function sha256Hex(data: Buffer | string): string {
 }
 
 /** Streams a file through SHA-256 (never holding it whole); the event loop turns between chunks. */
-export async function digestFile(file: string): Promise<FileDigest> {
+export function digestFile(file: string): Promise<FileDigest> {
+  return digestStream(createReadStream(file, { highWaterMark: 1 << 20 }));
+}
+
+/** Size and SHA-256 of everything a stream yields, read to its end. */
+export async function digestStream(stream: AsyncIterable<Buffer>): Promise<FileDigest> {
   const hash = createHash('sha256');
   let bytes = 0;
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of stream) {
     hash.update(chunk);
     bytes += chunk.length;
   }
