@@ -14,21 +14,25 @@ import { bundleFiles, manifestBodyOf, manifestFor, manifestText, parseManifest }
 import { formatBucketLocation, parseBucketLocation } from './s3-location.js';
 import { BucketObjects, s3Client } from './s3-objects.js';
 import { PointerLog, type PointerReading, type PointerRecord } from './s3-pointers.js';
-import type { PointerStates, SnapshotStore, StoreOptions } from './snapshot-store.js';
+import type {
+  CommitOptions,
+  GcResult,
+  OpenedBundle,
+  PointerStates,
+  PublishResult,
+  SnapshotEntry,
+  SnapshotStore,
+  Staged,
+  StoreOptions,
+} from './snapshot-store.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 import {
   BundleIntegrityError,
   BundleStore,
-  type CommitOptions,
   datasetOfSnapshotId,
-  type GcResult,
-  type OpenedBundle,
   PublishFailure,
-  type PublishResult,
   type PublishState,
-  type SnapshotEntry,
   SnapshotNotFoundError,
-  type Staged,
 } from './store.js';
 import { isSnapshotId } from './snapshot-id.js';
 

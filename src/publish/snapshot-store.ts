@@ -1,19 +1,79 @@
 import type { DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
+import type { ContentCheck } from '../model/content-rules.js';
 import type { CurrentPointer, DriftAcceptance, Manifest } from '../model/manifest.js';
-import { formatBucketLocation, isBucketLocation, parseBucketLocation } from './s3-location.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
-import {
-  BundleStore,
-  type CommitOptions,
-  type GcResult,
-  type OpenedBundle,
-  type PublishResult,
-  type SnapshotEntry,
-  type Staged,
-} from './store.js';
 
 export type PointerStates = Record<DatasetName, { state: 'none' | 'ok' | 'broken'; snapshotId?: string; reason?: string }>;
+
+/** A bundle whose manifest was verified; its records are read by streaming, `records(resource)`. */
+export interface OpenedBundle {
+  manifest: Manifest;
+  directory: string;
+  /** The records of one resource in published order; each part's digest is checked as it ends. */
+  records(resource: string): AsyncGenerator<unknown>;
+  /**
+   * The serving index's path once it is verified, or null for a dataset without one. `contents`
+   * (validate, gate) checks the whole-file and chunk digests and that its tables hold the
+   * manifest's record counts. `bytes` (serve) checks the chunk digests on every core at once, off
+   * the event loop, and the table layout: the bytes are then exactly those that gate counted.
+   */
+  verifiedServingIndex(depth?: 'contents' | 'bytes'): Promise<string | null>;
+}
+
+export interface SnapshotEntry {
+  dataset: DatasetName;
+  snapshotId: string;
+  generatedAt: string;
+  freshUntil: string;
+  current: boolean;
+  /** Published with build --no-promote and not made current since. */
+  candidate: boolean;
+}
+
+/** A staged bundle, what its producer returned, and the content rules over what was written. */
+export interface Staged<T> {
+  staged: StagedBundle;
+  result: T;
+  content: ContentCheck;
+}
+
+export interface CommitOptions {
+  /** false: publish the bundle without moving the pointer. */
+  promote?: boolean;
+  /**
+   * Mark it a candidate (build --no-promote), which drift and gc never take for a snapshot that was
+   * current. Default: when not promoted. sync copies a bundle as what it is in the source.
+   */
+  candidate?: boolean;
+}
+
+export interface PublishResult {
+  snapshotId: string;
+  /** False when a bundle with this id already existed: nothing was written. */
+  published: boolean;
+  /** True when current/<dataset>.json now points at this snapshot and did not before. */
+  madeCurrent: boolean;
+  previousSnapshotId: string | null;
+  /** Set when current was left on a snapshot generated later than this one. */
+  keptNewerCurrent: { snapshotId: string; generatedAt: string } | null;
+  /** Set when the current pointer was broken and this publish rewrote it: what was wrong. */
+  repairedPointer: string | null;
+  /** Set when a bundle with this id existed but no longer verified, and was replaced: what was wrong. */
+  republishedDamaged: string | null;
+  removedLeftovers: string[];
+}
+
+export interface GcResult {
+  deleted: string[];
+  kept: string[];
+  /** Bundles whose manifest could not be read: never deleted, named here for a person to look at. */
+  unreadable: string[];
+  /** Datasets left alone because their current pointer is broken (which bundle is current is unknown). */
+  skipped: Array<{ dataset: DatasetName; reason: string }>;
+  /** What dead processes on this host left behind (staging folders, gc trash, pointer temp files), removed. */
+  removedLeftovers: string[];
+}
 
 /**
  * What every command needs of a store, wherever its bundles live: a folder (BundleStore) or a
@@ -62,85 +122,4 @@ export interface StoreOptions {
   cacheDir?: string;
   /** serve: notice pointer moves by a conditional GET of the head, listing records only when it changed. */
   pollHead?: boolean;
-}
-
-/** `s3://bucket/prefix` opens a bucket store; anything else is a folder. */
-export function openStore(location: string, options: StoreOptions = {}): SnapshotStore {
-  if (isBucketLocation(location)) return new LazyBucketStore(location, options);
-  return new BundleStore(location, options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs });
-}
-
-/**
- * A bucket store (S3Store) loaded at its first use: the AWS SDK takes about a second to load, which
- * every command on a folder store, and every process of the test suite, would otherwise pay.
- */
-class LazyBucketStore implements SnapshotStore {
-  readonly location: string;
-  private store: Promise<SnapshotStore> | null = null;
-
-  constructor(
-    private readonly given: string,
-    private readonly options: StoreOptions,
-  ) {
-    // A malformed location fails here, when the store is opened, as S3Store's constructor would.
-    this.location = formatBucketLocation(parseBucketLocation(given));
-  }
-
-  private opened(): Promise<SnapshotStore> {
-    this.store ??= import('./s3-store.js').then(({ S3Store }) => new S3Store(this.given, this.options));
-    return this.store;
-  }
-
-  async exists(): Promise<boolean> {
-    return (await this.opened()).exists();
-  }
-  async currentPointer(dataset: DatasetName): Promise<CurrentPointer | null> {
-    return (await this.opened()).currentPointer(dataset);
-  }
-  async pointerStates(): Promise<PointerStates> {
-    return (await this.opened()).pointerStates();
-  }
-  async openBundle(snapshotId: string): Promise<OpenedBundle> {
-    return (await this.opened()).openBundle(snapshotId);
-  }
-  async verifyBundle(snapshotId: string): Promise<Manifest> {
-    return (await this.opened()).verifyBundle(snapshotId);
-  }
-  async listSnapshots(): Promise<SnapshotEntry[]> {
-    return (await this.opened()).listSnapshots();
-  }
-  async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<Staged<T>> {
-    return (await this.opened()).stage(dataset, produce);
-  }
-  async stageCopy(manifest: Manifest, directory: string): Promise<StagedBundle> {
-    return (await this.opened()).stageCopy(manifest, directory);
-  }
-  async discard(staged: StagedBundle): Promise<void> {
-    return (await this.opened()).discard(staged);
-  }
-  async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options?: CommitOptions): Promise<PublishResult> {
-    return (await this.opened()).commit(staged, fields, publishedAt, options);
-  }
-  async rollback(
-    dataset: DatasetName,
-    snapshotId: string,
-    at: Date,
-  ): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
-    return (await this.opened()).rollback(dataset, snapshotId, at);
-  }
-  async gc(keep: number, dryRun: boolean): Promise<GcResult> {
-    return (await this.opened()).gc(keep, dryRun);
-  }
-  async acceptedDrift(manifest: Manifest): Promise<DriftAcceptance | null> {
-    return (await this.opened()).acceptedDrift(manifest);
-  }
-  async retainOnly(snapshotIds: readonly string[], datasets?: readonly DatasetName[]): Promise<void> {
-    return (await this.opened()).retainOnly(snapshotIds, datasets);
-  }
-  async dropLocalCopy(snapshotId: string): Promise<boolean> {
-    return (await this.opened()).dropLocalCopy(snapshotId);
-  }
-  async close(): Promise<void> {
-    if (this.store !== null) await (await this.store).close();
-  }
 }

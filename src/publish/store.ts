@@ -17,7 +17,16 @@ import { processIsAlive, withFileLock } from '../lib/file-lock.js';
 import { copyBundleFiles } from './bundle-copy.js';
 import { planGc } from './gc-plan.js';
 import { manifestBodyOf, manifestFor, manifestText, notJsonReason, parseManifest, safeJson } from './manifest-check.js';
-import type { PointerStates, SnapshotStore } from './snapshot-store.js';
+import type {
+  CommitOptions,
+  GcResult,
+  OpenedBundle,
+  PointerStates,
+  PublishResult,
+  SnapshotEntry,
+  SnapshotStore,
+  Staged,
+} from './snapshot-store.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 import { readResourceRecords } from './record-reader.js';
 import { NdjsonPartsWriter, partBytes } from './resource-writer.js';
@@ -29,75 +38,6 @@ import { BundleIntegrityError, datasetOfSnapshotId, isSnapshotId, SnapshotNotFou
 import { formatZodIssues } from '../lib/zod-issues.js';
 
 export { BundleIntegrityError, SnapshotNotFoundError, datasetOfSnapshotId };
-
-/** A bundle whose manifest was verified; its records are read by streaming, `records(resource)`. */
-export interface OpenedBundle {
-  manifest: Manifest;
-  directory: string;
-  /** The records of one resource in published order; each part's digest is checked as it ends. */
-  records(resource: string): AsyncGenerator<unknown>;
-  /**
-   * The serving index's path once it is verified, or null for a dataset without one. `contents`
-   * (validate, gate) checks the whole-file and chunk digests and that its tables hold the
-   * manifest's record counts. `bytes` (serve) checks the chunk digests on every core at once, off
-   * the event loop, and the table layout: the bytes are then exactly those that gate counted.
-   */
-  verifiedServingIndex(depth?: 'contents' | 'bytes'): Promise<string | null>;
-}
-
-export interface SnapshotEntry {
-  dataset: DatasetName;
-  snapshotId: string;
-  generatedAt: string;
-  freshUntil: string;
-  current: boolean;
-  /** Published with build --no-promote and not made current since. */
-  candidate: boolean;
-}
-
-/** A staged bundle, what its producer returned, and the content rules over what was written. */
-export interface Staged<T> {
-  staged: StagedBundle;
-  result: T;
-  content: ContentCheck;
-}
-
-export interface CommitOptions {
-  /** false: publish the bundle without moving the pointer. */
-  promote?: boolean;
-  /**
-   * Mark it a candidate (build --no-promote), which drift and gc never take for a snapshot that was
-   * current. Default: when not promoted. sync copies a bundle as what it is in the source.
-   */
-  candidate?: boolean;
-}
-
-export interface PublishResult {
-  snapshotId: string;
-  /** False when a bundle with this id already existed: nothing was written. */
-  published: boolean;
-  /** True when current/<dataset>.json now points at this snapshot and did not before. */
-  madeCurrent: boolean;
-  previousSnapshotId: string | null;
-  /** Set when current was left on a snapshot generated later than this one. */
-  keptNewerCurrent: { snapshotId: string; generatedAt: string } | null;
-  /** Set when the current pointer was broken and this publish rewrote it: what was wrong. */
-  repairedPointer: string | null;
-  /** Set when a bundle with this id existed but no longer verified, and was replaced: what was wrong. */
-  republishedDamaged: string | null;
-  removedLeftovers: string[];
-}
-
-export interface GcResult {
-  deleted: string[];
-  kept: string[];
-  /** Bundles whose manifest could not be read: never deleted, named here for a person to look at. */
-  unreadable: string[];
-  /** Datasets left alone because their current pointer is broken (which bundle is current is unknown). */
-  skipped: Array<{ dataset: DatasetName; reason: string }>;
-  /** What dead processes on this host left behind (staging folders, gc trash, pointer temp files), removed. */
-  removedLeftovers: string[];
-}
 
 /** A current pointer that exists but cannot be used: empty, garbage, or not naming a snapshot. */
 export class InvalidPointerError extends Error {

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
-import { openStore } from '../../publish/snapshot-store.js';
+import { openStore } from '../../publish/open-store.js';
 import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store.js';
 import { DataError, UsageError } from '../errors.js';
 import { DEFAULT_STORE, datasetArgument, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_KEY_FILE_MAX_AGE_MS, DEFAULT_KEYS_FILE, DEFAULT_USAGE_DB } from '../../serve/access/index.js';
 import { isBucketLocation } from '../../publish/s3-location.js';
-import { openStore } from '../../publish/snapshot-store.js';
+import { openStore } from '../../publish/open-store.js';
 import { buildServer } from '../../serve/app.js';
 import { isOrigin } from '../../serve/cors.js';
 import { defaultCursorSecretFile, loadOrCreateCursorSecret } from '../../serve/cursor-secret.js';

@@ -1,7 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { DATASET_RESOURCES, type DatasetName } from '../../model/dataset.js';
 import { isBucketLocation } from '../../publish/s3-location.js';
-import { openStore, type SnapshotStore } from '../../publish/snapshot-store.js';
+import { openStore } from '../../publish/open-store.js';
+import type { SnapshotStore } from '../../publish/snapshot-store.js';
 import { BundleIntegrityError, datasetOfSnapshotId, SnapshotNotFoundError } from '../../publish/store.js';
 import { RecordChecks, unavailableDataset, validateBundle } from '../../validate/bundle-checks.js';
 import type { DatasetDriftThresholds } from '../../validate/drift.js';
