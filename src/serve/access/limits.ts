@@ -40,7 +40,7 @@ export type AdmissionDecision =
 export function decideAdmission(tier: TierName, before: UsageCounts, now: Date): AdmissionDecision {
   const limits = TIERS[tier];
   // The state stores apply the same two comparisons where they count (usage-store.ts in SQL,
-  // redis-state.ts in Lua); `admits` below is that rule on its own.
+  // redis-state.ts in Lua): under the hard cap and under the per-minute limit.
   if (before.month >= limits.hardCapPerMonth) {
     const reset = nextUtcMonthStart(now);
     return {
@@ -62,10 +62,4 @@ export function decideAdmission(tier: TierName, before: UsageCounts, now: Date):
     };
   }
   return { allowed: true, counts: { month: before.month + 1, window: before.window + 1 } };
-}
-
-/** The admission rule alone: under the hard cap and under the per-minute limit. */
-export function admits(tier: TierName, before: UsageCounts): boolean {
-  const limits = TIERS[tier];
-  return before.month < limits.hardCapPerMonth && before.window < limits.requestsPerMinute;
 }

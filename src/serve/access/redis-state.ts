@@ -50,7 +50,7 @@ const windowCounter = (keyId: string, windowStart: number) => `${PREFIX}window:$
 
 /**
  * KEYS: month hash, window counter. ARGV: key id, tier, hard cap, per-minute limit, window TTL.
- * The rule is `admits` of limits.ts; returns {admitted 0|1, month count before, window count before}.
+ * The rule is decideAdmission's of limits.ts; returns {admitted 0|1, month count before, window count before}.
  */
 const ADMIT_LUA = `
 local monthField = ARGV[1] .. ':requests'

@@ -47,7 +47,7 @@ export interface KeyDirectory {
  */
 export interface UsageLedger {
   /**
-   * Atomically reads the key's counts, applies `admits` (limits.ts) with `limits`, and counts the
+   * Atomically reads the key's counts, applies the admission rule of limits.ts (decideAdmission) with `limits`, and counts the
    * request as admitted (month and window) or refused (month's refused column only): two servers
    * sharing the ledger can never both admit the request after the limit. Given `authorizedOn`, the
    * key record the request was authorized on, a ledger that shares keys with other servers counts

@@ -16,7 +16,7 @@ export type { MonthlyUsageRow } from './state-store.js';
 
 const SCHEMA_VERSION = 2;
 
-/** `admits` of limits.ts in SQL, over the row's values before the update. */
+/** The admission rule of limits.ts (decideAdmission) in SQL, over the row's values before the update. */
 const ADMITS = '(requests < @hardCap AND (window_start <> @windowStart OR window_requests < @perMinute))';
 
 /**
