@@ -9,12 +9,12 @@ import { UsageError } from './errors.js';
 import { isBucketLocation } from '../publish/s3-location.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 
-export const DEFAULT_CONFIG_FILE = 'pdsnap.config.yaml';
+const DEFAULT_CONFIG_FILE = 'pdsnap.config.yaml';
 /** Names the config file when --config is not given (README, Configuration). */
 export const CONFIG_ENV = 'PDSNAP_CONFIG';
 
 /** The paths a config file may set; relative ones are read from the config file's folder. */
-export const ConfigPaths = z
+const ConfigPaths = z
   .object({
     sources: z.string().min(1).optional(),
     store: z.string().min(1).optional(),

@@ -10,10 +10,10 @@ import type { BuildReport, DatasetReport } from './pipeline/build.js';
  * per dataset. The same reports as the text and JSON forms, nothing more.
  */
 
-export const MARK: Record<RuleStatus, string> = { pass: '✓', warn: '⚠', fail: '✗' };
+const MARK: Record<RuleStatus, string> = { pass: '✓', warn: '⚠', fail: '✗' };
 
 /** The rows of a GFM table; a cell never breaks the table (pipes escaped, lines joined). */
-export function markdownTable(header: string[], rows: string[][]): string {
+function markdownTable(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.map(cell).join(' | ')} |`;
   return [line(header), `|${header.map(() => '---').join('|')}|`, ...rows.map(line)].join('\n');
 }
@@ -27,7 +27,7 @@ function code(text: string | null): string {
 }
 
 /** Time until `freshUntil`, to the minute: what a person deciding on a deploy wants to know. */
-export function timeLeft(freshUntil: string | null, now: string): string {
+function timeLeft(freshUntil: string | null, now: string): string {
   if (freshUntil === null) return '-';
   const ms = Date.parse(freshUntil) - Date.parse(now);
   if (ms <= 0) return `stale since ${freshUntil}`;

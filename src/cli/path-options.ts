@@ -1,7 +1,7 @@
 import { CONFIG_ENV, loadConfig, type PathName } from './config.js';
 
 /** The environment variable of each path option (README, Configuration). */
-export const PATH_ENV: Record<PathName, string> = {
+const PATH_ENV: Record<PathName, string> = {
   sources: 'PDSNAP_SOURCES',
   store: 'PDSNAP_STORE',
   keys: 'PDSNAP_KEYS',

@@ -11,7 +11,7 @@ import { reportText } from './report-text.js';
 
 /** What validate and gate share: their options, declared and parsed once, and how their report ends the run. */
 
-export const DEFAULT_WARN_WITHIN = '24h';
+const DEFAULT_WARN_WITHIN = '24h';
 
 export const ValidateOptions = z.object({
   store: StoreOption(DEFAULT_STORE),

@@ -21,7 +21,7 @@ function preferred(a: IngestedArticle, b: IngestedArticle): number {
 }
 
 /** Publishing order: newest first, then locale, then slug. */
-export function compareArticles(a: Article, b: Article): number {
+function compareArticles(a: Article, b: Article): number {
   return compareText(b.publishedAt, a.publishedAt) || compareText(a.locale, b.locale) || compareText(a.slug, b.slug);
 }
 
@@ -147,7 +147,7 @@ function renameNamesakes(articles: IngestedArticle[], notes: BuildNote[]): Map<I
 }
 
 /** `<slug>-<first 8 hex of the SHA-256 of the item key>`, within the slug length limit. */
-export function namesakeSlug(slug: string, key: string): string {
+function namesakeSlug(slug: string, key: string): string {
   const suffix = sha256Hex(key).slice(0, 8);
   const room = ARTICLE_SLUG_MAX - suffix.length - 1;
   const base = slug.length <= room ? slug : slug.slice(0, room).replace(/-+$/, '');

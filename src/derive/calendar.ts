@@ -14,7 +14,7 @@ export interface CalendarDerivation {
 }
 
 /** Names differing only in case, width or spacing ("CPI  m/m", "cpi m/m") are the same event. */
-export function normaliseEventName(name: string): string {
+function normaliseEventName(name: string): string {
   return name.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
 }
 

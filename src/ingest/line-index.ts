@@ -3,7 +3,7 @@
  * EDGAR dissemination files): the three count as one line break each, everywhere in ingest.
  */
 
-export const LINE_BREAK = /\r\n|\r|\n/;
+const LINE_BREAK = /\r\n|\r|\n/;
 
 export function splitLines(text: string): string[] {
   return text.split(LINE_BREAK);

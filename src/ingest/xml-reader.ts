@@ -48,7 +48,7 @@ export type XmlRead =
       reason: string;
     };
 
-export const ENTITY_REFUSAL = 'entity declarations are not allowed';
+const ENTITY_REFUSAL = 'entity declarations are not allowed';
 
 export function readXml(text: string, options: XmlReadOptions = {}): XmlRead {
   const withoutBom = text.replace(/^\uFEFF/, '');

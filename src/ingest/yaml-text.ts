@@ -1,8 +1,6 @@
 import { LineCounter, parseDocument, YAMLError, type DocumentOptions, type ParseOptions, type SchemaOptions } from 'yaml';
 import { MAX_YAML_ALIASES } from './source-limits.js';
 
-export { MAX_YAML_ALIASES };
-
 /**
  * The one way pdsnap reads YAML: front matter, calendar files and sidecars, articles/sources.yaml,
  * filings/investors.yaml and the config file. YAML 1.2 core schema (no language-specific tags,

@@ -22,7 +22,7 @@ export interface ChunkedDigest extends FileDigest {
 }
 
 /** 16 MiB: a few dozen chunks per GB to share among cores, and a small buffer per lane. */
-export const DEFAULT_CHUNK_BYTES = 16 * 1024 * 1024;
+const DEFAULT_CHUNK_BYTES = 16 * 1024 * 1024;
 
 /** One pass that yields the whole-file digest and each chunk's (for a writer that has just written the file). */
 export function digestFileInChunksSync(file: string, chunkBytes = DEFAULT_CHUNK_BYTES): ChunkedDigest {

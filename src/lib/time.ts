@@ -44,7 +44,7 @@ export function nowRefusal(text: string): string {
   return `"${text}" is not an ISO 8601 instant with a zone, e.g. 2026-11-22T08:00:00Z`;
 }
 
-export function isCalendarDate(y: number, m: number, d: number): boolean {
+function isCalendarDate(y: number, m: number, d: number): boolean {
   const date = new Date(Date.UTC(y, m - 1, d));
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }

@@ -156,11 +156,11 @@ function visitObject(walk: IdentifierWalk, object: object, cleanBefore: Map<stri
 // ---------------------------------------------------------------------------------------------
 // Consensus page size
 
-export const CONSENSUS_PAGE_ROWS = 10;
+const CONSENSUS_PAGE_ROWS = 10;
 export const MAX_CONSENSUS_PAGE_BYTES = 512 * 1024;
 /** The longest values the envelope can carry (docs/spec.md, Paging and size limits: cursor 1..2048; a UUID request id). */
-export const WORST_CASE_CURSOR_LENGTH = 2048;
-export const WORST_CASE_REQUEST_ID_LENGTH = 36;
+const WORST_CASE_CURSOR_LENGTH = 2048;
+const WORST_CASE_REQUEST_ID_LENGTH = 36;
 
 export interface SnapshotRef {
   id: string;
@@ -223,7 +223,7 @@ const SLUG_SITES: Partial<Record<DatasetName, SlugSite[]>> = {
   ],
 };
 
-export function hasSlugRule(dataset: DatasetName): boolean {
+function hasSlugRule(dataset: DatasetName): boolean {
   return SLUG_SITES[dataset] !== undefined;
 }
 

@@ -13,7 +13,7 @@ export const MANIFEST_FORMAT = 3;
 
 /** `<dataset>-<yyyymmddThhmmssZ of generatedAt>-<first 12 hex of the content digest>` */
 export const SNAPSHOT_ID_PATTERN = /^(articles|calendar|smart-money)-\d{8}T\d{6}Z-[0-9a-f]{12}$/;
-export const SnapshotId = z.string().regex(SNAPSHOT_ID_PATTERN);
+const SnapshotId = z.string().regex(SNAPSHOT_ID_PATTERN);
 
 /** One file of a bundle: `<resource>/<5-digit part>.ndjson`, one canonical JSON record per line. */
 export const PART_PATH = /^([a-z-]+)\/(\d{5})\.ndjson$/;

@@ -146,8 +146,8 @@ async function diffResource(before: BundleSide, after: BundleSide, resource: str
  * limit, all of them are left for the set pairing (diff-leftovers.ts) and `skipBlock` takes over. A
  * block of some 50,000 added or removed trades (about 300 bytes each) is found by the first search.
  */
-export const DIVERGENCE_LIMIT = 100_000;
-export const DIVERGENCE_BYTES = 32 * 1024 * 1024;
+const DIVERGENCE_LIMIT = 100_000;
+const DIVERGENCE_BYTES = 32 * 1024 * 1024;
 
 /**
  * Walks both sides in step. Equal lines are unchanged and cost one byte comparison. Where the
@@ -337,7 +337,7 @@ class SideLines {
 }
 
 /** Top-level fields whose values differ (compared as canonical JSON), sorted. */
-export function changedFields(before: unknown, after: unknown): string[] {
+function changedFields(before: unknown, after: unknown): string[] {
   const a = before as Record<string, unknown>;
   const b = after as Record<string, unknown>;
   const fields: string[] = [];

@@ -49,7 +49,7 @@ export class InvalidRecordError extends Error {
 }
 
 /** `<resource>/00000.ndjson`: the part's path inside the bundle. */
-export function partPath(resource: string, part: number): string {
+function partPath(resource: string, part: number): string {
   return `${resource}/${String(part).padStart(5, '0')}.ndjson`;
 }
 

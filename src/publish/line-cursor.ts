@@ -6,7 +6,7 @@ import { asBundleDamage } from './bundle-file-damage.js';
 import { BundleIntegrityError } from './snapshot-id.js';
 
 /** A record line longer than this is not one pdsnap wrote: the part is refused, not buffered. */
-export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+const MAX_RECORD_BYTES = 16 * 1024 * 1024;
 
 const READ_BYTES = 1 << 20;
 

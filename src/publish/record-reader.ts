@@ -6,7 +6,7 @@ import { BundleIntegrityError } from './snapshot-id.js';
  * Streams the records of one part, in order, verified as it is read (line-cursor.ts): a caller
  * that acts on records before the part ends must drop what it did when this throws.
  */
-export async function* readPartRecords(snapshotId: string, directory: string, entry: ResourceEntry): AsyncGenerator<unknown> {
+async function* readPartRecords(snapshotId: string, directory: string, entry: ResourceEntry): AsyncGenerator<unknown> {
   const cursor = new LineCursor(snapshotId, directory, [entry]);
   try {
     for (let line = cursor.peek() ?? (await cursor.load()); line !== null; line = cursor.peek() ?? (await cursor.load())) {

@@ -4,7 +4,7 @@ import { canonicalJson } from './canonical-json.js';
 import type { CanonicalSerializer } from './compiled-canonical.js';
 
 /** Parts end once they reach this size: small enough to hash, copy and upload one at a time. */
-export const DEFAULT_PART_BYTES = 64 * 1024 * 1024;
+const DEFAULT_PART_BYTES = 64 * 1024 * 1024;
 
 /** PDSNAP_PART_BYTES overrides the part size (tests force tiny parts with it). */
 export function partBytes(env: NodeJS.ProcessEnv = process.env): number {

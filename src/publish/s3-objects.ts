@@ -25,7 +25,7 @@ export interface ListedObject {
 }
 
 /** A request the bucket refused or that failed in transit, naming the object. */
-export class BucketError extends Error {
+class BucketError extends Error {
   override readonly name = 'BucketError';
   constructor(
     readonly url: string,

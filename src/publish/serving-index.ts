@@ -30,8 +30,8 @@ const investorSummaryJson = compileCanonical(Investor);
  *   (docs/performance.md).
  * `serve`, `validate` and `gate` read all three.
  */
-export const SERVING_INDEX_SCHEMA = 3;
-export const READABLE_SERVING_INDEX_SCHEMAS: readonly number[] = [1, 2, 3];
+const SERVING_INDEX_SCHEMA = 3;
+const READABLE_SERVING_INDEX_SCHEMAS: readonly number[] = [1, 2, 3];
 
 const TABLES = `
   CREATE TABLE investor_list (ord INTEGER PRIMARY KEY, slug TEXT NOT NULL, category TEXT NOT NULL, record TEXT NOT NULL);
@@ -57,7 +57,7 @@ const ORDER_INVESTORS = `
 `;
 
 /** What each table must hold for a bundle whose manifest lists these record counts. */
-export const SERVING_INDEX_COUNTS = {
+const SERVING_INDEX_COUNTS = {
   investors: ['investor_list', 'investor_detail'],
   consensus: ['consensus'],
   trades: ['trades'],

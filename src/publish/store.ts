@@ -82,7 +82,7 @@ export class CurrentMovedError extends Error {
 }
 
 /** A scheduled build and a manual one may overlap: the second waits this long for the first by default. */
-export const DEFAULT_LOCK_WAIT_MS = 60_000;
+const DEFAULT_LOCK_WAIT_MS = 60_000;
 
 /**
  * The bundle store: immutable bundles in bundles/<dataset>/<snapshotId>/, one pointer per dataset

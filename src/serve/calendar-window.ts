@@ -2,7 +2,7 @@ import { ParameterProblem } from './api-error.js';
 import { DAY_MS } from '../lib/time.js';
 
 /** The longest Profile A calendar range, counted in days with both ends included. */
-export const MAX_CALENDAR_RANGE_DAYS = 93;
+const MAX_CALENDAR_RANGE_DAYS = 93;
 
 /** Half-open instant range [startMs, endMs) in Unix milliseconds. */
 export interface InstantRange {

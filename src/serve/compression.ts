@@ -22,7 +22,7 @@ export const BROTLI_QUALITY = 2;
  * (a consensus page, the largest, stays under 512 KiB), and at BROTLI_QUALITY a 39 KB page takes
  * about 0.4 ms inline, less than the stream's own setup and hand-offs cost per request.
  */
-export const INLINE_COMPRESSION_MAX_BYTES = 512 * 1024;
+const INLINE_COMPRESSION_MAX_BYTES = 512 * 1024;
 
 /**
  * Compression negotiated from Accept-Encoding by @fastify/compress: brotli (BROTLI_QUALITY) or gzip

@@ -18,7 +18,7 @@ export interface Validators {
  * max-age: no longer than the reload interval (a new snapshot may be served by then) and no later
  * than freshUntil (after which the server itself refuses the data).
  */
-export function cacheControlOf(v: Pick<Validators, 'freshUntilMs' | 'nowMs' | 'reloadIntervalMs'>): string {
+function cacheControlOf(v: Pick<Validators, 'freshUntilMs' | 'nowMs' | 'reloadIntervalMs'>): string {
   let seconds = Math.floor((v.freshUntilMs - v.nowMs) / 1000);
   if (v.reloadIntervalMs > 0) seconds = Math.min(seconds, Math.floor(v.reloadIntervalMs / 1000));
   return `private, max-age=${Math.max(0, seconds)}`;

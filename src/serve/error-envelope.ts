@@ -2,7 +2,7 @@ import type { ErrorCode } from './api-error.js';
 import type { Profile } from './profile.js';
 
 /** `{docs_url}/errors#<code>`; quota_exceeded points at the extra-usage contact page instead. */
-export function docsUrlFor(docsBase: string, code: ErrorCode): string {
+function docsUrlFor(docsBase: string, code: ErrorCode): string {
   const base = docsBase.replace(/\/+$/, '');
   return code === 'quota_exceeded' ? `${base}/extra-usage` : `${base}/errors#${code}`;
 }

@@ -10,7 +10,7 @@ const INTERNAL_MESSAGE = 'An unexpected error occurred; quote the X-Request-Id w
  * Maps any failure onto one profile's error: client mistakes keep their code and message; anything
  * unexpected is 500 internal_error with a fixed message, logged with its stack but never sent.
  */
-export function toApiError(error: unknown, profile: Profile): ApiError | null {
+function toApiError(error: unknown, profile: Profile): ApiError | null {
   if (error instanceof ApiError) return error;
   if (error instanceof ParameterProblem) {
     if (profile === 'A') return new ApiError(400, 'invalid_request', error.message);

@@ -229,7 +229,7 @@ export function applyDriftOverrides(override: DriftThresholdsOverride | undefine
 export const SAMPLE_SIZE = 5;
 
 /** The rule of a first snapshot: nothing to compare with, so drift passes with a note. */
-export const BASELINE_RULE = 'drift.baseline';
+const BASELINE_RULE = 'drift.baseline';
 
 /**
  * The rule of a comparison made with a stand-in for the current snapshot (its pointer missing or

@@ -3,9 +3,9 @@ import type { FreshnessFacts, RuleResult, RuleStatus } from '../model/freshness.
 import { quarterEndLastMs } from '../lib/quarters.js';
 import { DAY_MS, dateStartMs, instantMs } from '../lib/time.js';
 import { formatDuration } from './duration.js';
-import { DEFAULT_LIMITS, FreshnessLimits } from './limits.js';
+import { DEFAULT_LIMITS, type FreshnessLimits } from './limits.js';
 
-export { DEFAULT_LIMITS, FreshnessLimits };
+export { DEFAULT_LIMITS };
 
 /**
  * Every freshness rule of docs/spec.md, Freshness rules, in one pure module used by build, promote,

@@ -3,7 +3,7 @@ import type { RuleResult } from '../model/freshness.js';
 import { CLOCK_SKEW_MS } from '../lib/clock.js';
 import { formatDuration } from './duration.js';
 
-export const FUTURE_SNAPSHOT_RULE = 'snapshot.generated-by-now';
+const FUTURE_SNAPSHOT_RULE = 'snapshot.generated-by-now';
 
 /**
  * A snapshot generated after "now" was built with a `--now` ahead of the clock. It looks fresh for

@@ -5,7 +5,7 @@ import { DriftThresholdsOverride } from './drift.js';
  * A limit in whole days, at most MAX_LIMIT_DAYS: a larger one (9007199254740991) would make
  * "now minus the limit" an invalid date deep inside a build instead of a refused config.
  */
-export const MAX_LIMIT_DAYS = 3650;
+const MAX_LIMIT_DAYS = 3650;
 const dayRange = (min: number) =>
   z
     .number({ error: `must be a whole number of days from ${min} to ${MAX_LIMIT_DAYS}` })

@@ -50,7 +50,7 @@ export function worstStatus(statuses: Iterable<RuleStatus>): RuleStatus {
   return worst;
 }
 
-export function countRules(rules: Iterable<RuleResult>): RuleCounts {
+function countRules(rules: Iterable<RuleResult>): RuleCounts {
   const counts: RuleCounts = { pass: 0, warn: 0, fail: 0 };
   for (const rule of rules) counts[rule.status]++;
   return counts;

@@ -5,7 +5,7 @@ import { DurationOption } from '../options.js';
 import { validateStore } from '../pipeline/validate.js';
 import { emitReport, ValidateOptions, withValidateOptions } from '../validate-options.js';
 
-export const DEFAULT_MIN_REMAINING = '24h';
+const DEFAULT_MIN_REMAINING = '24h';
 
 const GateOptions = ValidateOptions.extend({ minRemaining: DurationOption(DEFAULT_MIN_REMAINING) });
 

@@ -18,7 +18,7 @@ import { withPathDefaults } from '../path-options.js';
 import { requireExisting } from '../required-path.js';
 import { STATE_OPTION_HELP, openStateForCommand, stateLocationOf } from '../state-option.js';
 
-export const DEFAULT_DOCS_URL = 'https://docs.example.com/api';
+const DEFAULT_DOCS_URL = 'https://docs.example.com/api';
 
 const Options = z.object({
   store: StoreOption(DEFAULT_STORE),

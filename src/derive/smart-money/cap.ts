@@ -8,7 +8,7 @@ export interface Rankable {
 }
 
 /** Largest reported value first, ties by issuer name, then by key, so the order is total. */
-export function compareByReportedValue(a: Rankable, b: Rankable): number {
+function compareByReportedValue(a: Rankable, b: Rankable): number {
   return compareDescending(a.reportedValue, b.reportedValue) || compareText(a.issuerName, b.issuerName) || compareText(a.key, b.key);
 }
 

@@ -60,7 +60,7 @@ export interface SmartMoneyResult {
 }
 
 /** Where the registry lives (docs/spec.md, Filing sources), for notes about its entries. */
-export const REGISTRY_SOURCE = 'filings/investors.yaml';
+const REGISTRY_SOURCE = 'filings/investors.yaml';
 
 /** What one investor will be built from: metadata only, no rows yet. */
 export interface InvestorPlan {
@@ -121,7 +121,7 @@ interface Candidate {
  * assigned over every filer with a holdings report, stale ones included, so that one filer going
  * stale does not rename another.
  */
-export function planInvestors(input: SmartMoneyInput): { plans: InvestorPlan[]; notes: BuildNote[]; leftOut: LeftOutCounts } {
+function planInvestors(input: SmartMoneyInput): { plans: InvestorPlan[]; notes: BuildNote[]; leftOut: LeftOutCounts } {
   const notes: BuildNote[] = [];
   const leftOut: LeftOutCounts = { staleQuarter: 0, noFiling: 0, noHoldingsReport: 0 };
   const byCik = groupFilings(input.catalog);
@@ -219,7 +219,7 @@ export interface DerivedInvestorRecords {
 }
 
 /** Materializes one investor's rows (current and previous quarter), derives its records, and lets the rows go. */
-export function deriveInvestor(plan: InvestorPlan, catalog: FilingCatalog): DerivedInvestorRecords {
+function deriveInvestor(plan: InvestorPlan, catalog: FilingCatalog): DerivedInvestorRecords {
   const filingsOf = (effective: EffectiveFilings) => [
     effective.base.accessionNumber,
     ...effective.additions.map((filing) => filing.accessionNumber),

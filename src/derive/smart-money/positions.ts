@@ -19,11 +19,11 @@ export interface AggregatedPosition {
 }
 
 /** The position key of docs/spec.md, Position key and aggregation: (CUSIP, putCall, SH/PRN). Options never share a key with equity. */
-export function positionKey(row: Pick<HoldingRow, 'cusip' | 'putCall' | 'amountType'>): string {
+function positionKey(row: Pick<HoldingRow, 'cusip' | 'putCall' | 'amountType'>): string {
   return `${row.cusip.trim().toUpperCase()}|${row.putCall ?? '-'}|${row.amountType}`;
 }
 
-export function positionKind(row: Pick<HoldingRow, 'putCall' | 'amountType'>): PositionKind {
+function positionKind(row: Pick<HoldingRow, 'putCall' | 'amountType'>): PositionKind {
   if (row.putCall !== null) return row.putCall;
   return row.amountType === 'PRN' ? 'principal' : 'equity';
 }

@@ -62,7 +62,7 @@ export interface DraftBatch {
   notes: BuildNote[];
 }
 
-export const MARKET_SNAPSHOT = 'market-snapshot';
+const MARKET_SNAPSHOT = 'market-snapshot';
 
 /** `type: market-snapshot`, or a category/tag of that name, whatever its case or spacing. */
 export function marksMarketSnapshot(values: unknown[]): boolean {

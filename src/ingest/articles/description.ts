@@ -1,6 +1,6 @@
 import { firstParagraphText, plainText } from './html-content.js';
 
-export const DESCRIPTION_MAX = 200;
+const DESCRIPTION_MAX = 200;
 
 /**
  * An article's description: the one its editor wrote, else the first paragraph of its content,

@@ -10,7 +10,7 @@ import { readJsonArticles } from './json-articles.js';
 import { readMarkdownArticle } from './markdown-article.js';
 import { EMPTY_REGISTRY, parseSourceRegistry, REGISTRY_FILE, type RegisteredSource, type SourceRegistry } from './source-registry.js';
 
-export const ARTICLES_FOLDER = 'articles';
+const ARTICLES_FOLDER = 'articles';
 
 const MARKDOWN = /\.(md|markdown)$/i;
 const JSON_FILE = /\.json$/i;

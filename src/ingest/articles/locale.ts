@@ -14,7 +14,7 @@ export function normaliseLocale(value: string): Locale | undefined {
  * The locale a file's folder names, e.g. `articles/en-US/post.md` -> en-US: the innermost folder
  * below `articles/` whose name is a served locale (or its bare language, `ko/`).
  */
-export function folderLocale(relativePath: string): { locale: Locale; folder: string } | undefined {
+function folderLocale(relativePath: string): { locale: Locale; folder: string } | undefined {
   const folders = relativePath.split('/').slice(0, -1);
   for (let i = folders.length - 1; i >= 1; i--) {
     const locale = normaliseLocale(folders[i]!);

@@ -10,7 +10,7 @@ import { formatZodIssues } from '../../lib/zod-issues.js';
 
 export const REGISTRY_FILE = 'sources.yaml';
 
-export const FEED_FORMATS = ['rss', 'atom', 'jsonfeed'] as const;
+const FEED_FORMATS = ['rss', 'atom', 'jsonfeed'] as const;
 export type FeedFormat = (typeof FEED_FORMATS)[number];
 
 /** Attribution as the registry and front matter may write it: a link, if any, must be http(s). */

@@ -30,7 +30,7 @@ function looksLikeProviderExport(events: unknown[]): boolean {
 }
 
 /** `{license, attribution, verifiedAt, timeZone?, events: [...]}` or a bare array of events. */
-export function readCuratedValue(value: unknown): CuratedDocument {
+function readCuratedValue(value: unknown): CuratedDocument {
   if (Array.isArray(value)) {
     if (looksLikeProviderExport(value)) {
       throw new SourceProblem(

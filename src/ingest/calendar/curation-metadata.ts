@@ -25,7 +25,7 @@ function optionalText(value: unknown, field: string): string | undefined {
 }
 
 /** verifiedAt: an instant with its zone, or a plain date (taken as 00:00 UTC of that day). */
-export function parseVerifiedAt(value: string): string {
+function parseVerifiedAt(value: string): string {
   const instant = parseZonedInstant(value);
   if (instant) return instant;
   const date = parseIsoDate(value);

@@ -3,7 +3,7 @@
  * below belongs to one economy; "All" (global events) and anything else cannot be placed on a
  * country and is rejected.
  */
-export const CURRENCY_COUNTRY: Readonly<Record<string, string>> = {
+const CURRENCY_COUNTRY: Readonly<Record<string, string>> = {
   USD: 'US',
   EUR: 'EU',
   GBP: 'GB',

@@ -9,14 +9,14 @@ import { parseClock, parseUsDate, parseZonedInstant, zonedToInstant } from './sc
 import type { Sidecar } from './sidecar.js';
 import { SourceProblem, quote } from '../source-problem.js';
 
-export const HOLIDAY_CATEGORY = 'holiday';
+const HOLIDAY_CATEGORY = 'holiday';
 /** Category of a provider event whose title matches no keyword and whose sidecar names no default. */
-export const FALLBACK_CATEGORY = 'other';
+const FALLBACK_CATEGORY = 'other';
 
 const IMPORTANCE_BY_IMPACT: Readonly<Record<string, Importance>> = { high: 'high', medium: 'medium', low: 'low' };
 
 /** First keyword of the sidecar's mapping found in the title (case-insensitive), else the default. */
-export function categoryOfTitle(title: string, sidecar: Sidecar): string {
+function categoryOfTitle(title: string, sidecar: Sidecar): string {
   const lower = title.toLowerCase();
   const match = sidecar.categories.find(([keyword]) => lower.includes(keyword.toLowerCase()));
   return match?.[1] ?? sidecar.defaultCategory ?? FALLBACK_CATEGORY;
@@ -28,7 +28,7 @@ export function categoryOfTitle(title: string, sidecar: Sidecar): string {
  * the day before), while its JSON export carries New York offsets. So UTC, unless the sidecar
  * names another zone for an export that is written otherwise.
  */
-export const PROVIDER_XML_DEFAULT_ZONE = 'UTC';
+const PROVIDER_XML_DEFAULT_ZONE = 'UTC';
 
 export function providerXmlZone(sidecar: Sidecar): string {
   return sidecar.meta.timeZone ?? PROVIDER_XML_DEFAULT_ZONE;

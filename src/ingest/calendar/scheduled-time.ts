@@ -18,7 +18,7 @@ export interface ClockTime {
   second: number;
 }
 
-export const MIDNIGHT: ClockTime = { hour: 0, minute: 0, second: 0 };
+const MIDNIGHT: ClockTime = { hour: 0, minute: 0, second: 0 };
 
 /**
  * A year outside the accepted range is not a typo to guess at (`0026` would become 1926): the

@@ -23,7 +23,7 @@ export function parseCoverPage(xml: string): CoverPage {
   return readCoverPage(parseXmlDocument(xml));
 }
 
-export function isCoverPage(document: XmlNode): boolean {
+function isCoverPage(document: XmlNode): boolean {
   return rootName(document) === 'edgarSubmission';
 }
 

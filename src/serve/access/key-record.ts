@@ -7,7 +7,7 @@ export const SCOPES = ['articles:read', 'calendar:read', 'smart-money:read'] as 
 export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;
 
-export const TierName = z.enum(TIER_NAMES);
+const TierName = z.enum(TIER_NAMES);
 
 /** One key as the keys file holds it: metadata and a hash, never the secret. */
 export const KeyRecord = z
@@ -40,7 +40,7 @@ export function newKeyRecord(
   };
 }
 
-export const KEY_FILE_FORMAT = 'pdsnap-keys/1';
+const KEY_FILE_FORMAT = 'pdsnap-keys/1';
 
 const KeyFile = z.object({ format: z.literal(KEY_FILE_FORMAT), keys: z.array(KeyRecord) }).strict();
 

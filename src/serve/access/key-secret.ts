@@ -13,7 +13,7 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const SECRET_PATTERN = /^pds_live_([0-9a-f]{12})_([A-Za-z0-9_-]{32})$/;
 /** Longer than any secret we issue; checked before any work so an oversized header costs nothing. */
-export const MAX_PRESENTED_KEY_LENGTH = 128;
+const MAX_PRESENTED_KEY_LENGTH = 128;
 
 export interface NewKeySecret {
   id: string;

@@ -11,7 +11,7 @@ import { RECORD_SCHEMAS } from '../schemas/record-schemas.js';
 import { searchTerms } from '../search-text.js';
 
 /** Profile B's calendar regions are countries: the region's own country only. */
-export const REGION_COUNTRY: Readonly<Record<Region, string>> = { us: 'US', kr: 'KR', jp: 'JP' };
+const REGION_COUNTRY: Readonly<Record<Region, string>> = { us: 'US', kr: 'KR', jp: 'JP' };
 
 /** The three Profile B operations, under /api/v1. */
 export const PROFILE_B_OPERATIONS: readonly Operation[] = [

@@ -36,7 +36,7 @@ const page: JsonSchema = {
 
 const requestId = { type: 'string', description: 'Equal to the X-Request-Id header.' };
 
-export function profileAListEnvelope(record: JsonSchema): JsonSchema {
+function profileAListEnvelope(record: JsonSchema): JsonSchema {
   return {
     type: 'object',
     properties: { data: { type: 'array', items: record }, page, snapshot: listSnapshot, requestId },
@@ -45,7 +45,7 @@ export function profileAListEnvelope(record: JsonSchema): JsonSchema {
   };
 }
 
-export function profileASingleEnvelope(record: JsonSchema): JsonSchema {
+function profileASingleEnvelope(record: JsonSchema): JsonSchema {
   return {
     type: 'object',
     properties: { data: record, snapshot: singleSnapshot, requestId },

@@ -71,7 +71,7 @@ const offset = {
   examples: [0],
 } as const;
 
-export function slugParams(maxLength: number, example: string) {
+function slugParams(maxLength: number, example: string) {
   return {
     type: 'object',
     properties: {

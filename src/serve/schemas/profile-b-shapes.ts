@@ -36,7 +36,7 @@ export const ProfileBCalendarEvent = CalendarEvent.pick({
   .strict();
 export type ProfileBCalendarEvent = z.infer<typeof ProfileBCalendarEvent>;
 
-export function regionOfLocale(locale: string): Region | null {
+function regionOfLocale(locale: string): Region | null {
   return REGIONS.find((region) => REGION_LOCALE[region] === locale) ?? null;
 }
 
