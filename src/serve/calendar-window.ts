@@ -1,5 +1,5 @@
 import { ParameterProblem } from './api-error.js';
-import { DAY_MS } from '../lib/time.js';
+import { DAY_MS, dateStartMs } from '../lib/time.js';
 
 /** The longest Profile A calendar range, counted in days with both ends included. */
 const MAX_CALENDAR_RANGE_DAYS = 93;
@@ -10,8 +10,9 @@ export interface InstantRange {
   endMs: number;
 }
 
+/** Parameters reach here checked as calendar dates by their schema (parameter-validation.ts). */
 function utcDayStart(date: string): number {
-  return Date.parse(`${date}T00:00:00.000Z`);
+  return dateStartMs(date) ?? Number.NaN;
 }
 
 /**
