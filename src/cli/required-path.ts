@@ -17,3 +17,8 @@ export async function requireExisting(file: string, kind: 'file' | 'folder', wha
   }
   if (kind === 'folder' ? !info.isDirectory() : !info.isFile()) throw new UsageError(`${what} ${file} is not a ${kind} (${hint})`);
 }
+
+/** The store a command reads or changes must be there; a missing one is named as the user gave it. */
+export async function requireStore(store: { exists(): Promise<boolean> }, shown: string): Promise<void> {
+  if (!(await store.exists())) throw new UsageError(`store ${shown} does not exist`);
+}

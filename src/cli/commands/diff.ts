@@ -10,6 +10,7 @@ import { DIFF_COUNT_HEADER, type DiffReport, diffCountRow, diffMarkdown } from '
 import { DEFAULT_STORE, datasetArgument, parseOptions, FolderStoreOption } from '../options.js';
 import { FormatOption, formatTable, printJson, printLine } from '../output.js';
 import { baselineFor } from '../pipeline/drift.js';
+import { requireStore } from '../required-path.js';
 
 const Options = z.object({
   store: FolderStoreOption(DEFAULT_STORE),
@@ -35,7 +36,7 @@ export function diffCommand(): Command {
       const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
       const dataset = datasetArgument(datasetArg);
       const store = new BundleStore(options.store);
-      if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+      await requireStore(store, options.store);
       try {
         const from = await open(store, dataset, fromArg ?? 'previous');
         const to = await open(store, dataset, toArg ?? 'current');

@@ -2,10 +2,10 @@ import { Command } from 'commander';
 import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { openStore } from '../../publish/open-store.js';
-import { UsageError } from '../errors.js';
 import { DEFAULT_STORE, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { withPathDefaults } from '../path-options.js';
 import { printJson, printLine } from '../output.js';
+import { requireStore } from '../required-path.js';
 
 const Options = z.object({
   store: StoreOption(DEFAULT_STORE),
@@ -28,7 +28,7 @@ export function gcCommand(): Command {
       const store = openStore(options.store);
       let result;
       try {
-        if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+        await requireStore(store, options.store);
         result = await store.gc(options.keep, options.dryRun);
       } finally {
         await store.close();

@@ -7,10 +7,10 @@ import { BundleStore } from '../../publish/store.js';
 import { evaluateDrift, type ResourceChange } from '../../validate/drift.js';
 import { worstStatus } from '../../validate/report.js';
 import { loadConfig } from '../config.js';
-import { UsageError } from '../errors.js';
 import { DEFAULT_STORE, datasetArgument, NowOption, parseOptions, FolderStoreOption } from '../options.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { withAcceptance } from '../pipeline/drift.js';
+import { requireStore } from '../required-path.js';
 
 const Options = z.object({
   store: FolderStoreOption(DEFAULT_STORE),
@@ -38,7 +38,7 @@ export function historyCommand(): Command {
       const dataset = datasetArgument(datasetArg);
       const config = await loadConfig(options.config);
       const store = new BundleStore(options.store);
-      if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+      await requireStore(store, options.store);
       const entries = (await store.listSnapshots()).filter((s) => s.dataset === dataset).reverse();
       // No row is marked current when the pointer is broken: say so, as list does.
       const pointer = (await store.pointerStates())[dataset];

@@ -2,10 +2,10 @@ import { Command } from 'commander';
 import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { openStore } from '../../publish/open-store.js';
-import { UsageError } from '../errors.js';
 import { DEFAULT_STORE, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { withPathDefaults } from '../path-options.js';
 import { formatTable, printJson, printLine } from '../output.js';
+import { requireStore } from '../required-path.js';
 
 const Options = z.object({ store: StoreOption(DEFAULT_STORE), config: z.string().optional(), json: z.boolean().default(false) });
 
@@ -20,7 +20,7 @@ export function listCommand(): Command {
       const store = openStore(options.store);
       let snapshots, pointers;
       try {
-        if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+        await requireStore(store, options.store);
         snapshots = await store.listSnapshots();
         pointers = await store.pointerStates();
       } finally {

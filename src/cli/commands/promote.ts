@@ -11,6 +11,7 @@ import { DataError, ExitCode, ExitWith, UsageError } from '../errors.js';
 import { DEFAULT_STORE, datasetArgument, NowOption, parseOptions, FolderStoreOption } from '../options.js';
 import { printJson, printLine } from '../output.js';
 import { checkDrift, currentBaseline, sideOf } from '../pipeline/drift.js';
+import { requireStore } from '../required-path.js';
 
 const Options = z.object({
   store: FolderStoreOption(DEFAULT_STORE),
@@ -39,7 +40,7 @@ export function promoteCommand(): Command {
       const dataset = datasetArgument(datasetArg);
       const config = await loadConfig(options.config);
       const store = new BundleStore(options.store);
-      if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+      await requireStore(store, options.store);
       let bundle;
       try {
         bundle = await store.openBundle(snapshotId);

@@ -10,6 +10,7 @@ import { DatasetsOption, NowOption, parseOptions, StoreOption } from '../options
 import { printJson, printLine } from '../output.js';
 import { withPathDefaults } from '../path-options.js';
 import { withVerbosityOptions } from '../verbosity.js';
+import { requireStore } from '../required-path.js';
 
 const Options = z.object({ datasets: DatasetsOption, now: NowOption, config: z.string().optional(), json: z.boolean().default(false) });
 
@@ -56,7 +57,7 @@ export function syncCommand(): Command {
       const to = openStore(locations.to);
       let report: SyncReport;
       try {
-        if (!(await from.exists())) throw new UsageError(`store ${from.location} does not exist`);
+        await requireStore(from, from.location);
         report = await sync(from, to, options.datasets, options.now);
       } finally {
         await from.close();

@@ -11,6 +11,7 @@ import { assembleReport, type DatasetValidation, type ValidationReport, worstSta
 import { loadConfig } from '../config.js';
 import { UsageError } from '../errors.js';
 import { baselineFor, checkDrift, sideOf, withAcceptance } from './drift.js';
+import { requireStore } from '../required-path.js';
 
 /** What validate and gate check: the options they share, parsed. */
 export interface ValidateStoreOptions {
@@ -51,7 +52,7 @@ async function validateIn(
   minRemainingMs: number | null,
   config: Awaited<ReturnType<typeof loadConfig>>,
 ): Promise<ValidationReport> {
-  if (!(await store.exists())) throw new UsageError(`store ${options.store} does not exist`);
+  await requireStore(store, options.store);
   if (!isBucketLocation(options.store)) {
     try {
       await readdir(options.store);
