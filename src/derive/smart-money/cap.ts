@@ -1,5 +1,6 @@
 import { POSITION_CAP } from '../../model/smart-money.js';
-import { compareDescending, compareText } from './order.js';
+import { compareText } from '../../lib/text-order.js';
+import { compareDescending } from './compare-descending.js';
 
 export interface Rankable {
   key: string;

@@ -1,6 +1,7 @@
 import { CONSENSUS_INPUT_CAP, type ConsensusRow } from '../../model/smart-money.js';
 import { capPositions } from './cap.js';
-import { compareDescending, compareText } from './order.js';
+import { compareText } from '../../lib/text-order.js';
+import { compareDescending } from './compare-descending.js';
 import type { AggregatedPosition } from './positions.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { FilingMeta, HoldingRow } from '../../model/filing.js';
-import { compareText } from './order.js';
+import { compareText } from '../../lib/text-order.js';
 
 /**
  * Which filings make up one investor's holdings for one report period (docs/spec.md, Effective holdings).

@@ -5,7 +5,7 @@ import { ConsensusAccumulator } from './consensus.js';
 import { effectiveFilings, type EffectiveFilings, type UnusedFiling } from './holdings.js';
 import { buildInvestorDetail, type InvestorIdentity } from './investors.js';
 import { UNCLASSIFIED_CATEGORY } from '../../model/smart-money.js';
-import { compareText } from './order.js';
+import { compareText } from '../../lib/text-order.js';
 import { aggregateCatalogPositions, type AggregatedPosition } from './positions.js';
 import { previousQuarterEnd } from '../../lib/quarters.js';
 import { assignInvestorSlugs } from './slugs.js';

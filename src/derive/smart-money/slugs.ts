@@ -1,5 +1,5 @@
 import { INVESTOR_SLUG_MAX } from '../../model/smart-money.js';
-import { compareText } from './order.js';
+import { compareText } from '../../lib/text-order.js';
 
 /**
  * Investor slugs for filers that the registry does not name: lowercase ASCII words joined by

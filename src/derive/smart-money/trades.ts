@@ -1,6 +1,7 @@
 import { CURRENT_CHANGE_ROW_CAP, TRADE_ACTIONS, type TradeAction, type TradeRow } from '../../model/smart-money.js';
 import { capPositions } from './cap.js';
-import { compareDescending, compareText } from './order.js';
+import { compareText } from '../../lib/text-order.js';
+import { compareDescending } from './compare-descending.js';
 import type { AggregatedPosition } from './positions.js';
 import { previousQuarterEnd } from '../../lib/quarters.js';
 
