@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Manifest } from '../model/manifest.js';
+import { digestingPassThrough } from '../lib/file-digest.js';
 import { bundleFiles } from './manifest-check.js';
 import { BundleIntegrityError } from './snapshot-id.js';
 
@@ -17,23 +16,15 @@ export async function copyBundleFiles(manifest: Manifest, from: string, to: stri
   for (const entry of bundleFiles(manifest)) {
     const target = path.join(to, entry.path);
     await mkdir(path.dirname(target), { recursive: true });
-    const hash = createHash('sha256');
-    let bytes = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        hash.update(chunk);
-        bytes += chunk.length;
-        done(null, chunk);
-      },
-    });
+    const digesting = digestingPassThrough();
     try {
-      await pipeline(createReadStream(path.join(from, entry.path)), counter, createWriteStream(target, { flags: 'wx' }));
+      await pipeline(createReadStream(path.join(from, entry.path)), digesting.stream, createWriteStream(target, { flags: 'wx' }));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT')
         throw new BundleIntegrityError(manifest.snapshotId, `${entry.path} is missing`);
       throw error;
     }
-    checkDigest(manifest.snapshotId, entry, { bytes, sha256: hash.digest('hex') }, path.join(from, entry.path));
+    checkDigest(manifest.snapshotId, entry, digesting.digest(), path.join(from, entry.path));
   }
 }
 

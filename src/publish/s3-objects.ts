@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -12,6 +11,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { digestingPassThrough } from '../lib/file-digest.js';
 import { downloadCut } from '../lib/fault-point.js';
 import type { BucketLocation } from './s3-location.js';
 
@@ -158,21 +158,13 @@ export class BucketObjects {
    * without holding them. Null when it does not exist.
    */
   async digest(key: string, file?: string): Promise<{ bytes: number; sha256: string } | null> {
-    const hash = createHash('sha256');
-    let bytes = 0;
+    // Tests cut downloads into the cache only: the partial file left must never count as a bundle.
+    const digesting = digestingPassThrough(file ? downloadCut : undefined);
     try {
       const answer = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: key }));
-      const counter = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          hash.update(chunk);
-          bytes += chunk.length;
-          // Tests cut downloads into the cache only: the partial file left must never count as a bundle.
-          done(file ? downloadCut() : null, chunk);
-        },
-      });
       const body = answer.Body as Readable;
-      if (file) await pipeline(body, counter, createWriteStream(file, { flags: 'wx' }));
-      else await pipeline(body, counter, new Transform({ transform: (_c, _e, done) => done() }));
+      if (file) await pipeline(body, digesting.stream, createWriteStream(file, { flags: 'wx' }));
+      else await pipeline(body, digesting.stream, new Transform({ transform: (_c, _e, done) => done() }));
     } catch (error) {
       if (statusOf(error) === 404) return null;
       // A local file error (EEXIST, ENOSPC) carries the path it failed on: name the file. A stream
@@ -182,7 +174,7 @@ export class BucketObjects {
       }
       throw new BucketError(this.url(key), statusOf(error), error);
     }
-    return { bytes, sha256: hash.digest('hex') };
+    return digesting.digest();
   }
 
   /** Every object under a prefix (and, with a delimiter, the next level's common prefixes). */
