@@ -2,10 +2,8 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { writeSampleArticles } from './articles.js';
 import { writeSampleCalendar } from './calendar.js';
-import { writeSampleFilings } from './filings.js';
+import { sampleQuarters, writeSampleFilings } from './filings.js';
 import { writeForm13fDataset } from './form13f-dataset.js';
-import { previousQuarterEnd } from '../lib/quarters.js';
-import { latestFiledQuarterEnd } from './quarters.js';
 
 export interface SampleOptions {
   now: Date;
@@ -25,8 +23,8 @@ export async function writeSampleSources(outDir: string, options: SampleOptions)
   await writeSampleFilings(outDir, options.now);
   let datasetRows = 0;
   if (options.scale !== undefined) {
-    const latest = latestFiledQuarterEnd(options.now);
-    const previous = previousQuarterEnd(latest)!;
+    // The quarters of the EDGAR sample: the two latest whose filing deadline has passed, in UTC.
+    const [previous, latest] = sampleQuarters(options.now);
     const dir = path.join(outDir, 'filings', 'datasets');
     await mkdir(dir, { recursive: true });
     for (const period of [previous, latest]) {

@@ -31,6 +31,10 @@ describe('sample quarters', () => {
     expect(sampleQuarters(NOW)).toEqual(['2026-06-30', '2026-09-30']);
     expect(sampleQuarters(new Date('2026-11-13T00:00:00Z'))).toEqual(['2026-03-31', '2026-06-30']);
     expect(sampleQuarters(new Date('2026-02-20T00:00:00Z'))).toEqual(['2025-09-30', '2025-12-31']);
+    // The deadline is a UTC day: 45 days after 2026-03-31 is 2026-05-15, whatever zone the machine is in
+    // (the data sets of sample --scale once used a local-time day count, an hour off across a DST change).
+    expect(sampleQuarters(new Date('2026-05-15T00:30:00Z'))).toEqual(['2025-12-31', '2026-03-31']);
+    expect(sampleQuarters(new Date('2026-05-14T23:30:00Z'))).toEqual(['2025-09-30', '2025-12-31']);
   });
 
   it('makes CUSIPs with a correct check digit', () => {
