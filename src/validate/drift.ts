@@ -37,7 +37,13 @@ export interface InvestorFiling {
 export interface EventDates {
   scheduledAt: string;
   verifiedAt: string;
+  /** What, with where, tells a moved event (a new time, so a new id) from a lost one. */
+  country?: string;
+  eventName?: string;
 }
+
+/** An event gone from its time but found this close to it, same country and name, was moved. */
+const MOVED_WITHIN_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Facts a domain expert watches, per dataset. */
 export type DatasetWatch =
@@ -479,7 +485,19 @@ function eventChecks(
 ): RuleResult[] {
   const from = Date.parse(generatedAfter);
   const ahead = [...before].filter(([, event]) => Date.parse(event.scheduledAt) >= from);
-  const lost = ahead.filter(([id]) => !after.has(id));
+  // An event's id names its time: one rescheduled, or whose tentative time became exact, is gone
+  // under its old id and there under a new one. That is the calendar doing its job, not a loss.
+  const timesOf = new Map<string, number[]>();
+  for (const event of after.values()) {
+    const what = `${event.country}\u0000${event.eventName}`;
+    timesOf.set(what, [...(timesOf.get(what) ?? []), Date.parse(event.scheduledAt)]);
+  }
+  const moved = (event: EventDates) =>
+    event.eventName !== undefined &&
+    (timesOf.get(`${event.country}\u0000${event.eventName}`) ?? []).some(
+      (at) => Math.abs(at - Date.parse(event.scheduledAt)) <= MOVED_WITHIN_MS,
+    );
+  const lost = ahead.filter(([id, event]) => !after.has(id) && !moved(event));
   const inBoth = [...before].filter(([id]) => after.has(id));
   const older = inBoth.filter(([id, event]) => Date.parse(after.get(id)!.verifiedAt) < Date.parse(event.verifiedAt));
   const lostObserved = `${lost.length} of ${ahead.length} events still ahead gone (${share(lost.length, ahead.length).toFixed(1)}%)`;

@@ -189,6 +189,37 @@ describe('evaluateDrift', () => {
     expect(older.message).toContain('(2026-11-20T00:00:00.000Z -> 2026-11-01T00:00:00.000Z)');
   });
 
+  it('counts an event moved to a new time (a new id) as moved, not lost: same country and name within 7 days', () => {
+    const t = DEFAULT_DRIFT_THRESHOLDS.calendar;
+    const event = (name: string, scheduledAt: string) => ({
+      scheduledAt,
+      verifiedAt: '2026-11-20T00:00:00.000Z',
+      country: 'US',
+      eventName: name,
+    });
+    const side = (events: Array<[string, ReturnType<typeof event>]>): Side => ({
+      records: { events: events.length },
+      keys: { events: events.map(([id]) => id) },
+      watch: { dataset: 'calendar', generatedAt: '2026-11-23T00:00:00.000Z', eventsNext30Days: 0, events: new Map(events) },
+    });
+    const names = Array.from({ length: 10 }, (_, i) => `Indicator ${i}`);
+    const today = side(names.map((name, i) => [`evt-a${i}`, event(name, '2026-12-01T00:00:00.000Z')]));
+    // Each one's tentative midnight became 13:30 the same day, or it was put off by six days: new ids.
+    const moved = side(
+      names.map((name, i) => [`evt-b${i}`, event(name, i % 2 === 0 ? '2026-12-01T13:30:00.000Z' : '2026-12-07T00:00:00.000Z')]),
+    );
+    expect(evaluateDrift(compare(today, moved), t).find((r) => r.rule === 'drift.calendar.upcoming-lost')).toMatchObject({
+      status: 'pass',
+      observed: '0 of 10 events still ahead gone (0.0%)',
+    });
+    // Put off by more than a week, or renamed: gone from where it was.
+    const gone = side(names.map((name, i) => [`evt-c${i}`, event(i < 5 ? `${name} (revised)` : name, '2026-12-09T00:00:00.000Z')]));
+    expect(evaluateDrift(compare(today, gone), t).find((r) => r.rule === 'drift.calendar.upcoming-lost')).toMatchObject({
+      status: 'fail',
+      observed: '10 of 10 events still ahead gone (100.0%)',
+    });
+  });
+
   it('fails investors gone with a current filing, not those the quarter rule aged out', () => {
     const t = DEFAULT_DRIFT_THRESHOLDS['smart-money'];
     const withOneBehind = (investors: number): Side => {

@@ -200,7 +200,12 @@ class WatchCollector {
       const from = Date.parse(side === 'before' ? this.generatedBefore : this.generatedAfter);
       const at = Date.parse(r.scheduledAt!);
       if (at >= from && at <= from + THIRTY_DAYS_MS) this.upcoming[side] += 1;
-      this.events[side].set(r.id!, { scheduledAt: r.scheduledAt!, verifiedAt: r.verifiedAt! });
+      this.events[side].set(r.id!, {
+        scheduledAt: r.scheduledAt!,
+        verifiedAt: r.verifiedAt!,
+        country: r.country!,
+        eventName: r.eventName!,
+      });
     } else if (resource === 'investors') {
       const counts = record as { positionCount?: number; reportedValueTotal?: number };
       this.investors[side].set(r.slug!, {
