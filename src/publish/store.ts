@@ -134,6 +134,15 @@ export class BundleStore implements SnapshotStore {
     }
   }
 
+  /** An empty folder (`lost+found` aside): what is left of a mount point whose volume is gone. */
+  async holdsNothing(): Promise<boolean> {
+    try {
+      return (await readdir(this.root)).every((name) => name === 'lost+found');
+    } catch {
+      return false;
+    }
+  }
+
   private pointerFile(dataset: DatasetName): string {
     return path.join(this.currentDir, `${dataset}.json`);
   }

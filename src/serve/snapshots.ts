@@ -84,6 +84,8 @@ export class SnapshotRegistry {
   private readonly store: SnapshotStore;
   /** The snapshot served before the current one, per dataset: a bucket store's cache keeps both. */
   private readonly previousIds = new Map<DatasetName, string>();
+  /** Datasets whose store was out of reach at the last poll: said once per outage, not at every poll. */
+  private readonly outOfReach = new Set<DatasetName>();
   /** Told of every attempt to load a changed pointer (metrics). */
   onReload: (dataset: DatasetName, outcome: 'loaded' | 'failed') => void = () => {};
 
@@ -189,19 +191,24 @@ export class SnapshotRegistry {
     const previous = this.states.get(dataset);
     if (previous && previous.pointer === pointer) return;
     if (pointer === null || !current) {
-      // No pointer because there is no store at all (its folder moved, its volume unmounted): that
-      // is the store out of reach, not a dataset taken down, so the verified snapshot stays served.
-      if (previous?.kind === 'ready' && !(await this.store.exists().catch(() => false))) {
-        this.log.error(
-          { dataset, servedSnapshotId: previous.snapshot.snapshotId, store: this.store.location },
-          'store not found (moved, or its volume unmounted?); still serving the previous verified snapshot',
-        );
+      // No pointer because there is no store at all (its folder moved, its volume unmounted and its
+      // mount point left empty): that is the store out of reach, not a dataset taken down, so the
+      // verified snapshot stays served.
+      if (previous?.kind === 'ready' && (await this.storeOutOfReach())) {
+        if (!this.outOfReach.has(dataset)) {
+          this.outOfReach.add(dataset);
+          this.log.error(
+            { dataset, servedSnapshotId: previous.snapshot.snapshotId, store: this.store.location },
+            'store not found (moved, or its volume unmounted?); still serving the previous verified snapshot',
+          );
+        }
         this.onReload(dataset, 'failed');
         return;
       }
       this.markUnavailable(dataset, 'no current snapshot', null);
       return;
     }
+    this.outOfReach.delete(dataset);
     // The bundle the pointer read above names: reading the pointer again could pair another id with it.
     const load = async (): Promise<ServedSnapshot> => {
       const bundle = await this.store.openBundle(current.snapshotId);
@@ -272,6 +279,15 @@ export class SnapshotRegistry {
       }
       this.markUnavailable(dataset, reason, known ? pointer : null);
     }
+  }
+
+  /**
+   * No store, or an empty one: the folder where a volume was mounted. A dataset taken down on
+   * purpose loses its pointer, but its bundles stay.
+   */
+  private async storeOutOfReach(): Promise<boolean> {
+    if (!(await this.store.exists().catch(() => false))) return true;
+    return (await this.store.holdsNothing?.().catch(() => false)) ?? false;
   }
 
   private markUnavailable(dataset: DatasetName, reason: string, pointer: string | null): void {

@@ -156,6 +156,13 @@ describe('unavailable datasets', () => {
     expect(meanwhile.status).toBe(200);
     expect(meanwhile.body.snapshot.id).toBe(ids.articles);
     await rename(`${storeDir}.away`, storeDir);
+    // An unmounted volume leaves its mount point behind, empty: out of reach too.
+    await rename(storeDir, `${storeDir}.away`);
+    await mkdir(storeDir);
+    await running.app.snapshots.reload();
+    expect((await call('/v1/articles?limit=1')).status).toBe(200);
+    await rmdir(storeDir);
+    await rename(`${storeDir}.away`, storeDir);
     // A store that is there without the dataset's pointer: the dataset was taken down.
     await rm(path.join(storeDir, 'current/articles.json'));
     await running.app.snapshots.reload();
