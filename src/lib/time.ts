@@ -24,7 +24,7 @@ export function dateStartMs(text: string): number | null {
   const match = DATE_ONLY.exec(text);
   if (!match) return null;
   const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  return isCalendarDate(y, m, d) ? Date.UTC(y, m - 1, d) : null;
+  return isCalendarDate(y, m, d) ? utcDayMs(y, m, d) : null;
 }
 
 /**
@@ -45,6 +45,13 @@ export function nowRefusal(text: string): string {
 }
 
 function isCalendarDate(y: number, m: number, d: number): boolean {
-  const date = new Date(Date.UTC(y, m - 1, d));
+  const date = new Date(utcDayMs(y, m, d));
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
+
+/** 00:00Z of year-month-day as given: Date.UTC would read the years 0 to 99 as 1900 to 1999. */
+function utcDayMs(y: number, m: number, d: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(y, m - 1, d);
+  return date.getTime();
 }

@@ -11,6 +11,11 @@ describe('calendarRange (Profile A from/to)', () => {
   it('refuses 94 days', () => {
     expect(() => calendarRange('2026-01-01', '2026-04-04')).toThrow(/covers 94 days; at most 93/);
   });
+  it('reads the years 0000 to 0099 as written, not as 1900 to 1999: a range from year 50 is refused as too long', () => {
+    expect(() => calendarRange('0050-01-01', '2026-01-01')).toThrow(/covers \d+ days; at most 93/);
+    expect(new Date(calendarRange('0048-02-29', '0048-03-01').startMs).toISOString()).toBe('0048-02-29T00:00:00.000Z');
+    expect(publicationRange('0099-01-01', undefined).startMs).toBe(Date.parse('0099-01-01T00:00:00.000Z'));
+  });
   it('accepts a single day and refuses to before from', () => {
     expect(calendarRange('2026-11-22', '2026-11-22').endMs - calendarRange('2026-11-22', '2026-11-22').startMs).toBe(86_400_000);
     expect(() => calendarRange('2026-11-22', '2026-11-21')).toThrow(ParameterProblem);
