@@ -189,6 +189,8 @@ export class SnapshotRegistry {
       return;
     }
     const previous = this.states.get(dataset);
+    // A pointer read again: whatever outage was said, the next one is news again.
+    if (pointer !== null) this.outOfReach.delete(dataset);
     if (previous && previous.pointer === pointer) return;
     if (pointer === null || !current) {
       // No pointer because there is no store at all (its folder moved, its volume unmounted and its
@@ -208,7 +210,6 @@ export class SnapshotRegistry {
       this.markUnavailable(dataset, 'no current snapshot', null);
       return;
     }
-    this.outOfReach.delete(dataset);
     // The bundle the pointer read above names: reading the pointer again could pair another id with it.
     const load = async (): Promise<ServedSnapshot> => {
       const bundle = await this.store.openBundle(current.snapshotId);

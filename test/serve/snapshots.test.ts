@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, bearer, get, newKey, type RunningServer, startServer, TestClock } from './helpers/harness.js';
 import { articles } from './helpers/records.js';
+import { SnapshotRegistry } from '../../src/serve/snapshots.js';
 import { articleResources, calendarResources, makeStore, publishDataset, smartMoneyResources } from './helpers/test-store.js';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
@@ -167,6 +168,25 @@ describe('unavailable datasets', () => {
     await rm(path.join(storeDir, 'current/articles.json'));
     await running.app.snapshots.reload();
     expect((await call('/v1/articles?limit=1')).status).toBe(503);
+  });
+
+  it('says once per outage that the store is out of reach, and again after it came back and went again', async () => {
+    const made = await makeStore(NOW, ['articles']);
+    const storeDir = path.join(made.root, 'snapshots');
+    const said: string[] = [];
+    const registry = new SnapshotRegistry(storeDir, { info: () => {}, error: (_details, message) => said.push(message) });
+    await registry.reload();
+    const outage = async () => {
+      await rename(storeDir, `${storeDir}.away`);
+      await registry.reload();
+      await registry.reload();
+      await rename(`${storeDir}.away`, storeDir);
+      await registry.reload();
+    };
+    await outage();
+    await outage();
+    expect(said.filter((message) => message.startsWith('store not found'))).toHaveLength(2);
+    expect(registry.currentIds()).toEqual({ articles: made.ids.articles });
   });
 
   it('keeps serving the previous verified snapshot when a new bundle fails verification, and moves on after a rollback', async () => {
