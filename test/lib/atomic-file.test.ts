@@ -30,6 +30,8 @@ describe('replaceFileAtomically', () => {
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message.startsWith(`${file}: ENOTDIR`)).toBe(true);
     expect((error as NodeJS.ErrnoException).code).toBe('ENOTDIR');
+    expect((error as NodeJS.ErrnoException).syscall).toBe('open');
+    expect(typeof (error as NodeJS.ErrnoException).errno).toBe('number');
     expect(await readFile(blocker, 'utf8')).toBe('x');
   });
 });
