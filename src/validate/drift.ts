@@ -234,6 +234,12 @@ export function applyDriftOverrides(override: DriftThresholdsOverride | undefine
 /** How many of the lost keys (or investors) a failing check names. */
 export const SAMPLE_SIZE = 5;
 
+/** The first SAMPLE_SIZE items described and joined, then how many more there are: what a message names. */
+function sampleText<T>(items: readonly T[], describe: (item: T) => string, separator = '; '): string {
+  const more = items.length > SAMPLE_SIZE ? ` and ${items.length - SAMPLE_SIZE} more` : '';
+  return `${items.slice(0, SAMPLE_SIZE).map(describe).join(separator)}${more}`;
+}
+
 /** The rule of a first snapshot: nothing to compare with, so drift passes with a note. */
 const BASELINE_RULE = 'drift.baseline';
 
@@ -363,10 +369,10 @@ function watchChecks(before: DatasetWatch, after: DatasetWatch, thresholds: Data
     const backwards = before.newestPeriod !== null && (after.newestPeriod === null || after.newestPeriod < before.newestPeriod);
     const periodObserved = `${before.newestPeriod ?? 'none'} -> ${after.newestPeriod ?? 'none'}`;
     const gone = [...before.investors].filter(([slug]) => !after.investors.has(slug));
-    const named = gone
-      .slice(0, SAMPLE_SIZE)
-      .map(([slug, filing]) => `${filing.name} (${slug}, last filing ${filing.period} filed ${filing.filedAt.slice(0, 10)})`);
-    const more = gone.length > SAMPLE_SIZE ? ` and ${gone.length - SAMPLE_SIZE} more` : '';
+    const named = sampleText(
+      gone,
+      ([slug, filing]) => `${filing.name} (${slug}, last filing ${filing.period} filed ${filing.filedAt.slice(0, 10)})`,
+    );
     return [
       ...filingChecks(before.investors, after.investors, thresholds),
       fixed(
@@ -381,7 +387,7 @@ function watchChecks(before: DatasetWatch, after: DatasetWatch, thresholds: Data
         `${gone.length} investor(s) gone`,
         'named, judged by the investors resource thresholds',
         gone.length === 0 ? 'pass' : 'warn',
-        gone.length === 0 ? 'no investor disappeared' : `investors no longer published: ${named.join('; ')}${more}`,
+        gone.length === 0 ? 'no investor disappeared' : `investors no longer published: ${named}`,
       ),
       goneWhileFresh(before.investors, after.investors, gone, thresholds),
       registryLost(before.investors, after.investors, thresholds),
@@ -406,7 +412,6 @@ function goneWhileFresh(
   for (const filing of after.values()) if (oldest === null || filing.period < oldest) oldest = filing.period;
   const fresh = gone.filter(([, filing]) => oldest === null || filing.period >= oldest);
   const observed = `${fresh.length} of ${before.size} investors gone with a filing still current (${share(fresh.length, before.size).toFixed(1)}%)`;
-  const more = fresh.length > SAMPLE_SIZE ? ` and ${fresh.length - SAMPLE_SIZE} more` : '';
   return graded(
     'drift.smart-money.gone-while-fresh',
     observed,
@@ -416,10 +421,7 @@ function goneWhileFresh(
     'of investors gone while current',
     fresh.length === 0
       ? 'no investor with a current filing disappeared'
-      : `${observed}: not aged out (the candidate still publishes filings of ${oldest ?? 'no quarter'}), so their filings left the sources (a moved folder, a partial download, a registry edit), e.g. ${fresh
-          .slice(0, SAMPLE_SIZE)
-          .map(([slug, filing]) => `${filing.name} (${slug}, last filing ${filing.period})`)
-          .join('; ')}${more}`,
+      : `${observed}: not aged out (the candidate still publishes filings of ${oldest ?? 'no quarter'}), so their filings left the sources (a moved folder, a partial download, a registry edit), e.g. ${sampleText(fresh, ([slug, filing]) => `${filing.name} (${slug}, last filing ${filing.period})`)}`,
   );
 }
 
@@ -436,7 +438,6 @@ function registryLost(
   const listed = [...before].filter(([, filing]) => filing.category !== undefined && filing.category !== UNCLASSIFIED_CATEGORY);
   const lost = listed.filter(([slug]) => after.get(slug)?.category === UNCLASSIFIED_CATEGORY);
   const observed = `${lost.length} of ${listed.length} registry investors now unclassified (${share(lost.length, listed.length).toFixed(1)}%)`;
-  const more = lost.length > SAMPLE_SIZE ? ` and ${lost.length - SAMPLE_SIZE} more` : '';
   return graded(
     'drift.smart-money.registry-lost',
     observed,
@@ -446,10 +447,7 @@ function registryLost(
     'of registry investors unclassified',
     lost.length === 0
       ? 'every investor the registry classified still is'
-      : `${observed}: their entries are missing from filings/investors.yaml, e.g. ${lost
-          .slice(0, SAMPLE_SIZE)
-          .map(([slug, filing]) => `${filing.name} (${slug}, ${filing.category} -> ${after.get(slug)!.name}, ${UNCLASSIFIED_CATEGORY})`)
-          .join('; ')}${more}`,
+      : `${observed}: their entries are missing from filings/investors.yaml, e.g. ${sampleText(lost, ([slug, filing]) => `${filing.name} (${slug}, ${filing.category} -> ${after.get(slug)!.name}, ${UNCLASSIFIED_CATEGORY})`)}`,
   );
 }
 
@@ -502,13 +500,8 @@ function eventChecks(
   const older = inBoth.filter(([id, event]) => Date.parse(after.get(id)!.verifiedAt) < Date.parse(event.verifiedAt));
   const lostObserved = `${lost.length} of ${ahead.length} events still ahead gone (${share(lost.length, ahead.length).toFixed(1)}%)`;
   const olderObserved = `${older.length} of ${inBoth.length} events verified earlier than before (${share(older.length, inBoth.length).toFixed(1)}%)`;
-  const name = (list: ReadonlyArray<[string, EventDates]>, what: (id: string, event: EventDates) => string) => {
-    const more = list.length > SAMPLE_SIZE ? ` and ${list.length - SAMPLE_SIZE} more` : '';
-    return `${list
-      .slice(0, SAMPLE_SIZE)
-      .map(([id, event]) => what(id, event))
-      .join(', ')}${more}`;
-  };
+  const name = (list: ReadonlyArray<[string, EventDates]>, what: (id: string, event: EventDates) => string) =>
+    sampleText(list, ([id, event]) => what(id, event), ', ');
   return [
     graded(
       'drift.calendar.upcoming-lost',
@@ -555,7 +548,6 @@ function filingChecks(
       now.filedAt === was.filedAt &&
       ((now.positionCount ?? 0) < (was.positionCount ?? 0) || (now.reportedValueTotal ?? 0) < (was.reportedValueTotal ?? 0)),
   );
-  const more = (n: number) => (n > SAMPLE_SIZE ? ` and ${n - SAMPLE_SIZE} more` : '');
   const olderObserved = `${older.length} of ${inBoth.length} investors from an older quarter (${share(older.length, inBoth.length).toFixed(1)}%)`;
   const shrunkObserved = `${shrunk.length} of ${inBoth.length} investors' same filing smaller (${share(shrunk.length, inBoth.length).toFixed(1)}%)`;
   return [
@@ -568,10 +560,7 @@ function filingChecks(
       'of investors from an older quarter',
       older.length === 0
         ? 'no investor is published from an older quarter than before'
-        : `${olderObserved}: their newest filing is missing from the sources (a data set missing, older or unreadable), e.g. ${older
-            .slice(0, SAMPLE_SIZE)
-            .map(([slug, was, now]) => `${was.name} (${slug}, ${was.period} -> ${now.period})`)
-            .join('; ')}${more(older.length)}`,
+        : `${olderObserved}: their newest filing is missing from the sources (a data set missing, older or unreadable), e.g. ${sampleText(older, ([slug, was, now]) => `${was.name} (${slug}, ${was.period} -> ${now.period})`)}`,
     ),
     graded(
       'drift.smart-money.shrunk-filings',
@@ -582,13 +571,11 @@ function filingChecks(
       "of investors' same filing smaller",
       shrunk.length === 0
         ? 'no filing published before gives fewer positions or less value now'
-        : `${shrunkObserved}: the same filing (period and filing date) gives fewer positions or less reported value, read from an information table cut short, e.g. ${shrunk
-            .slice(0, SAMPLE_SIZE)
-            .map(
-              ([slug, was, now]) =>
-                `${was.name} (${slug}, ${was.period} filed ${was.filedAt.slice(0, 10)}: ${was.positionCount ?? '?'} -> ${now.positionCount ?? '?'} positions)`,
-            )
-            .join('; ')}${more(shrunk.length)}`,
+        : `${shrunkObserved}: the same filing (period and filing date) gives fewer positions or less reported value, read from an information table cut short, e.g. ${sampleText(
+            shrunk,
+            ([slug, was, now]) =>
+              `${was.name} (${slug}, ${was.period} filed ${was.filedAt.slice(0, 10)}: ${was.positionCount ?? '?'} -> ${now.positionCount ?? '?'} positions)`,
+          )}`,
     ),
   ];
 }
