@@ -58,11 +58,13 @@ export function promoteCommand(): Command {
         if (!(error instanceof InvalidPointerError)) throw error;
         expectedCurrent = null;
       }
-      const currentGeneratedAt =
-        expectedCurrent === null || expectedCurrent === snapshotId ? null : await generatedAtOf(store, expectedCurrent);
       const freshness = evaluateFreshness(dataset, bundle.manifest.facts, options.now, { limits: config.limits, warnWithinMs: 0 });
       const baseline =
         expectedCurrent === snapshotId ? { side: null, note: 'it is already current' } : await currentBaseline(store, dataset, snapshotId);
+      // The current snapshot's generation, from the baseline drift opened anyway (null when it is a stand-in
+      // or unreadable: a damaged current is what promote repairs).
+      const currentGeneratedAt =
+        baseline.standIn === undefined && baseline.side?.label === expectedCurrent ? baseline.side.generatedAt : null;
       const drift = (
         await checkDrift(
           dataset,
@@ -120,15 +122,6 @@ export function promoteCommand(): Command {
       else printPromotion(result);
       if (refusal !== null) throw new ExitWith(ExitCode.fail);
     });
-}
-
-/** When a snapshot was generated, or null when its bundle cannot be read (a damaged current is what promote repairs). */
-async function generatedAtOf(store: BundleStore, snapshotId: string): Promise<string | null> {
-  try {
-    return (await store.openBundle(snapshotId)).manifest.generatedAt;
-  } catch {
-    return null;
-  }
 }
 
 function printPromotion(result: {
