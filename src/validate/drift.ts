@@ -488,7 +488,9 @@ function eventChecks(
   const timesOf = new Map<string, number[]>();
   for (const event of after.values()) {
     const what = `${event.country}\u0000${event.eventName}`;
-    timesOf.set(what, [...(timesOf.get(what) ?? []), Date.parse(event.scheduledAt)]);
+    const times = timesOf.get(what);
+    if (times) times.push(Date.parse(event.scheduledAt));
+    else timesOf.set(what, [Date.parse(event.scheduledAt)]);
   }
   const moved = (event: EventDates) =>
     event.eventName !== undefined &&
