@@ -8,7 +8,7 @@ export interface ArticlesDerivation {
   rejections: Rejection[];
   /** Decisions: feed items given a namesake slug. */
   notes: BuildNote[];
-  facts: { latestPublishedAt?: string };
+  facts: { latestPublishedAt?: string; feedItems: Record<string, number> };
 }
 
 /**
@@ -101,10 +101,17 @@ export function deriveArticles(input: IngestedArticle[], now: Date): ArticlesDer
     });
   }
   const records = [...kept.values()].map((entry) => entry.record).sort(compareArticles);
+  const feedItems = new Map<string, number>();
+  for (const { feedItem } of kept.values()) if (feedItem) feedItems.set(feedItem.sourceId, (feedItems.get(feedItem.sourceId) ?? 0) + 1);
   rejections.sort((a, b) => compareText(a.source, b.source) || compareText(a.location, b.location));
   notes.sort((a, b) => compareText(a.source, b.source) || compareText(a.message, b.message));
   const latestPublishedAt = records[0]?.publishedAt;
-  return { records, rejections, notes, facts: latestPublishedAt === undefined ? {} : { latestPublishedAt } };
+  return {
+    records,
+    rejections,
+    notes,
+    facts: { ...(latestPublishedAt === undefined ? {} : { latestPublishedAt }), feedItems: Object.fromEntries(feedItems) },
+  };
 }
 
 function itemKey(item: { sourceId: string; id: string }): string {

@@ -52,6 +52,8 @@ export type DatasetWatch =
       newestPublishedAt: string | null;
       /** Articles per locale; absent where only the newest article is known. */
       locales?: ReadonlyMap<string, number>;
+      /** Articles from each source's feed, by source id (a source whose feed gave none is absent); absent for bundles that predate the count. */
+      feedItems?: ReadonlyMap<string, number>;
     }
   | {
       dataset: 'calendar';
@@ -348,6 +350,7 @@ function watchChecks(before: DatasetWatch, after: DatasetWatch, thresholds: Data
           : 'the newest article is as new or newer',
       ),
       ...localeChecks(before.locales, after.locales),
+      ...feedChecks(before.feedItems, after.feedItems),
     ];
   }
   if (before.dataset === 'calendar' && after.dataset === 'calendar') {
@@ -465,6 +468,31 @@ function localeChecks(before: ReadonlyMap<string, number> | undefined, after: Re
       gone.length === 0
         ? 'every locale that had articles still has some'
         : `no article left in ${list}: a folder, feed or source of that locale is missing from the sources`,
+    ),
+  ];
+}
+
+/**
+ * A feed that gave articles and gives none now answered an empty channel, or is an error page saved
+ * under its name (a rejection of the whole file, which alone only warns): its articles leave
+ * together, however small a share of the dataset they are. A feed rolls its oldest items off every
+ * day, but never down to none while its source publishes.
+ */
+function feedChecks(before: ReadonlyMap<string, number> | undefined, after: ReadonlyMap<string, number> | undefined): RuleResult[] {
+  if (!before || !after) return [];
+  const gone = [...before].filter(([source]) => !after.has(source));
+  const list = gone.map(([source, count]) => `${source} (${count} article(s) before)`).join(', ');
+  return [
+    fixed(
+      'drift.articles.feeds',
+      gone.length === 0
+        ? `${after.size} feed(s) with articles, none emptied`
+        : `${gone.length} feed(s) emptied: ${gone.map(([s]) => s).join(', ')}`,
+      'a feed that gave articles never gives none',
+      gone.length === 0 ? 'pass' : 'fail',
+      gone.length === 0
+        ? 'every source whose feed gave articles still gets some from it'
+        : `no article left from the feed of ${list}: the feed is empty, unreadable or missing from the sources`,
     ),
   ];
 }

@@ -463,6 +463,29 @@ describe("drift: upstream's bad day behind a warning", () => {
     );
     expect(await pointer(store, 'articles')).toBe(current);
   });
+  it('fails when a feed answers an empty channel or an error page, though the count only warns', async () => {
+    const dir = await tempDir('drift-feeds-emptied');
+    const store = await firstBuilt(dir);
+    const current = await pointer(store, 'articles');
+    const sources = await sampleCopy(dir, 'feeds-emptied');
+    const atom = path.join(sources, 'articles/feeds/hanbit-economy.atom');
+    await writeFile(atom, (await readFile(atom, 'utf8')).replace(/<entry>[\s\S]*<\/entry>/, ''));
+    await writeFile(
+      path.join(sources, 'articles/feeds/harbor-wire.xml'),
+      '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>\n',
+    );
+
+    const result = await build(store, sources, HOUR_LATER, '--datasets', 'articles', '--json');
+    expect(result.exitCode).toBe(2);
+    const d = report(result.stdout).datasets[0]!;
+    expect(d).toMatchObject({ outcome: 'failed', madeCurrent: false });
+    expect(d.drift.find((r) => r.rule === 'drift.articles.shrink')).toMatchObject({ status: 'warn' });
+    expect(failing(d)).toEqual(['drift.articles.feeds']);
+    expect(d.drift.find((r) => r.rule === 'drift.articles.feeds')!.message).toBe(
+      'no article left from the feed of hanbit-economy (2 article(s) before), harbor-wire (2 article(s) before): the feed is empty, unreadable or missing from the sources',
+    );
+    expect(await pointer(store, 'articles')).toBe(current);
+  });
 });
 
 describe('drift: rebuilds that must pass', () => {

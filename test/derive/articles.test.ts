@@ -90,8 +90,8 @@ describe('deriveArticles', () => {
       [article('old', 'en-US', '2026-10-01T00:00:00.000Z', 's1'), article('new', 'ko-KR', '2026-11-21T23:59:59.999Z', 's2')],
       NOW,
     );
-    expect(facts).toEqual({ latestPublishedAt: '2026-11-21T23:59:59.999Z' });
-    expect(deriveArticles([], NOW).facts).toEqual({});
+    expect(facts).toEqual({ latestPublishedAt: '2026-11-21T23:59:59.999Z', feedItems: {} });
+    expect(deriveArticles([], NOW).facts).toEqual({ feedItems: {} });
   });
 
   it('rejects an article published after the build time instead of publishing it early', () => {
@@ -107,7 +107,7 @@ describe('deriveArticles', () => {
       },
     ]);
     // The freshness fact comes from what is published, so a future date cannot keep the data set fresh.
-    expect(facts).toEqual({ latestPublishedAt: '2026-11-21T08:00:00.000Z' });
+    expect(facts).toEqual({ latestPublishedAt: '2026-11-21T08:00:00.000Z', feedItems: {} });
   });
 
   it('publishes an article dated exactly at the build time, and rejects one 1 ms later', () => {
@@ -133,9 +133,23 @@ describe('deriveArticles', () => {
   });
 
   describe('feed items', () => {
-    const item = (slug: string, publishedAt: string, location: string, id: string): IngestedArticle => ({
-      ...article(slug, 'en-US', publishedAt, 'articles/feeds/wire.xml', location),
-      feedItem: { sourceId: 'wire', id },
+    const item = (slug: string, publishedAt: string, location: string, id: string, sourceId = 'wire'): IngestedArticle => ({
+      ...article(slug, 'en-US', publishedAt, `articles/feeds/${sourceId}.xml`, location),
+      feedItem: { sourceId, id },
+    });
+
+    it('counts the published articles of each source feed for drift, leaving out what was not published', () => {
+      const { facts } = deriveArticles(
+        [
+          item('a', '2026-11-20T08:00:00.000Z', 'item 1', 'urn:a'),
+          item('b', '2026-11-20T09:00:00.000Z', 'item 2', 'urn:b'),
+          item('later', '2026-12-20T09:00:00.000Z', 'item 3', 'urn:later'),
+          item('c', '2026-11-19T09:00:00.000Z', 'item 1', 'urn:c', 'other'),
+          article('written', 'en-US', '2026-11-21T08:00:00.000Z', 'articles/en-US/written.md'),
+        ],
+        NOW,
+      );
+      expect(facts.feedItems).toEqual({ wire: 2, other: 1 });
     });
 
     it("leaves an editor's article its slug and gives a namesake feed item the title slug plus a hash of its guid", () => {
@@ -159,6 +173,7 @@ describe('deriveArticles', () => {
       const edited = item('new-title', '2026-11-20T09:00:00.000Z', 'item 1', 'urn:x');
       const { records, rejections } = deriveArticles([first, edited], NOW);
       expect(records.map((r) => r.slug)).toEqual(['new-title']);
+      expect(deriveArticles([first, edited], NOW).facts.feedItems).toEqual({ wire: 1 });
       expect(rejections).toEqual([
         {
           source: 'articles/feeds/wire.xml',

@@ -276,6 +276,37 @@ describe('evaluateDrift', () => {
     expect(gone.find((r) => r.rule === 'drift.articles.locales')).toMatchObject({ status: 'fail', observed: '1 locale(s) gone: zh-CN' });
   });
 
+  it('fails a source whose feed gave articles and gives none, and judges nothing for a bundle that predates the count', () => {
+    const t = DEFAULT_DRIFT_THRESHOLDS.articles;
+    const side = (feedItems: Record<string, number> | undefined, articles = 40): Side => {
+      const slugs = keys('en-US', articles);
+      return {
+        records: { articles: slugs.length },
+        keys: { articles: slugs },
+        watch: {
+          dataset: 'articles',
+          newestPublishedAt: '2026-11-22T09:00:00.000Z',
+          ...(feedItems ? { feedItems: new Map(Object.entries(feedItems)) } : {}),
+        },
+      };
+    };
+    // A feed rolls its oldest items off: fewer is a normal day.
+    expect(statusOf(evaluateDrift(compare(side({ wire: 20, desk: 3 }), side({ wire: 20, desk: 1 })), t), 'drift.articles.feeds')).toBe(
+      'pass',
+    );
+    // An emptied feed is 3 articles of 40, which the count alone lets through.
+    const emptied = evaluateDrift(compare(side({ wire: 20, desk: 3 }), side({ wire: 20 }, 37)), t);
+    expect(statusOf(emptied, 'drift.articles.shrink')).toBe('pass');
+    expect(emptied.find((r) => r.rule === 'drift.articles.feeds')).toMatchObject({
+      status: 'fail',
+      observed: '1 feed(s) emptied: desk',
+      message: 'no article left from the feed of desk (3 article(s) before): the feed is empty, unreadable or missing from the sources',
+    });
+    // A feed that gave nothing before is no loss; a bundle built before the count gives no verdict.
+    expect(statusOf(evaluateDrift(compare(side({}), side({ wire: 2 })), t), 'drift.articles.feeds')).toBe('pass');
+    expect(evaluateDrift(compare(side(undefined), side({})), t).map((r) => r.rule)).not.toContain('drift.articles.feeds');
+  });
+
   it('turns a check off with a null threshold', () => {
     const t = {
       resources: {

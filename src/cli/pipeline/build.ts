@@ -198,6 +198,7 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
     directory: staged.directory,
     files: staged.files,
     generatedAt: facts.generatedAt,
+    facts,
   };
   let drift;
   try {

@@ -1,5 +1,5 @@
 import { DATASET_RESOURCES, type DatasetName } from '../../model/dataset.js';
-import type { RuleResult } from '../../model/freshness.js';
+import type { FreshnessFacts, RuleResult } from '../../model/freshness.js';
 import { type DriftAcceptance, type Manifest, recordsPerResource } from '../../model/manifest.js';
 import { DRIFT_KEYED } from '../../model/record-keys.js';
 import { DAY_MS } from '../../lib/time.js';
@@ -25,6 +25,8 @@ import {
 
 export interface DriftSide extends BundleSide {
   generatedAt: string;
+  /** The snapshot's facts: articles per source feed, for the articles watch. */
+  facts: Pick<FreshnessFacts, 'feedItems'>;
 }
 
 export interface DriftCheck {
@@ -34,7 +36,7 @@ export interface DriftCheck {
 }
 
 export function sideOf(manifest: Manifest, directory: string): DriftSide {
-  return { label: manifest.snapshotId, directory, files: manifest.files, generatedAt: manifest.generatedAt };
+  return { label: manifest.snapshotId, directory, files: manifest.files, generatedAt: manifest.generatedAt, facts: manifest.facts };
 }
 
 export async function checkDrift(
@@ -46,7 +48,7 @@ export async function checkDrift(
   standIn?: RuleResult,
 ): Promise<DriftCheck> {
   if (baseline === null) return { baseline: null, rules: evaluateDrift(null, thresholds, noBaseline) };
-  const watch = new WatchCollector(dataset, baseline.generatedAt, candidate.generatedAt);
+  const watch = new WatchCollector(dataset, baseline, candidate);
   // Records are compared only where drift judges them: key churn, and the watched facts. The other
   // resources (trades, which churn by design) are judged by their counts, which the manifests give;
   // reading them cost most of a full-scale check, and all of it when a new quarter changes every trade.
@@ -183,11 +185,16 @@ class WatchCollector {
   private readonly events = { before: new Map<string, EventDates>(), after: new Map<string, EventDates>() };
   private readonly investors = { before: new Map<string, InvestorFiling>(), after: new Map<string, InvestorFiling>() };
 
+  private readonly generatedBefore: string;
+  private readonly generatedAfter: string;
+
   constructor(
     private readonly dataset: DatasetName,
-    private readonly generatedBefore: string,
-    private readonly generatedAfter: string,
+    private readonly before: DriftSide,
+    private readonly after: DriftSide,
   ) {
+    this.generatedBefore = before.generatedAt;
+    this.generatedAfter = after.generatedAt;
     this.resources = new Set(dataset === 'articles' ? ['articles'] : dataset === 'calendar' ? ['events'] : ['investors']);
   }
 
@@ -222,7 +229,15 @@ class WatchCollector {
 
   result(): { before: DatasetWatch; after: DatasetWatch } {
     const of = (side: 'before' | 'after'): DatasetWatch => {
-      if (this.dataset === 'articles') return { dataset: 'articles', newestPublishedAt: this.newest[side], locales: this.locales[side] };
+      if (this.dataset === 'articles') {
+        const feedItems = (side === 'before' ? this.before : this.after).facts.feedItems;
+        return {
+          dataset: 'articles',
+          newestPublishedAt: this.newest[side],
+          locales: this.locales[side],
+          ...(feedItems ? { feedItems: new Map(Object.entries(feedItems)) } : {}),
+        };
+      }
       if (this.dataset === 'calendar') {
         return {
           dataset: 'calendar',
