@@ -46,6 +46,9 @@ class LazyBucketStore implements SnapshotStore {
   async exists(): Promise<boolean> {
     return (await this.opened()).exists();
   }
+  async holdsNothing(): Promise<boolean> {
+    return (await this.opened()).holdsNothing();
+  }
   async currentPointer(dataset: DatasetName): Promise<CurrentPointer | null> {
     return (await this.opened()).currentPointer(dataset);
   }

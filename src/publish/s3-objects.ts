@@ -177,6 +177,16 @@ export class BucketObjects {
     return digesting.digest();
   }
 
+  /** True when no object's key starts with the prefix: one page of at most one key, whatever the prefix holds. */
+  async noneUnder(prefix: string): Promise<boolean> {
+    try {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.location.bucket, Prefix: prefix, MaxKeys: 1 }));
+      return (page.KeyCount ?? page.Contents?.length ?? 0) === 0;
+    } catch (error) {
+      throw new BucketError(this.url(prefix), statusOf(error), error);
+    }
+  }
+
   /** Every object under a prefix (and, with a delimiter, the next level's common prefixes). */
   async list(prefix: string, delimiter?: string): Promise<{ objects: ListedObject[]; prefixes: string[] }> {
     const objects: ListedObject[] = [];

@@ -88,6 +88,11 @@ export class S3Store implements SnapshotStore {
     return this.objects.bucketExists();
   }
 
+  /** No object under the store's prefix: deleted, or moved to another prefix, with the bucket still there. */
+  async holdsNothing(): Promise<boolean> {
+    return this.objects.noneUnder(this.prefix);
+  }
+
   // ---- pointers
 
   private async reading(dataset: DatasetName): Promise<PointerReading> {

@@ -85,8 +85,8 @@ export interface SnapshotStore {
   /** A folder path or `s3://bucket/prefix`, for messages and reports; never holds a credential. */
   readonly location: string;
   exists(): Promise<boolean>;
-  /** True when the store is there but empty (a folder store's mount point with its volume gone); optional. */
-  holdsNothing?(): Promise<boolean>;
+  /** True when the store is there but empty (a folder's mount point with its volume gone, a bucket prefix emptied). */
+  holdsNothing(): Promise<boolean>;
   currentPointer(dataset: DatasetName): Promise<CurrentPointer | null>;
   pointerStates(): Promise<PointerStates>;
   /** A verified manifest whose files can be read locally (a bucket's are downloaded and verified first). */

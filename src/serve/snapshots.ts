@@ -201,7 +201,7 @@ export class SnapshotRegistry {
           this.outOfReach.add(dataset);
           this.log.error(
             { dataset, servedSnapshotId: previous.snapshot.snapshotId, store: this.store.location },
-            'store not found (moved, or its volume unmounted?); still serving the previous verified snapshot',
+            'store not found or empty (moved, deleted, or its volume unmounted?); still serving the previous verified snapshot',
           );
         }
         this.onReload(dataset, 'failed');
@@ -283,12 +283,12 @@ export class SnapshotRegistry {
   }
 
   /**
-   * No store, or an empty one: the folder where a volume was mounted. A dataset taken down on
-   * purpose loses its pointer, but its bundles stay.
+   * No store, or an empty one: the folder where a volume was mounted, a bucket prefix whose objects
+   * were deleted or moved. A dataset taken down on purpose loses its pointer, but its bundles stay.
    */
   private async storeOutOfReach(): Promise<boolean> {
     if (!(await this.store.exists().catch(() => false))) return true;
-    return (await this.store.holdsNothing?.().catch(() => false)) ?? false;
+    return this.store.holdsNothing().catch(() => false);
   }
 
   private markUnavailable(dataset: DatasetName, reason: string, pointer: string | null): void {

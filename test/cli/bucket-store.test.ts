@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, REPO_ROOT, runCli, runCliProcess, tempDir } from '../helpers/cli.js';
@@ -398,6 +398,33 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
     expect(typed.exitCode).toBe(3);
     expect(typed.stderr).toContain('s3://***@');
     expect(typed.stderr).not.toContain('topsecret');
+  });
+
+  it('keeps serving when the store prefix is emptied (objects deleted or moved), and takes the snapshots of a bucket that holds them again', async () => {
+    const store = bucket('emptied');
+    const first = await builtId(store, NOW);
+    const { server, key } = await serveFrom(store);
+    try {
+      expect((await readiness(server.base)).datasets.articles?.snapshotId).toBe(first);
+      // Every object of the prefix gone, the bucket still there: s3rver keeps a prefix as a folder.
+      await rm(path.join(s3.dir, s3.bucket, 'emptied'), { recursive: true, force: true });
+      await until(
+        'the log line',
+        async () => server.stderr() + server.stdout(),
+        (text) => text.includes('store not found or empty'),
+      );
+      expect((await readiness(server.base)).datasets.articles).toEqual({ ready: true, snapshotId: first });
+      expect((await get(server.base, '/v1/articles?limit=1', bearer(key))).status).toBe(200);
+      // Published again: the next poll reads the pointers and takes the new snapshot.
+      const second = await builtId(store, LATER);
+      await until(
+        'the new snapshot',
+        () => readiness(server.base),
+        (r) => r.datasets.articles?.snapshotId === second,
+      );
+    } finally {
+      await server.stop();
+    }
   });
 
   it('rollback and gc on a bucket follow the folder rules', async () => {
