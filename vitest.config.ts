@@ -17,6 +17,9 @@ export default defineConfig({
     // swaps globals for a while (the streams, environment and folder of an in-process CLI command,
     // test/helpers/cli.ts) puts them back.
     isolate: false,
+    // Each module's transform (TypeScript to JavaScript) is kept in node_modules/.experimental-vitest-cache
+    // between runs, keyed by the file's content: a second run transformed in 2.4 s what took 10 to 14 s.
+    experimental: { fsModuleCache: true },
     // Child processes, not threads: the tests run CLI commands in their worker, and a command's
     // working folder is set with process.chdir, which worker threads do not have (test/helpers/cli.ts).
     pool: 'forks',
