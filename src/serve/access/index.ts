@@ -1,5 +1,6 @@
 import { presentedCredential, type RequestHeaders } from './credentials.js';
 import { FileState, type FileStateOptions } from './file-state.js';
+import { SERVE_USAGE_WAITS } from './usage-store.js';
 import type { KeyRecord, Scope } from './key-record.js';
 import { keyIdOfSecret, secretMatches } from './key-secret.js';
 import { limitHeaders, type Profile } from './limit-headers.js';
@@ -128,7 +129,8 @@ const STATE_ERROR_REPORT_INTERVAL_MS = 10_000;
 
 /** Opens the files when no store is given (throws KeyFileError on an unusable keys file). */
 export function createAccess(options: AccessOptions): Access {
-  const store = 'store' in options ? options.store : FileState.open(options);
+  // A server waits for a lock with its whole event loop: briefly, then fails fast for a while.
+  const store = 'store' in options ? options.store : FileState.open({ usageWaits: SERVE_USAGE_WAITS, ...options });
   const { keys, usage } = store;
   const { now } = options;
 

@@ -16,6 +16,23 @@ export type { MonthlyUsageRow } from './state-store.js';
 
 const SCHEMA_VERSION = 2;
 
+/**
+ * How long `serve` lets a write wait for another process's lock. Servers sharing the database hold
+ * it for one group commit, well under a millisecond; a lock held longer (a sqlite3 shell, a backup
+ * tool) would otherwise stall every request, health checks included, for the whole wait.
+ */
+export const SERVE_BUSY_TIMEOUT_MS = 200;
+/** After that wait failed (or the disk is full), `serve` answers 503 for this long before it asks SQLite again. */
+export const SERVE_PAUSE_MS = 1000;
+export const SERVE_USAGE_WAITS = { busyTimeoutMs: SERVE_BUSY_TIMEOUT_MS, pauseMs: SERVE_PAUSE_MS } as const;
+
+export interface UsageWaits {
+  busyTimeoutMs?: number;
+  pauseMs?: number;
+  /** The clock of the pause; injected by tests. */
+  monotonicMs?: () => number;
+}
+
 /** The admission rule of limits.ts (decideAdmission) in SQL, over the row's values before the update. */
 const ADMITS = '(requests < @hardCap AND (window_start <> @windowStart OR window_requests < @perMinute))';
 
@@ -30,8 +47,14 @@ export class UsageStore implements UsageLedger {
   private readonly statements;
   private pending: PendingAdmission[] = [];
   private closed = false;
+  /** After a commit failed for its surroundings: the failure, and until when it is answered without asking SQLite again. */
+  private pause: { failure: StateUnavailableError; untilMs: number } | null = null;
 
-  private constructor(private readonly db: SqliteDatabase) {
+  private constructor(
+    private readonly db: SqliteDatabase,
+    private readonly pauseMs: number,
+    private readonly monotonicMs: () => number,
+  ) {
     this.statements = {
       admit: db.prepare<
         [{ keyId: string; month: string; tier: TierName; windowStart: number; hardCap: number; perMinute: number }],
@@ -64,9 +87,12 @@ export class UsageStore implements UsageLedger {
 
   /**
    * `busyTimeoutMs`: how long a write waits for another process's lock before the request fails
-   * closed (503); 5 s by default.
+   * closed (503); 5 s by default (a command can wait). SQLite waits inside the call, so a server
+   * waits with its whole event loop: `serve` opens it with SERVE_BUSY_TIMEOUT_MS and SERVE_PAUSE_MS.
+   * `pauseMs`: after a commit fails for its surroundings (a lock held too long, a full disk), the
+   * admissions of that long are refused with the same failure at once, without waiting again.
    */
-  static open(file: string, { busyTimeoutMs = 5000 }: { busyTimeoutMs?: number } = {}): UsageStore {
+  static open(file: string, { busyTimeoutMs = 5000, pauseMs = 0, monotonicMs = () => performance.now() }: UsageWaits = {}): UsageStore {
     mkdirSync(path.dirname(file), { recursive: true });
     const db = openSqlite(file);
     try {
@@ -79,7 +105,7 @@ export class UsageStore implements UsageLedger {
       db.close();
       throw error;
     }
-    return new UsageStore(db);
+    return new UsageStore(db, pauseMs, monotonicMs);
   }
 
   admitNow(keyId: string, tier: TierName, month: string, windowStart: number, limits: AdmissionLimits): CountedAdmission {
@@ -119,11 +145,18 @@ export class UsageStore implements UsageLedger {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
+    if (this.pause !== null && this.monotonicMs() < this.pause.untilMs) {
+      for (const admission of batch) admission.reject(this.pause.failure);
+      return;
+    }
+    this.pause = null;
     let results: CountedAdmission[];
     try {
       results = this.db.immediateTransaction(() => batch.map(({ args }) => this.admitNow(...args)));
     } catch (error) {
       const failure = this.unavailable(error);
+      if (failure instanceof StateUnavailableError && this.pauseMs > 0)
+        this.pause = { failure, untilMs: this.monotonicMs() + this.pauseMs };
       for (const admission of batch) admission.reject(failure);
       return;
     }

@@ -56,6 +56,29 @@ describe('usage database', () => {
     expect(() => UsageStore.open(file)).toThrow(`${file}: usage database schema 9 is newer than this pdsnap understands (2)`);
   });
 
+  it('after a lock held too long, refuses at once for the pause instead of waiting again, then counts again', async () => {
+    let clock = 0;
+    const store = UsageStore.open(file, { busyTimeoutMs: 50, pauseMs: 1000, monotonicMs: () => clock });
+    const other = openSqlite(file);
+    const admit = () => store.admit('key_aaaaaaaaaaaa', 'member', '2026-11', windowOf('2026-11-22T10:15:30Z'), member);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      const refused = await admit().catch((e: Error) => e);
+      expect((refused as Error).message).toBe(`usage database ${file}: database is locked (SQLITE_BUSY)`);
+      other.exec('ROLLBACK');
+      // The lock is gone, but within the pause SQLite is not asked: the same refusal, and nothing counted.
+      clock = 999;
+      expect(await admit().catch((e: Error) => e)).toBe(refused);
+      expect(await store.counts('key_aaaaaaaaaaaa', '2026-11', windowOf('2026-11-22T10:15:30Z'))).toEqual({ month: 0, window: 0 });
+      clock = 1000;
+      expect((await admit()).admitted).toBe(true);
+      expect(await store.counts('key_aaaaaaaaaaaa', '2026-11', windowOf('2026-11-22T10:15:30Z'))).toEqual({ month: 1, window: 1 });
+    } finally {
+      other.close();
+      store.close();
+    }
+  });
+
   it('fails closed with StateUnavailableError, naming the file, when another process holds the write lock too long', async () => {
     const store = UsageStore.open(file, { busyTimeoutMs: 50 });
     const other = openSqlite(file);
