@@ -13,7 +13,6 @@ import { parseJsonText, JsonTextError } from '../../src/ingest/json-text.js';
 import { listFiles, UnreadableSource } from '../../src/ingest/source-files.js';
 import { EARLIEST_YEAR, LATEST_YEAR } from '../../src/ingest/source-limits.js';
 import { decodeSourceText } from '../../src/ingest/source-text.js';
-import { fieldWithNul } from '../../src/ingest/text-fields.js';
 import { readXml } from '../../src/ingest/xml-reader.js';
 import { parseYamlText, YamlTextError } from '../../src/ingest/yaml-text.js';
 import { Article } from '../../src/model/article.js';
@@ -143,6 +142,21 @@ function problemsOf(what: string, checks: Array<[failed: boolean, problem: strin
   return checks.filter(([failed]) => failed).map(([, problem]) => `${what}: ${problem}`);
 }
 
+/**
+ * The path of a string holding NUL in a record, or undefined. The test's own walk, not the
+ * fieldWithNul of src/ that ingest relies on: asking the code under test would let a broken
+ * fieldWithNul pass its own check.
+ */
+function nulIn(value: unknown, at = '(value)'): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? at : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const found = nulIn(child, at === '(value)' ? key : `${at}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 const inYears = (instant: string) => {
   const year = Number(instant.slice(0, 4));
   return year >= EARLIEST_YEAR && year <= LATEST_YEAR;
@@ -178,7 +192,7 @@ describe('fuzzed article sources', () => {
           const unclean = result.records.flatMap(({ record }) =>
             problemsOf(record.slug, [
               [!Article.safeParse(record).success, 'fails the Article schema'],
-              [fieldWithNul(record) !== undefined, `NUL in ${fieldWithNul(record)}`],
+              [nulIn(record) !== undefined, `NUL in ${nulIn(record)}`],
               [!inYears(record.publishedAt), `publishedAt ${record.publishedAt}`],
             ]),
           );
@@ -206,7 +220,7 @@ describe('fuzzed calendar sources', () => {
           const unclean = result.records.flatMap(({ record }) =>
             problemsOf(`${record.eventName} (${record.country})`, [
               [!CalendarEvent.safeParse({ ...record, id: 'evt-0000000000000000' }).success, 'fails the CalendarEvent schema'],
-              [fieldWithNul(record) !== undefined, `NUL in ${fieldWithNul(record)}`],
+              [nulIn(record) !== undefined, `NUL in ${nulIn(record)}`],
               [
                 !(inYears(record.scheduledAt) && inYears(record.verifiedAt)),
                 `scheduledAt ${record.scheduledAt}, verifiedAt ${record.verifiedAt}`,
@@ -250,13 +264,13 @@ describe('fuzzed filing sources', () => {
             ...problemsOf(filing.accessionNumber, [
               [!/^\d{4}-\d{2}-\d{2}$/.test(filing.period), `period ${filing.period}`],
               [!(inYears(filing.period) && inYears(filing.filedAt)), `period ${filing.period}, filedAt ${filing.filedAt}`],
-              [fieldWithNul(filing) !== undefined, `NUL in ${fieldWithNul(filing)}`],
+              [nulIn(filing) !== undefined, `NUL in ${nulIn(filing)}`],
             ]),
             ...[...result.catalog.rows(filing.accessionNumber)].flatMap((row, index) =>
               problemsOf(`${filing.accessionNumber} row ${index}`, [
                 [!(Number.isSafeInteger(row.value) && row.value >= 0), `value ${row.value}`],
                 [!(Number.isFinite(row.amount) && row.amount >= 0), `amount ${row.amount}`],
-                [fieldWithNul(row) !== undefined, `NUL in ${fieldWithNul(row)}`],
+                [nulIn(row) !== undefined, `NUL in ${nulIn(row)}`],
               ]),
             ),
           ]);
