@@ -359,6 +359,19 @@ describe('what users of dbt and Soda expect', () => {
     expect(String(result.stdout)).toMatch(/^source +bytes +sha256$/m);
     expect(String(result.stdout)).toMatch(/^calendar\/\S+ +\d+ +[0-9a-f]{64}$/m);
   });
+
+  it("inspect writes out the articles' facts, the articles of each feed among them", async () => {
+    const store = path.join(work, 'inspect-articles');
+    const build = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', NOW, '--json']);
+    const id = JSON.parse(String(build.stdout)).datasets[0].snapshotId;
+    const result = await pdsnap(['inspect', id, '--store', store]);
+    expect(result.exitCode).toBe(0);
+    const facts = String(result.stdout)
+      .split('\n')
+      .find((line) => line.startsWith('facts '));
+    expect(facts).not.toContain('[object Object]');
+    expect(facts).toMatch(/ feedItems=hanbit-economy:\d+,harbor-wire:\d+,sakura-markets:\d+( {2}|$)/);
+  });
 });
 
 describe('paths from the environment and the config file: flag > environment > config file > default', () => {

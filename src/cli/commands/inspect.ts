@@ -41,7 +41,7 @@ export function inspectCommand(): Command {
       printLine(`fresh until  ${manifest.freshUntil}${manifest.allowStale ? '  (published with --allow-stale)' : ''}`);
       printLine(
         `facts        ${Object.entries(manifest.facts)
-          .map(([k, v]) => `${k}=${v}`)
+          .map(([k, v]) => `${k}=${factText(v)}`)
           .join('  ')}`,
       );
       if (acceptedDrift) {
@@ -69,4 +69,11 @@ export function inspectCommand(): Command {
       }
       printLine(`${manifest.sources.length} source file(s); all digests verified`);
     });
+}
+
+/** A fact as text: a count per name (the articles of each source feed) as `name:n,name:n`, `none` when empty. */
+function factText(value: unknown): string {
+  if (value === null || typeof value !== 'object') return String(value);
+  const entries = Object.entries(value);
+  return entries.length === 0 ? 'none' : entries.map(([name, n]) => `${name}:${String(n)}`).join(',');
 }
