@@ -25,6 +25,8 @@ export const SERVE_BUSY_TIMEOUT_MS = 200;
 /** After that wait failed (or the disk is full), `serve` answers 503 for this long before it asks SQLite again. */
 export const SERVE_PAUSE_MS = 1000;
 export const SERVE_USAGE_WAITS = { busyTimeoutMs: SERVE_BUSY_TIMEOUT_MS, pauseMs: SERVE_PAUSE_MS } as const;
+/** How long opening the database (and migrating its schema) waits for a lock, whatever the requests' wait. */
+const OPEN_BUSY_TIMEOUT_MS = 5000;
 
 export interface UsageWaits {
   busyTimeoutMs?: number;
@@ -87,7 +89,7 @@ export class UsageStore implements UsageLedger {
 
   /**
    * `busyTimeoutMs`: how long a write waits for another process's lock before the request fails
-   * closed (503); 5 s by default (a command can wait). SQLite waits inside the call, so a server
+   * closed (503); 5 s by default (a command can wait). Opening and migrating wait at least 5 s. SQLite waits inside the call, so a server
    * waits with its whole event loop: `serve` opens it with SERVE_BUSY_TIMEOUT_MS and SERVE_PAUSE_MS.
    * `pauseMs`: after a commit fails for its surroundings (a lock held too long, a full disk), the
    * admissions of that long are refused with the same failure at once, without waiting again.
@@ -99,8 +101,11 @@ export class UsageStore implements UsageLedger {
       db.exec('PRAGMA journal_mode = WAL');
       // NORMAL in WAL mode survives a crash of the process; only an OS crash can lose the last commits.
       db.exec('PRAGMA synchronous = NORMAL');
-      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+      // Opening waits as a command does: nothing is answered yet, and a second server starting while
+      // the first migrates the file (or a sqlite3 shell holds it) must not fail to start after 200 ms.
+      db.exec(`PRAGMA busy_timeout = ${Math.max(OPEN_BUSY_TIMEOUT_MS, Math.floor(busyTimeoutMs))}`);
       migrate(db);
+      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     } catch (error) {
       db.close();
       throw error;

@@ -1,10 +1,13 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../../src/lib/sqlite.js';
 import { StateUnavailableError } from '../../../src/serve/access/state-store.js';
-import { UsageStore } from '../../../src/serve/access/usage-store.js';
+import { SERVE_USAGE_WAITS, UsageStore } from '../../../src/serve/access/usage-store.js';
+import { REPO_ROOT } from '../../helpers/cli.js';
 
 let dir: string;
 let file: string;
@@ -54,6 +57,42 @@ describe('usage database', () => {
     newer.exec('PRAGMA user_version = 9');
     newer.close();
     expect(() => UsageStore.open(file)).toThrow(`${file}: usage database schema 9 is newer than this pdsnap understands (2)`);
+  });
+
+  it("a server's short wait is for requests: opening (and migrating) waits out another process's lock as before", async () => {
+    // Another process (a server migrating the new file, a sqlite3 shell) holds the write lock for 700 ms.
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require('better-sqlite3'))(process.argv[1]); db.pragma('journal_mode = WAL'); db.exec('BEGIN IMMEDIATE');
+         process.stdout.write('locked\\n'); setTimeout(() => { db.exec('ROLLBACK'); db.close(); }, 700);`,
+        file,
+      ],
+      { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await once(holder.stdout!, 'data');
+      const store = UsageStore.open(file, SERVE_USAGE_WAITS);
+      const other = openSqlite(file);
+      try {
+        expect((await store.admit('key_aaaaaaaaaaaa', 'member', '2026-11', windowOf('2026-11-22T10:15:30Z'), member)).admitted).toBe(true);
+        // Open, a request waits the server's 200 ms, not the 5 s the opening waited.
+        other.exec('BEGIN IMMEDIATE');
+        const started = performance.now();
+        const refused = await store
+          .admit('key_aaaaaaaaaaaa', 'member', '2026-11', windowOf('2026-11-22T10:15:30Z'), member)
+          .catch((e) => e);
+        expect(refused).toBeInstanceOf(StateUnavailableError);
+        expect(performance.now() - started).toBeLessThan(2000);
+        other.exec('ROLLBACK');
+      } finally {
+        other.close();
+        store.close();
+      }
+    } finally {
+      holder.kill();
+    }
   });
 
   it('after a lock held too long, refuses at once for the pause instead of waiting again, then counts again', async () => {
