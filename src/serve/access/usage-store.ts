@@ -98,12 +98,14 @@ export class UsageStore implements UsageLedger {
     mkdirSync(path.dirname(file), { recursive: true });
     const db = openSqlite(file);
     try {
+      // Opening waits as a command does: nothing is answered yet, and a second server starting while
+      // the first creates or migrates the file (or a sqlite3 shell holds it) must not fail to start
+      // after 200 ms. First of all: switching a new file to WAL needs the lock too, and without a
+      // busy timeout it fails at once.
+      db.exec(`PRAGMA busy_timeout = ${Math.max(OPEN_BUSY_TIMEOUT_MS, Math.floor(busyTimeoutMs))}`);
       db.exec('PRAGMA journal_mode = WAL');
       // NORMAL in WAL mode survives a crash of the process; only an OS crash can lose the last commits.
       db.exec('PRAGMA synchronous = NORMAL');
-      // Opening waits as a command does: nothing is answered yet, and a second server starting while
-      // the first migrates the file (or a sqlite3 shell holds it) must not fail to start after 200 ms.
-      db.exec(`PRAGMA busy_timeout = ${Math.max(OPEN_BUSY_TIMEOUT_MS, Math.floor(busyTimeoutMs))}`);
       migrate(db);
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     } catch (error) {

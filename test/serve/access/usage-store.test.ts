@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,26 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+
+/**
+ * Another process that runs `statements` on the file, says so, and ends them with `end` after `ms`.
+ * It opens SQLite the way pdsnap does on its Node.js (src/lib/sqlite.ts): node:sqlite where there is
+ * one, better-sqlite3 on Node.js 20 (which aborts Node.js 24 when its objects are collected).
+ */
+async function holdLock(file: string, statements: string[], end: string, ms: number): Promise<ChildProcess> {
+  const script = `
+    let db;
+    try { db = new (require('node:sqlite').DatabaseSync)(process.argv[1]); } catch { db = new (require('better-sqlite3'))(process.argv[1]); }
+    for (const sql of JSON.parse(process.argv[2])) db.exec(sql);
+    process.stdout.write('locked\\n');
+    setTimeout(() => { db.exec(process.argv[3]); db.close(); }, Number(process.argv[4]));`;
+  const holder = spawn(process.execPath, ['-e', script, file, JSON.stringify(statements), end, String(ms)], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await once(holder.stdout!, 'data');
+  return holder;
+}
 
 describe('usage database', () => {
   it('upgrades a version 1 database in place, keeping month counts and the current window', async () => {
@@ -61,18 +81,8 @@ describe('usage database', () => {
 
   it("a server's short wait is for requests: opening (and migrating) waits out another process's lock as before", async () => {
     // Another process (a server migrating the new file, a sqlite3 shell) holds the write lock for 700 ms.
-    const holder = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const db = new (require('better-sqlite3'))(process.argv[1]); db.pragma('journal_mode = WAL'); db.exec('BEGIN IMMEDIATE');
-         process.stdout.write('locked\\n'); setTimeout(() => { db.exec('ROLLBACK'); db.close(); }, 700);`,
-        file,
-      ],
-      { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const holder = await holdLock(file, ['PRAGMA journal_mode = WAL', 'BEGIN IMMEDIATE'], 'ROLLBACK', 700);
     try {
-      await once(holder.stdout!, 'data');
       const store = UsageStore.open(file, SERVE_USAGE_WAITS);
       const other = openSqlite(file);
       try {
@@ -89,6 +99,27 @@ describe('usage database', () => {
       } finally {
         other.close();
         store.close();
+      }
+    } finally {
+      holder.kill();
+    }
+  });
+
+  it('opens a new file that another process holds locked (two servers starting at once) once the lock is gone', async () => {
+    // A second server that created the file a moment before, still in its first transaction (no WAL yet).
+    const holder = await holdLock(file, ['BEGIN EXCLUSIVE', 'CREATE TABLE first (x)'], 'COMMIT', 700);
+    try {
+      const store = UsageStore.open(file, SERVE_USAGE_WAITS);
+      try {
+        expect((await store.admit('key_aaaaaaaaaaaa', 'member', '2026-11', windowOf('2026-11-22T10:15:30Z'), member)).admitted).toBe(true);
+      } finally {
+        store.close();
+      }
+      const check = openSqlite(file);
+      try {
+        expect(check.prepare<[], { journal_mode: string }>('PRAGMA journal_mode').get()?.journal_mode).toBe('wal');
+      } finally {
+        check.close();
       }
     } finally {
       holder.kill();
