@@ -177,11 +177,17 @@ export class BucketObjects {
     return digesting.digest();
   }
 
-  /** True when no object's key starts with the prefix: one page of at most one key, whatever the prefix holds. */
+  /**
+   * True when no object's key starts with the prefix but folder markers (the empty `<name>/` objects
+   * a console's "create folder" leaves, which outlive the files deleted from them). One page of at
+   * most 100 keys, whatever the prefix holds: a page of markers only, with more to come, is not
+   * called empty.
+   */
   async noneUnder(prefix: string): Promise<boolean> {
     try {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.location.bucket, Prefix: prefix, MaxKeys: 1 }));
-      return (page.KeyCount ?? page.Contents?.length ?? 0) === 0;
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.location.bucket, Prefix: prefix, MaxKeys: 100 }));
+      const content = (page.Contents ?? []).some((o) => !(o.Key?.endsWith('/') && (o.Size ?? 0) === 0));
+      return !content && page.IsTruncated !== true;
     } catch (error) {
       throw new BucketError(this.url(prefix), statusOf(error), error);
     }

@@ -1,3 +1,4 @@
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { execa } from 'execa';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -406,8 +407,18 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
     const { server, key } = await serveFrom(store);
     try {
       expect((await readiness(server.base)).datasets.articles?.snapshotId).toBe(first);
-      // Every object of the prefix gone, the bucket still there: s3rver keeps a prefix as a folder.
+      // Every object of the prefix gone, the bucket still there (s3rver keeps a prefix as a folder),
+      // but for the empty folder objects a console leaves behind.
       await rm(path.join(s3.dir, s3.bucket, 'emptied'), { recursive: true, force: true });
+      const client = new S3Client({
+        endpoint: s3.endpoint,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId: s3.env.AWS_ACCESS_KEY_ID!, secretAccessKey: s3.env.AWS_SECRET_ACCESS_KEY! },
+      });
+      for (const marker of ['emptied/', 'emptied/bundles/'])
+        await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: marker, Body: '' }));
+      client.destroy();
       await until(
         'the log line',
         async () => server.stderr() + server.stdout(),
