@@ -9,7 +9,8 @@ import { createRequire } from 'node:module';
  *   abort Node.js 24.19+ ("Assertion failed: (env) != nullptr"), and better-sqlite3 13, which fixes
  *   that, crashes on Node.js 20; so the addon is only ever loaded where `node:sqlite` is missing.
  *
- * Callers see the small common surface below and nothing driver-specific.
+ * Callers see the small common surface below and nothing driver-specific; a new connection of either
+ * waits up to 5 s for another process's lock (`PRAGMA busy_timeout` changes that).
  */
 export interface SqliteRunResult {
   changes: number | bigint;
@@ -54,6 +55,9 @@ type Opener = (file: string, options: OpenSqliteOptions) => NativeDatabase;
 
 let opener: { driver: SqliteDriver; open: Opener } | undefined;
 
+/** How long a new connection waits for another process's lock, on either driver (better-sqlite3's default). */
+const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
 function loadNodeSqlite(): Opener | undefined {
   // Node 22 announces node:sqlite as experimental on load; that warning is not news to a user of pdsnap.
   const emitWarning = process.emitWarning;
@@ -69,7 +73,19 @@ function loadNodeSqlite(): Opener | undefined {
   }
   if (builtin === undefined) return undefined;
   const { DatabaseSync } = builtin;
-  return (file, options) => new DatabaseSync(file, { readOnly: options.readonly === true });
+  return (file, options) => {
+    const db = new DatabaseSync(file, { readOnly: options.readonly === true });
+    // better-sqlite3's default, which node:sqlite lacks: without it, any statement that meets
+    // another process's lock fails at once with 'database is locked'. (The DatabaseSync `timeout`
+    // option would do the same, but Node.js 22.13 to 22.15 do not have it.)
+    try {
+      db.exec(`PRAGMA busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return db;
+  };
 }
 
 function loadBetterSqlite(): Opener {

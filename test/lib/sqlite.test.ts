@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSqlite, sqliteDriver, sqliteEnvironmentFailure } from '../../src/lib/sqlite.js';
 import { tempDir } from '../helpers/cli.js';
+import { holdSqliteLock } from '../helpers/sqlite-lock.js';
 
 const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
 const hasBuiltinSqlite = major > 22 || (major === 22 && minor >= 13);
@@ -47,6 +48,35 @@ describe('openSqlite', () => {
       const readonly = openSqlite(path.join(dir, 'a.sqlite'), { readonly: true });
       expect(() => readonly.exec("INSERT INTO t (k, n) VALUES ('x', 1)")).toThrow();
       readonly.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("waits up to 5 s for another process's lock, with either driver, before any busy timeout is set", async () => {
+    // better-sqlite3 connections start with a 5 s busy timeout, node:sqlite ones with none: without
+    // the same wait on both, a reader failed at once with 'database is locked' on Node.js 22 and 24 only.
+    const dir = await tempDir('sqlite-busy');
+    const file = path.join(dir, 'locked.sqlite');
+    try {
+      const setup = openSqlite(file);
+      setup.exec('CREATE TABLE t (n INTEGER NOT NULL); INSERT INTO t VALUES (1)');
+      setup.close();
+      const holder = await holdSqliteLock(file, ['BEGIN EXCLUSIVE', 'INSERT INTO t VALUES (2)'], 'COMMIT', 500);
+      try {
+        for (const options of [{ readonly: true }, {}]) {
+          const db = openSqlite(file, options);
+          try {
+            expect(db.prepare<[], { timeout: number }>('PRAGMA busy_timeout').get()?.timeout).toBe(5000);
+            // Blocks until the other process commits, then sees its row.
+            expect(db.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()?.n).toBe(2);
+          } finally {
+            db.close();
+          }
+        }
+      } finally {
+        holder.kill();
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

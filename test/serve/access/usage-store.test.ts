@@ -1,5 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../../src/lib/sqlite.js';
 import { StateUnavailableError } from '../../../src/serve/access/state-store.js';
 import { SERVE_USAGE_WAITS, UsageStore } from '../../../src/serve/access/usage-store.js';
-import { REPO_ROOT } from '../../helpers/cli.js';
+import { holdSqliteLock } from '../../helpers/sqlite-lock.js';
 
 let dir: string;
 let file: string;
@@ -21,26 +19,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/**
- * Another process that runs `statements` on the file, says so, and ends them with `end` after `ms`.
- * It opens SQLite the way pdsnap does on its Node.js (src/lib/sqlite.ts): node:sqlite where there is
- * one, better-sqlite3 on Node.js 20 (which aborts Node.js 24 when its objects are collected).
- */
-async function holdLock(file: string, statements: string[], end: string, ms: number): Promise<ChildProcess> {
-  const script = `
-    let db;
-    try { db = new (require('node:sqlite').DatabaseSync)(process.argv[1]); } catch { db = new (require('better-sqlite3'))(process.argv[1]); }
-    for (const sql of JSON.parse(process.argv[2])) db.exec(sql);
-    process.stdout.write('locked\\n');
-    setTimeout(() => { db.exec(process.argv[3]); db.close(); }, Number(process.argv[4]));`;
-  const holder = spawn(process.execPath, ['-e', script, file, JSON.stringify(statements), end, String(ms)], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await once(holder.stdout!, 'data');
-  return holder;
-}
 
 describe('usage database', () => {
   it('upgrades a version 1 database in place, keeping month counts and the current window', async () => {
@@ -81,7 +59,7 @@ describe('usage database', () => {
 
   it("a server's short wait is for requests: opening (and migrating) waits out another process's lock as before", async () => {
     // Another process (a server migrating the new file, a sqlite3 shell) holds the write lock for 700 ms.
-    const holder = await holdLock(file, ['PRAGMA journal_mode = WAL', 'BEGIN IMMEDIATE'], 'ROLLBACK', 700);
+    const holder = await holdSqliteLock(file, ['PRAGMA journal_mode = WAL', 'BEGIN IMMEDIATE'], 'ROLLBACK', 700);
     try {
       const store = UsageStore.open(file, SERVE_USAGE_WAITS);
       const other = openSqlite(file);
@@ -107,7 +85,7 @@ describe('usage database', () => {
 
   it('opens a new file that another process holds locked (two servers starting at once) once the lock is gone', async () => {
     // A second server that created the file a moment before, still in its first transaction (no WAL yet).
-    const holder = await holdLock(file, ['BEGIN EXCLUSIVE', 'CREATE TABLE first (x)'], 'COMMIT', 700);
+    const holder = await holdSqliteLock(file, ['BEGIN EXCLUSIVE', 'CREATE TABLE first (x)'], 'COMMIT', 700);
     try {
       const store = UsageStore.open(file, SERVE_USAGE_WAITS);
       try {
