@@ -37,11 +37,8 @@ export function decodeSourceText(content: Buffer, options: { xml?: boolean; embe
     const label = declared?.[1]?.toLowerCase();
     if (label && label !== 'utf-8' && label !== 'utf8' && !label.startsWith('utf-16')) {
       // An encoding Node does not know is read as UTF-8, which reports any byte that is not.
-      const decoder = decoderFor(label);
-      if (decoder) {
-        const text = decoder.decode(content);
-        return { ok: true, text: decoder.encoding === 'windows-1252' ? withWindows1252Controls(text) : text };
-      }
+      const text = decodeLegacy(label, content);
+      if (text !== undefined) return { ok: true, text };
     }
   }
   return decodeUtf8(content, 0);
@@ -55,25 +52,104 @@ function decoderFor(label: string) {
   }
 }
 
+/**
+ * Bytes in a legacy encoding (`label`, lower case), decoded as the Encoding Standard asks, as Node
+ * 22 and 24 do; undefined for a label no decoder knows. Node 20.20's decoders (ICU's) differ: they
+ * read windows-1252 as ISO-8859-1, a few bytes of other single-byte encodings otherwise (below),
+ * GBK with private-use characters where the Standard has €, U+3000 and others, and they lack
+ * ISO-8859-16 and x-user-defined: the same source file made other text on Node 20.
+ */
+function decodeLegacy(label: string, content: Buffer): string | undefined {
+  const decoder = decoderFor(label);
+  const encoding = decoder?.encoding ?? (Object.hasOwn(FULL_SINGLE_BYTE, label) ? label : undefined);
+  if (encoding === undefined) return undefined;
+  // The Standard's GBK decoder is its gb18030 decoder, which Node 20's gb18030 label follows.
+  if (encoding === 'gbk') return new TextDecoder('gb18030').decode(content);
+  const fixes = SINGLE_BYTE_FIXES[encoding];
+  const byNode = (byte: number) => decoder!.decode(Uint8Array.of(byte)).charCodeAt(0);
+  // Where Node's decoder reads those bytes as the Standard does (Node 22 and 24), it does the work, faster.
+  if (fixes === undefined || (decoder !== undefined && [...fixes].every(([byte, unit]) => byNode(byte) === unit))) {
+    return decoder!.decode(content);
+  }
+  // A single-byte encoding, through a table of its 256 code units (all in the BMP), as UTF-16LE bytes.
+  const table = Uint16Array.from({ length: 256 }, (_, byte) => fixes.get(byte) ?? (byte < 0x80 ? byte : byNode(byte)));
+  const utf16 = Buffer.allocUnsafe(content.length * 2);
+  for (let index = 0; index < content.length; index++) {
+    const unit = table[content[index]!]!;
+    utf16[2 * index] = unit & 0xff;
+    utf16[2 * index + 1] = unit >>> 8;
+  }
+  return utf16.toString('utf16le');
+}
+
 const XML_DECLARATION = /^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/;
 /** The declaration that opens the first `<XML>` block of an EDGAR full submission (after its SGML header). */
 const EMBEDDED_XML_DECLARATION = /<XML>\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/i;
 const EMBEDDED_SEARCH_BYTES = 64 * 1024;
 
 /**
- * What windows-1252 puts at 0x80-0x9F, for the characters a decoder left as C1 controls (Node 20.20
- * decodes windows-1252 as ISO-8859-1; Node 22 and 24 do not). The five bytes windows-1252 leaves
- * undefined stay the controls they are.
+ * What windows-1252 puts at 0x80-0x9F (Node 20.20 reads them as ISO-8859-1's C1 controls). The five
+ * bytes windows-1252 leaves undefined stay the controls they are.
  */
 // biome-ignore format: a table of 32 code points, 16 to a row
-const WINDOWS_1252_C1 = String.fromCharCode(
+const WINDOWS_1252_C1 = [
   0x20ac, 0x0081, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0x008d, 0x017d, 0x008f,
   0x0090, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0x009d, 0x017e, 0x0178,
-);
+];
 
-function withWindows1252Controls(text: string): string {
-  return text.replace(/[\u0080-\u009f]/g, (control) => WINDOWS_1252_C1[control.charCodeAt(0) - 0x80]!);
-}
+/** ISO-8859-16 at 0xA0-0xFF (0x80-0x9F are the C1 controls); Node 20.20 has no decoder for it. */
+// biome-ignore format: a table of 96 code points, 16 to a row
+const ISO_8859_16_HIGH = [
+  0x00a0, 0x0104, 0x0105, 0x0141, 0x20ac, 0x201e, 0x0160, 0x00a7, 0x0161, 0x00a9, 0x0218, 0x00ab, 0x0179, 0x00ad, 0x017a, 0x017b,
+  0x00b0, 0x00b1, 0x010c, 0x0142, 0x017d, 0x201d, 0x00b6, 0x00b7, 0x017e, 0x010d, 0x0219, 0x00bb, 0x0152, 0x0153, 0x0178, 0x017c,
+  0x00c0, 0x00c1, 0x00c2, 0x0102, 0x00c4, 0x0106, 0x00c6, 0x00c7, 0x00c8, 0x00c9, 0x00ca, 0x00cb, 0x00cc, 0x00cd, 0x00ce, 0x00cf,
+  0x0110, 0x0143, 0x00d2, 0x00d3, 0x00d4, 0x0150, 0x00d6, 0x015a, 0x0170, 0x00d9, 0x00da, 0x00db, 0x00dc, 0x0118, 0x021a, 0x00df,
+  0x00e0, 0x00e1, 0x00e2, 0x0103, 0x00e4, 0x0107, 0x00e6, 0x00e7, 0x00e8, 0x00e9, 0x00ea, 0x00eb, 0x00ec, 0x00ed, 0x00ee, 0x00ef,
+  0x0111, 0x0144, 0x00f2, 0x00f3, 0x00f4, 0x0151, 0x00f6, 0x015b, 0x0171, 0x00f9, 0x00fa, 0x00fb, 0x00fc, 0x0119, 0x021b, 0x00ff,
+];
+
+/** Code points for the bytes from `first` on. */
+const run = (first: number, codePoints: readonly number[]) => codePoints.map((codePoint, index) => [first + index, codePoint] as const);
+
+/** Single-byte encodings that every byte 0x80-0xFF of is given here: those Node 20.20 has no decoder for. */
+const FULL_SINGLE_BYTE: Readonly<Record<string, ReadonlyMap<number, number>>> = {
+  'iso-8859-16': new Map([
+    ...run(
+      0x80,
+      Array.from({ length: 32 }, (_, index) => 0x80 + index),
+    ),
+    ...run(0xa0, ISO_8859_16_HIGH),
+  ]),
+  'x-user-defined': new Map(
+    run(
+      0x80,
+      Array.from({ length: 128 }, (_, index) => 0xf780 + index),
+    ),
+  ),
+};
+
+/**
+ * Bytes of single-byte encodings that Node 20.20 decodes otherwise than the Standard (U+FFFD: a byte
+ * it leaves undefined); the other bytes Node decodes alike on every version (bytes below 0x80 as
+ * ASCII, in every single-byte encoding).
+ */
+const SINGLE_BYTE_FIXES: Readonly<Record<string, ReadonlyMap<number, number>>> = {
+  ...FULL_SINGLE_BYTE,
+  'windows-1252': new Map(run(0x80, WINDOWS_1252_C1)),
+  // Node 20.20 swaps these three ASCII controls, as IBM's code page 866 does.
+  ibm866: new Map([
+    [0x1a, 0x1a],
+    [0x1c, 0x1c],
+    [0x7f, 0x7f],
+  ]),
+  'koi8-u': new Map([
+    [0xae, 0x045e],
+    [0xbe, 0x040e],
+  ]),
+  'windows-874': new Map([...run(0xdb, [0xfffd, 0xfffd, 0xfffd, 0xfffd]), ...run(0xfc, [0xfffd, 0xfffd, 0xfffd, 0xfffd])]),
+  'windows-1253': new Map([[0xaa, 0xfffd]]),
+  'windows-1255': new Map([[0xca, 0x05ba]]),
+};
 
 function decodeUtf8(bytes: Buffer, skipped: number): DecodedText {
   const text = bytes.toString('utf8');

@@ -231,6 +231,30 @@ describe('decodeSourceText', () => {
     }
   });
 
+  it('reads every legacy encoding as the Encoding Standard does, on every Node', () => {
+    // Node 20.20's decoders differ from the Standard (and from Node 22 and 24) in these bytes, and
+    // lack ISO-8859-16 and x-user-defined, which it then read as UTF-8.
+    const cases: [label: string, bytes: number[], text: string][] = [
+      // GBK is read by the gb18030 decoder: €, an ideographic space, a vertical comma, not private-use characters.
+      ['GBK', [0xa2, 0xe3, 0xa3, 0xa0, 0xa6, 0xd9, 0xc4, 0xe3, 0xba, 0xc3, 0x80], '€\u3000\ufe10你好€'],
+      ['gb2312', [0xa2, 0xe3, 0xc4, 0xe3], '€你'],
+      ['KOI8-U', [0xae, 0xbe, 0xc1, 0xa4], 'ўЎає'],
+      ['IBM866', [0x7f, 0x80], '\u007fА'],
+      ['windows-874', [0xdb, 0xfc, 0xa1], '\ufffd\ufffdก'],
+      ['windows-1253', [0xaa, 0xe1], '\ufffdα'],
+      ['windows-1255', [0xca, 0xe0], '\u05baא'],
+      ['ISO-8859-16', [0xaa, 0xba, 0xde, 0xfe, 0xa4, 0xe9, 0x85], 'ȘșȚț€é\u0085'],
+      ['x-user-defined', [0x80, 0xff], '\uf780\uf7ff'],
+    ];
+    for (const [label, bytes, text] of cases) {
+      const declaration = `<?xml version="1.0" encoding="${label}"?>`;
+      const decoded = decodeSourceText(Buffer.concat([Buffer.from(`${declaration}<r>`), Buffer.from(bytes), Buffer.from('</r>')]), {
+        xml: true,
+      });
+      expect(decoded, label).toEqual({ ok: true, text: `${declaration}<r>${text}</r>` });
+    }
+  });
+
   it('in an EDGAR full submission, honours the declaration of the first <XML> block, after the SGML header', () => {
     const header = `<SEC-DOCUMENT>x.txt\n<SEC-HEADER>\nCOMPANY CONFORMED NAME: BANQUE PRIVEE\n</SEC-HEADER>\n<DOCUMENT>\n<TEXT>\n`;
     const bytes = Buffer.concat([
