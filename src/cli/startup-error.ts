@@ -1,3 +1,4 @@
+import { sqliteEnvironmentFailure } from '../lib/sqlite.js';
 import { KeyFileError } from '../serve/access/key-record.js';
 import { StateLocationError } from '../serve/access/state-location.js';
 import { KeyRecordError, StateUnavailableError } from '../serve/access/state-store.js';
@@ -19,8 +20,10 @@ function isOperatorFixable(error: unknown): boolean {
   if (known.some((type) => error instanceof type)) return true;
   // Named, not imported: importing s3-objects would load the AWS SDK into every serve.
   if (error instanceof Error && error.name === 'BucketError') return true;
+  if (sqliteEnvironmentFailure(error) !== undefined) return true;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (typeof code !== 'string') return false;
-  // A system call the machine refused (EACCES, ENOENT, EADDRINUSE...), or SQLite refusing its file.
-  return typeof (error as NodeJS.ErrnoException).syscall === 'string' || code.startsWith('SQLITE_') || code === 'ERR_SQLITE_ERROR';
+  // A system call the machine refused (EACCES, ENOENT, EADDRINUSE...). SQLite refusing its file (full,
+  // locked, read-only, damaged, not a database) is above; a statement SQLite refuses is a bug of pdsnap.
+  return typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
