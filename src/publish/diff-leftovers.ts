@@ -110,7 +110,8 @@ export class DiffLeftovers {
   private open(): void {
     const db = openSqlite('');
     this.db = db;
-    db.exec('PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-16000;');
+    // MEMORY, not OFF: the drivers' defensive mode ignores journal_mode OFF.
+    db.exec('PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; PRAGMA cache_size=-16000;');
     db.exec('CREATE TABLE leftover (side INTEGER NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL, line BLOB NOT NULL)');
     this.insert = db.prepare('INSERT INTO leftover (side, seq, key, line) VALUES (?, ?, ?, ?)');
     db.exec('BEGIN');
