@@ -456,20 +456,13 @@ function registryLost(
 
 /** A locale that had articles and has none: every reader of that locale gets an empty list. */
 function localeChecks(before: ReadonlyMap<string, number> | undefined, after: ReadonlyMap<string, number> | undefined): RuleResult[] {
-  if (!before || !after) return [];
-  const gone = [...before].filter(([locale, count]) => count > 0 && (after.get(locale) ?? 0) === 0);
-  const list = gone.map(([locale, count]) => `${locale} (${count} article(s) before)`).join(', ');
-  return [
-    fixed(
-      'drift.articles.locales',
-      gone.length === 0 ? `${after.size} locale(s), none gone` : `${gone.length} locale(s) gone: ${gone.map(([l]) => l).join(', ')}`,
-      'a locale with articles never loses them all',
-      gone.length === 0 ? 'pass' : 'fail',
-      gone.length === 0
-        ? 'every locale that had articles still has some'
-        : `no article left in ${list}: a folder, feed or source of that locale is missing from the sources`,
-    ),
-  ];
+  return emptiedGroups('drift.articles.locales', before, after, {
+    none: (kept) => `${kept} locale(s), none gone`,
+    gone: 'locale(s) gone',
+    limit: 'a locale with articles never loses them all',
+    pass: 'every locale that had articles still has some',
+    fail: (list) => `no article left in ${list}: a folder, feed or source of that locale is missing from the sources`,
+  });
 }
 
 /**
@@ -479,22 +472,30 @@ function localeChecks(before: ReadonlyMap<string, number> | undefined, after: Re
  * day, but never down to none while its source publishes.
  */
 function feedChecks(before: ReadonlyMap<string, number> | undefined, after: ReadonlyMap<string, number> | undefined): RuleResult[] {
+  return emptiedGroups('drift.articles.feeds', before, after, {
+    none: (kept) => `${kept} feed(s) with articles, none emptied`,
+    gone: 'feed(s) emptied',
+    limit: 'a feed that gave articles never gives none',
+    pass: 'every source whose feed gave articles still gets some from it',
+    fail: (list) => `no article left from the feed of ${list}: the feed is empty, unreadable or missing from the sources`,
+  });
+}
+
+/**
+ * Groups of articles (by locale, by source feed) that had some and have none now: a rule without a
+ * threshold, naming them. No rule when either side lacks the counts (a bundle that predates them).
+ */
+function emptiedGroups(
+  rule: string,
+  before: ReadonlyMap<string, number> | undefined,
+  after: ReadonlyMap<string, number> | undefined,
+  text: { none: (kept: number) => string; gone: string; limit: string; pass: string; fail: (list: string) => string },
+): RuleResult[] {
   if (!before || !after) return [];
-  const gone = [...before].filter(([source]) => !after.has(source));
-  const list = gone.map(([source, count]) => `${source} (${count} article(s) before)`).join(', ');
-  return [
-    fixed(
-      'drift.articles.feeds',
-      gone.length === 0
-        ? `${after.size} feed(s) with articles, none emptied`
-        : `${gone.length} feed(s) emptied: ${gone.map(([s]) => s).join(', ')}`,
-      'a feed that gave articles never gives none',
-      gone.length === 0 ? 'pass' : 'fail',
-      gone.length === 0
-        ? 'every source whose feed gave articles still gets some from it'
-        : `no article left from the feed of ${list}: the feed is empty, unreadable or missing from the sources`,
-    ),
-  ];
+  const gone = [...before].filter(([name, count]) => count > 0 && (after.get(name) ?? 0) === 0);
+  if (gone.length === 0) return [fixed(rule, text.none(after.size), text.limit, 'pass', text.pass)];
+  const list = gone.map(([name, count]) => `${name} (${count} article(s) before)`).join(', ');
+  return [fixed(rule, `${gone.length} ${text.gone}: ${gone.map(([name]) => name).join(', ')}`, text.limit, 'fail', text.fail(list))];
 }
 
 /**
