@@ -25,8 +25,6 @@ export const SERVE_BUSY_TIMEOUT_MS = 200;
 /** After that wait failed (or the disk is full), `serve` answers 503 for this long before it asks SQLite again. */
 export const SERVE_PAUSE_MS = 1000;
 export const SERVE_USAGE_WAITS = { busyTimeoutMs: SERVE_BUSY_TIMEOUT_MS, pauseMs: SERVE_PAUSE_MS } as const;
-/** How long opening the database (and migrating its schema) waits for a lock, whatever the requests' wait. */
-const OPEN_BUSY_TIMEOUT_MS = 5000;
 
 export interface UsageWaits {
   busyTimeoutMs?: number;
@@ -98,11 +96,9 @@ export class UsageStore implements UsageLedger {
     mkdirSync(path.dirname(file), { recursive: true });
     const db = openSqlite(file);
     try {
-      // Opening waits as a command does: nothing is answered yet, and a second server starting while
-      // the first creates or migrates the file (or a sqlite3 shell holds it) must not fail to start
-      // after 200 ms. First of all: switching a new file to WAL needs the lock too, and without a
-      // busy timeout it fails at once.
-      db.exec(`PRAGMA busy_timeout = ${Math.max(OPEN_BUSY_TIMEOUT_MS, Math.floor(busyTimeoutMs))}`);
+      // Opening waits openSqlite's 5 s for a lock, as a command does: nothing is answered yet, and a
+      // second server starting while the first creates or migrates the file (or a sqlite3 shell holds
+      // it) must not fail to start after 200 ms. Only then do requests get their own wait.
       db.exec('PRAGMA journal_mode = WAL');
       // NORMAL in WAL mode survives a crash of the process; only an OS crash can lose the last commits.
       db.exec('PRAGMA synchronous = NORMAL');
