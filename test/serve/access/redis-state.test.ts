@@ -159,6 +159,38 @@ describe('Redis state shared by several servers', () => {
     expect(await state.usage.monthlyUsage('2026-11')).toEqual([{ keyId: record.id, tier: 'member', requests: 1, rejected: 0 }]);
   });
 
+  it('decides the admissions of one turn together, each on its own key and record, however many wait', async () => {
+    const state = await open();
+    const limits = { hardCapPerMonth: 1000, requestsPerMinute: 60 };
+    const { record: live } = await state.keys.create({ name: 'live', scopes: ['calendar:read'], tier: 'member' }, clock());
+    const { record: revoked } = await state.keys.create({ name: 'revoked', scopes: ['calendar:read'], tier: 'member' }, clock());
+    await state.keys.revoke(revoked.id, clock());
+    const calls = await scriptCalls();
+    // 700 at once: more than one script decides (at most 256 each), in the order they were asked for.
+    const outcomes = await Promise.all(
+      Array.from({ length: 700 }, (_, i) =>
+        i % 7 === 3
+          ? state.usage.admit(revoked.id, 'member', '2026-11', 1_795_000_000, limits, revoked)
+          : state.usage.admit(i % 2 === 0 ? live.id : `key_${String(i).padStart(12, '0')}`, 'member', '2026-11', 1_795_000_000, limits),
+      ),
+    );
+    expect(await scriptCalls()).toBe(calls + 3);
+    expect(outcomes.filter((o) => o.stale)).toHaveLength(100);
+    const liveOutcomes = outcomes.filter((_, i) => i % 7 !== 3 && i % 2 === 0);
+    expect(liveOutcomes.slice(0, 60).every((o) => o.admitted)).toBe(true);
+    expect(liveOutcomes.slice(0, 60).map((o) => o.before.window)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    expect(liveOutcomes.slice(60).every((o) => !o.admitted && !o.stale)).toBe(true);
+    const usage = await state.usage.monthlyUsage('2026-11');
+    expect(usage.find((row) => row.keyId === live.id)).toEqual({
+      keyId: live.id,
+      tier: 'member',
+      requests: 60,
+      rejected: liveOutcomes.length - 60,
+    });
+    expect(usage.find((row) => row.keyId === revoked.id)).toBeUndefined();
+    expect(usage.filter((row) => row.requests === 1 && row.rejected === 0)).toHaveLength(700 - 100 - liveOutcomes.length);
+  });
+
   it('signs cursors with one secret for every instance, created by the first', async () => {
     const first = await (await open()).cursorSecret();
     const second = await (await open()).cursorSecret();
@@ -292,3 +324,15 @@ describe('Redis outage', () => {
     );
   });
 });
+
+/** How many scripts Redis has run since it started (INFO commandstats: EVALSHA, and EVAL when it answered NOSCRIPT). */
+async function scriptCalls(): Promise<number> {
+  const stats = await admin.info('commandstats');
+  const ran = (command: string) => {
+    const fields = Object.fromEntries(
+      (new RegExp(`^cmdstat_${command}:(.*)$`, 'm').exec(stats)?.[1] ?? '').split(',').map((pair) => pair.trim().split('=')),
+    );
+    return Number(fields.calls ?? 0) - Number(fields.failed_calls ?? 0) - Number(fields.rejected_calls ?? 0);
+  };
+  return ran('evalsha') + ran('eval');
+}
