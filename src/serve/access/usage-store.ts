@@ -26,6 +26,11 @@ export const SERVE_BUSY_TIMEOUT_MS = 200;
 export const SERVE_PAUSE_MS = 1000;
 export const SERVE_USAGE_WAITS = { busyTimeoutMs: SERVE_BUSY_TIMEOUT_MS, pauseMs: SERVE_PAUSE_MS } as const;
 
+/** The page size of a usage database created now. */
+export const NEW_FILE_PAGE_BYTES = 1024;
+/** How much the WAL holds before a commit checkpoints it into the database file. */
+export const WAL_CHECKPOINT_BYTES = 10 * 1024 * 1024;
+
 export interface UsageWaits {
   busyTimeoutMs?: number;
   pauseMs?: number;
@@ -99,9 +104,20 @@ export class UsageStore implements UsageLedger {
       // Opening waits openSqlite's 5 s for a lock, as a command does: nothing is answered yet, and a
       // second server starting while the first creates or migrates the file (or a sqlite3 shell holds
       // it) must not fail to start after 200 ms. Only then do requests get their own wait.
+      // A new file gets small pages (an existing one keeps its own: the pragma does nothing once the
+      // file has content). Each admission changes one row, and a commit writes each changed page
+      // whole to the WAL and checksums it: with 1 KiB pages instead of 4 KiB a request cost about 3 µs
+      // less of SQLite's 17 µs in the server under load.
+      db.exec(`PRAGMA page_size = ${NEW_FILE_PAGE_BYTES}`);
       db.exec('PRAGMA journal_mode = WAL');
       // NORMAL in WAL mode survives a crash of the process; only an OS crash can lose the last commits.
       db.exec('PRAGMA synchronous = NORMAL');
+      // A checkpoint (two fsyncs, and a copy of every changed page into the file) runs inside the
+      // commit that fills the WAL. At SQLite's default of 1,000 pages that was every 70 ms under load,
+      // copying the same few hot pages again each time; at about 10 MiB a page changed a thousand times
+      // is copied once. The WAL file stays at about that size (it is reused, not truncated).
+      const pageBytes = db.prepare<[], { page_size: number }>('PRAGMA page_size').get()?.page_size ?? NEW_FILE_PAGE_BYTES;
+      db.exec(`PRAGMA wal_autocheckpoint = ${Math.floor(WAL_CHECKPOINT_BYTES / pageBytes)}`);
       migrate(db);
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     } catch (error) {

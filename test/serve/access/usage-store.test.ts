@@ -1,10 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../../src/lib/sqlite.js';
 import { StateUnavailableError } from '../../../src/serve/access/state-store.js';
-import { SERVE_USAGE_WAITS, UsageStore } from '../../../src/serve/access/usage-store.js';
+import { NEW_FILE_PAGE_BYTES, SERVE_USAGE_WAITS, UsageStore, WAL_CHECKPOINT_BYTES } from '../../../src/serve/access/usage-store.js';
 import { holdSqliteLock } from '../../helpers/sqlite-lock.js';
 
 let dir: string;
@@ -48,6 +48,41 @@ describe('usage database', () => {
     } finally {
       store.close();
     }
+  });
+
+  it('creates a file of 1 KiB pages, keeps the page size of an existing one, and checkpoints the WAL at about 10 MiB', async () => {
+    const store = UsageStore.open(file);
+    try {
+      // One commit per admission, each of a key of its own: every commit adds at least one page to the WAL.
+      for (let i = 0; i < 3000; i++) {
+        expect(
+          (await store.admit(`key_${String(i).padStart(12, '0')}`, 'member', '2026-11', windowOf('2026-11-22T10:15:30Z'), member)).admitted,
+        ).toBe(true);
+      }
+      // SQLite's default checkpoints at 1,000 pages, and the WAL would not have grown past about 1 MiB.
+      expect((await stat(`${file}-wal`)).size).toBeGreaterThan(3000 * (NEW_FILE_PAGE_BYTES + 24));
+      expect((await stat(`${file}-wal`)).size).toBeLessThan(WAL_CHECKPOINT_BYTES * 1.1);
+    } finally {
+      store.close();
+    }
+    const reader = openSqlite(file);
+    expect(reader.prepare<[], { page_size: number }>('PRAGMA page_size').get()?.page_size).toBe(NEW_FILE_PAGE_BYTES);
+    expect(reader.prepare<[], { n: number }>('SELECT count(*) AS n FROM monthly_usage').get()?.n).toBe(3000);
+    reader.close();
+
+    const older = path.join(dir, 'older.sqlite');
+    const made = openSqlite(older);
+    made.exec('PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE t (x)');
+    made.close();
+    const reopened = UsageStore.open(older);
+    try {
+      expect((await reopened.admit('key_aaaaaaaaaaaa', 'member', '2026-11', windowOf('2026-11-22T10:15:30Z'), member)).admitted).toBe(true);
+    } finally {
+      reopened.close();
+    }
+    const olderReader = openSqlite(older);
+    expect(olderReader.prepare<[], { page_size: number }>('PRAGMA page_size').get()?.page_size).toBe(4096);
+    olderReader.close();
   });
 
   it('refuses a database of a newer schema than it knows, naming the file', () => {
