@@ -102,15 +102,21 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 }
 
 /**
- * The log on standard output, written asynchronously: lines made while a write is under way go out
- * together in the next one, instead of one blocking write per line (a tenth of the server's CPU
- * under load). Lines still go out at once when the server is idle, and pino flushes what is left
- * when the process exits; a SIGKILL can lose the lines of the write in progress.
+ * The log on standard output, written asynchronously and in batches: lines are written once 4 KiB
+ * of them are waiting, or at the latest LOG_FLUSH_MS after they were made, instead of one write per
+ * line (a write per line cost about 5 µs of a request's 60 under load). pino flushes what is left
+ * when the process exits; a SIGKILL can lose the last LOG_FLUSH_MS of lines.
  */
 function standardOutput() {
   // Bounded: when nothing reads standard output, lines past 16 MiB are dropped (and counted on
   // stderr) instead of piling up in memory; a blocking write used to stall the server instead.
-  const stream = destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_MAX_BYTES });
+  const stream = destination({
+    dest: 1,
+    sync: false,
+    minLength: LOG_BATCH_BYTES,
+    periodicFlush: LOG_FLUSH_MS,
+    maxLength: LOG_BUFFER_MAX_BYTES,
+  });
   let dropped = 0;
   stream.on('drop', () => {
     dropped += 1;
@@ -122,6 +128,9 @@ function standardOutput() {
 }
 
 const LOG_BUFFER_MAX_BYTES = 16 * 1024 * 1024;
+const LOG_BATCH_BYTES = 4096;
+/** The longest a log line waits in the batch. */
+const LOG_FLUSH_MS = 200;
 
 async function assemble(options: ServerOptions, now: () => Date, access: Access): Promise<FastifyInstance> {
   const cursors = new CursorCodec(options.cursorSecret);

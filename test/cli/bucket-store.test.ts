@@ -265,7 +265,12 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
         )
       ).datasets;
       expect([datasets.articles?.snapshotId, datasets.calendar?.snapshotId]).toEqual([articles, calendar]);
-      expect(again.server.stdout()).toContain('local copy of the bundle failed verification; removed, downloading it again');
+      // The log goes out in batches, within 200 ms.
+      await until(
+        'the log line of the damaged copy',
+        async () => again.server.stdout(),
+        (out) => out.includes('local copy of the bundle failed verification; removed, downloading it again'),
+      );
       // The calendar copy was reused, not pruned while articles loaded first and downloaded again.
       expect((await stat(calendarPart)).ino).toBe(inode);
       expect(await readFile(articlesPart, 'utf8')).not.toMatch(/x$/);
