@@ -55,37 +55,50 @@ const windowCounter = (keyId: string, windowStart: number) => `${PREFIX}window:$
  * cap, per-minute limit, window TTL, and the secret's SHA-256 and scopes it was authorized on, or
  * two empty strings (stride 7). The rule is decideAdmission's of limits.ts. A request authorized on
  * a key record counts only while the stored key still has that secret, tier and those scopes and no
- * revokedAt; otherwise it gets {-1, 0, 0} (stale) and counts nothing. Returns {admitted 0|1|-1,
+ * revokedAt; otherwise it gets {-1, 0, 0} (stale) and counts nothing. Returns {admitted 0|1|-1|-2,
  * month count before, window count before} per request, flattened.
+ *
+ * Everything a request's writes depend on is read first, with redis.pcall: an entry of one key that
+ * holds something else than a count (a hash edited by hand, a wrong type) gets that request -2 and
+ * no write, instead of an error that would stop the script half way. Redis does not roll a script
+ * back, so the requests decided before it would have been counted and never answered.
  */
 const ADMIT_BATCH_LUA = `
 local results = {}
+local function failed(reply) return type(reply) == 'table' and reply.err ~= nil end
 for k = 1, #KEYS, 3 do
   local a = (k - 1) / 3 * 7
   local keyId, tier = ARGV[a + 1], ARGV[a + 2]
-  local stale = false
+  local verdict = nil
   if ARGV[a + 6] ~= '' then
-    local key = redis.call('HMGET', KEYS[k + 2], 'secretSha256', 'tier', 'scopes', 'revokedAt')
-    stale = key[1] ~= ARGV[a + 6] or key[2] ~= tier or key[3] ~= ARGV[a + 7] or key[4] ~= false
+    local key = redis.pcall('HMGET', KEYS[k + 2], 'secretSha256', 'tier', 'scopes', 'revokedAt')
+    if failed(key) then verdict = -2
+    elseif key[1] ~= ARGV[a + 6] or key[2] ~= tier or key[3] ~= ARGV[a + 7] or key[4] ~= false then verdict = -1 end
   end
-  if stale then
-    table.insert(results, -1); table.insert(results, 0); table.insert(results, 0)
-  else
-    local monthField = keyId .. ':requests'
-    local month = tonumber(redis.call('HGET', KEYS[k], monthField) or '0')
-    local window = tonumber(redis.call('GET', KEYS[k + 1]) or '0')
-    redis.call('HSET', KEYS[k], keyId .. ':tier', tier)
-    if month < tonumber(ARGV[a + 3]) and window < tonumber(ARGV[a + 4]) then
-      redis.call('HINCRBY', KEYS[k], monthField, 1)
-      redis.call('INCR', KEYS[k + 1])
-      redis.call('EXPIRE', KEYS[k + 1], ARGV[a + 5])
-      table.insert(results, 1)
-    else
-      redis.call('HINCRBY', KEYS[k], keyId .. ':rejected', 1)
-      table.insert(results, 0)
+  local month, window = 0, 0
+  if verdict == nil then
+    local monthField, rejectedField = keyId .. ':requests', keyId .. ':rejected'
+    local counts = redis.pcall('HMGET', KEYS[k], monthField, rejectedField)
+    local windowValue = redis.pcall('GET', KEYS[k + 1])
+    if failed(counts) or failed(windowValue) then verdict = -2 else
+      month, window = tonumber(counts[1] or '0'), tonumber(windowValue or '0')
+      if month == nil or window == nil or tonumber(counts[2] or '0') == nil then verdict = -2; month, window = 0, 0 end
     end
-    table.insert(results, month); table.insert(results, window)
+    if verdict == nil then
+      redis.call('HSET', KEYS[k], keyId .. ':tier', tier)
+      if month < tonumber(ARGV[a + 3]) and window < tonumber(ARGV[a + 4]) then
+        redis.call('HINCRBY', KEYS[k], monthField, 1)
+        redis.call('INCR', KEYS[k + 1])
+        redis.call('EXPIRE', KEYS[k + 1], ARGV[a + 5])
+        verdict = 1
+      else
+        redis.call('HINCRBY', KEYS[k], rejectedField, 1)
+        verdict = 0
+      end
+    end
   end
+  if verdict < 0 then month, window = 0, 0 end
+  table.insert(results, verdict); table.insert(results, month); table.insert(results, window)
 end
 return results
 `;
@@ -441,11 +454,18 @@ class RedisUsageLedger implements UsageLedger {
     }
     batch.forEach((admission, index) => {
       const [admitted, monthBefore, windowBefore] = replies.slice(3 * index, 3 * index + 3) as [number, number, number];
-      admission.resolve(
-        admitted === -1
-          ? { admitted: false, before: { month: 0, window: 0 }, stale: true }
-          : { admitted: admitted === 1, before: { month: monthBefore, window: windowBefore } },
-      );
+      if (admitted === -2) {
+        const { keyId, month, windowStart } = admission;
+        admission.reject(
+          new StateUnavailableError(
+            `state store: ${monthHash(month)}, ${windowCounter(keyId, windowStart)} or ${keyHash(keyId)} holds something other than pdsnap's counts and key record (edited by hand?); ${keyId} is not counted`,
+          ),
+        );
+      } else if (admitted === -1) {
+        admission.resolve({ admitted: false, before: { month: 0, window: 0 }, stale: true });
+      } else {
+        admission.resolve({ admitted: admitted === 1, before: { month: monthBefore, window: windowBefore } });
+      }
     });
   }
 

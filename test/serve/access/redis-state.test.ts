@@ -191,6 +191,29 @@ describe('Redis state shared by several servers', () => {
     expect(usage.filter((row) => row.requests === 1 && row.rejected === 0)).toHaveLength(700 - 100 - liveOutcomes.length);
   });
 
+  it('refuses only the requests whose entries were edited into something else, and counts the rest of their batch', async () => {
+    const state = await open();
+    const limits = { hardCapPerMonth: 1000, requestsPerMinute: 60 };
+    const window = 1_795_000_000;
+    // A window counter turned into a hash, a month count into a word: a hand edit, or another program's keys.
+    await admin.hset(`pdsnap:window:key_aaaaaaaaaaaa:${window}`, 'oops', '1');
+    await admin.hset('pdsnap:usage:2026-11', 'key_bbbbbbbbbbbb:requests', 'lots');
+    const ids = ['key_aaaaaaaaaaaa', 'key_bbbbbbbbbbbb', 'key_cccccccccccc'];
+    const outcomes = await Promise.allSettled(ids.map((id) => state.usage.admit(id, 'member', '2026-11', window, limits)));
+    for (const [index, outcome] of outcomes.slice(0, 2).entries()) {
+      expect(outcome.status).toBe('rejected');
+      const reason = (outcome as PromiseRejectedResult).reason as Error;
+      expect(reason).toBeInstanceOf(StateUnavailableError);
+      expect(reason.message).toContain(`${ids[index]} is not counted`);
+    }
+    expect(outcomes[2]).toEqual({ status: 'fulfilled', value: { admitted: true, before: { month: 0, window: 0 } } });
+    expect(await admin.hgetall('pdsnap:usage:2026-11')).toEqual({
+      'key_bbbbbbbbbbbb:requests': 'lots',
+      'key_cccccccccccc:requests': '1',
+      'key_cccccccccccc:tier': 'member',
+    });
+  });
+
   it('signs cursors with one secret for every instance, created by the first', async () => {
     const first = await (await open()).cursorSecret();
     const second = await (await open()).cursorSecret();
