@@ -66,6 +66,14 @@ const windowCounter = (keyId: string, windowStart: number) => `${PREFIX}window:$
 const ADMIT_BATCH_LUA = `
 local results = {}
 local function failed(reply) return type(reply) == 'table' and reply.err ~= nil end
+-- A count as INCR and HINCRBY take it: an integer of at most 15 digits (tonumber alone would take
+-- '1.5', '0x10', ' 5' or 'inf', which those commands then refuse half way through the script).
+local function count(value)
+  if value == false then return 0 end
+  local digits = type(value) == 'string' and string.match(value, '^%-?(%d+)$')
+  if not digits or #digits > 15 then return nil end
+  return tonumber(value)
+end
 for k = 1, #KEYS, 3 do
   local a = (k - 1) / 3 * 7
   local keyId, tier = ARGV[a + 1], ARGV[a + 2]
@@ -81,8 +89,8 @@ for k = 1, #KEYS, 3 do
     local counts = redis.pcall('HMGET', KEYS[k], monthField, rejectedField)
     local windowValue = redis.pcall('GET', KEYS[k + 1])
     if failed(counts) or failed(windowValue) then verdict = -2 else
-      month, window = tonumber(counts[1] or '0'), tonumber(windowValue or '0')
-      if month == nil or window == nil or tonumber(counts[2] or '0') == nil then verdict = -2; month, window = 0, 0 end
+      month, window = count(counts[1]), count(windowValue)
+      if month == nil or window == nil or count(counts[2]) == nil then verdict = -2; month, window = 0, 0 end
     end
     if verdict == nil then
       redis.call('HSET', KEYS[k], keyId .. ':tier', tier)

@@ -104,12 +104,13 @@ export class UsageStore implements UsageLedger {
       // Opening waits openSqlite's 5 s for a lock, as a command does: nothing is answered yet, and a
       // second server starting while the first creates or migrates the file (or a sqlite3 shell holds
       // it) must not fail to start after 200 ms. Only then do requests get their own wait.
+      //
       // A new file gets small pages (an existing one keeps its own: the pragma does nothing once the
       // file has content). Each admission changes one row, and a commit writes each changed page
       // whole to the WAL and checksums it: with 1 KiB pages instead of 4 KiB a request cost about 3 µs
       // less of SQLite's 17 µs in the server under load.
       db.exec(`PRAGMA page_size = ${NEW_FILE_PAGE_BYTES}`);
-      db.exec('PRAGMA journal_mode = WAL');
+      enterWal(db, OPEN_WAIT_MS);
       // NORMAL in WAL mode survives a crash of the process; only an OS crash can lose the last commits.
       db.exec('PRAGMA synchronous = NORMAL');
       // A checkpoint (two fsyncs, and a copy of every changed page into the file) runs inside the
@@ -225,6 +226,29 @@ export class UsageStore implements UsageLedger {
     this.closed = true;
     this.commitPending();
     this.db.close();
+  }
+}
+
+/** How long opening waits for other processes that create, migrate or lock the file. */
+const OPEN_WAIT_MS = 5000;
+
+/**
+ * `journal_mode = WAL`, waiting out other processes that open the same new file at the same moment.
+ * Switching the journal mode needs the file to itself, and node:sqlite answers SQLITE_BUSY at once
+ * for it, without its busy timeout: six processes creating one file together lost one in ten of
+ * their opens to "database is locked" on Node.js 24.
+ */
+function enterWal(db: SqliteDatabase, waitMs: number): void {
+  const deadline = performance.now() + waitMs;
+  for (;;) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (sqliteEnvironmentFailure(error) !== 'SQLITE_BUSY' || performance.now() > deadline) throw error;
+      // Opening is synchronous (a server has not started answering yet): a short blocking sleep.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.random() * 20);
+    }
   }
 }
 
