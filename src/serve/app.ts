@@ -105,7 +105,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
  * The log on standard output, written asynchronously and in batches: lines are written once 4 KiB
  * of them are waiting, or at the latest LOG_FLUSH_MS after they were made, instead of one write per
  * line (a write per line cost about 5 µs of a request's 60 under load). pino flushes what is left
- * when the process exits; a SIGKILL can lose the last LOG_FLUSH_MS of lines.
+ * when the process exits; a SIGKILL loses what is not written yet: the last LOG_FLUSH_MS of lines
+ * while standard output keeps up, more when its reader is slow.
  */
 function standardOutput() {
   // Bounded: when nothing reads standard output, lines past 16 MiB are dropped (and counted on

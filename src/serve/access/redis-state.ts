@@ -90,7 +90,7 @@ for k = 1, #KEYS, 3 do
     local windowValue = redis.pcall('GET', KEYS[k + 1])
     if failed(counts) or failed(windowValue) then verdict = -2 else
       month, window = count(counts[1]), count(windowValue)
-      if month == nil or window == nil or count(counts[2]) == nil then verdict = -2; month, window = 0, 0 end
+      if month == nil or window == nil or count(counts[2]) == nil then verdict = -2 end
     end
     if verdict == nil then
       redis.call('HSET', KEYS[k], keyId .. ':tier', tier)

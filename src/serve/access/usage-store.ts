@@ -234,9 +234,9 @@ const OPEN_WAIT_MS = 5000;
 
 /**
  * `journal_mode = WAL`, waiting out other processes that open the same new file at the same moment.
- * Switching the journal mode needs the file to itself, and node:sqlite answers SQLITE_BUSY at once
- * for it, without its busy timeout: six processes creating one file together lost one in ten of
- * their opens to "database is locked" on Node.js 24.
+ * Switching the journal mode needs the file to itself, and while another connection holds a write
+ * lock SQLite answers SQLITE_BUSY at once, without the busy timeout (waiting could deadlock): six
+ * processes creating one file together lost up to one open in ten to "database is locked".
  */
 function enterWal(db: SqliteDatabase, waitMs: number): void {
   const deadline = performance.now() + waitMs;

@@ -123,7 +123,7 @@ describe('usage database', () => {
   // Two servers starting at once: the other one created the file a moment before and is still in its
   // first transaction (no WAL yet), or writes its first rows in rollback-journal mode. Switching to
   // WAL needs the file to itself, and against a writer's lock SQLite answers "database is locked" at
-  // once instead of waiting (node:sqlite): six servers creating one file together lost one open in ten.
+  // once instead of waiting: six servers creating one file together lost up to one open in ten.
   it.each([
     ['creates its first table', ['BEGIN EXCLUSIVE', 'CREATE TABLE first (x)']],
     ['writes in rollback-journal mode', ['CREATE TABLE first (x)', 'BEGIN IMMEDIATE', 'INSERT INTO first VALUES (1)']],
