@@ -6,7 +6,7 @@ import { runCli } from '../helpers/cli.js';
 import { openSqlite } from '../../src/lib/sqlite.js';
 import { checkServingIndex } from '../../src/publish/serving-index.js';
 import { SmartMoneyIndex } from '../../src/serve/indexes/smart-money-index.js';
-import type { StoredJson } from '../../src/serve/stored-json.js';
+import { StoredJson } from '../../src/serve/stored-json.js';
 import { ALL_SCOPES, bearer, get, newKey, type RunningServer, startServer, TestClock } from './helpers/harness.js';
 
 // Bundles made by the real pipeline: `pdsnap sample` sources, `pdsnap build` into a temp store.
@@ -218,6 +218,42 @@ describe('serving pipeline-built bundles', () => {
     damaged.exec('UPDATE trade_runs SET last_ord = last_ord - 1 WHERE first_ord = 1');
     damaged.close();
     expect(checkServingIndex(gap, 3, counts)).toMatch(/^trade run \([^)]+\) covers ords \d+\.\.\d+ where ord \d+ comes next$/);
+  });
+
+  it('reads a Smart Money page once per snapshot and answers it again from memory, the same as read anew', async () => {
+    const [id] = await readdir(path.join(store, 'bundles/smart-money'));
+    const file = path.join(store, 'bundles/smart-money', id!, 'serving-index.sqlite');
+    const [served, fresh] = [SmartMoneyIndex.open(file), SmartMoneyIndex.open(file)];
+    try {
+      const text = (page: { data: readonly unknown[] }) => page.data.map((row) => (row as StoredJson).utf8.toString());
+      const slug = JSON.parse(text(served.investors({}, 0, 1))[0]!).slug as string;
+      const asks: Array<(index: SmartMoneyIndex) => { data: readonly unknown[]; next: number | null } | StoredJson | undefined> = [
+        (index) => index.consensus(0, 10),
+        (index) => index.consensus(3, 2),
+        (index) => index.investors({}, 0, 5),
+        (index) => index.trades({}, 0, 7),
+        (index) => index.trades({ action: 'new' }, 0, 7),
+        (index) => index.trades({ investorSlug: slug }, 1, 3),
+        (index) => index.investor(slug),
+        (index) => index.investor('no-such-investor'),
+      ];
+      for (const ask of asks) {
+        const first = ask(served);
+        // The same object: read once. Every ask differs from the others, so none was answered with another's.
+        expect(ask(served)).toBe(first);
+        const anew = ask(fresh);
+        if (first === undefined || first instanceof StoredJson) {
+          expect(first?.utf8.toString()).toBe((anew as StoredJson | undefined)?.utf8.toString());
+        } else {
+          const again = anew as { data: readonly unknown[]; next: number | null };
+          expect([text(first), first.next]).toEqual([text(again), again.next]);
+        }
+      }
+      expect(new Set(asks.map((ask) => ask(served))).size).toBe(asks.length);
+    } finally {
+      served.close();
+      fresh.close();
+    }
   });
 
   it('answers every Profile B operation from the built snapshots', async () => {

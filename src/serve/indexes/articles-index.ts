@@ -21,8 +21,8 @@ export interface ArticlesIndex {
     newestFirst: readonly ProfileBEntry[];
     byRegionAndSlug: ReadonlyMap<string, ProfileBArticleDetail>;
   };
-  cache: SelectionCache<Article>;
-  profileBCache: SelectionCache<ProfileBArticleDetail>;
+  cache: SelectionCache<readonly Article[]>;
+  profileBCache: SelectionCache<readonly ProfileBArticleDetail[]>;
 }
 
 function newestFirst(a: Article, b: Article): number {

@@ -12,8 +12,8 @@ export interface CalendarIndex {
   times: readonly number[];
   /** Profile B projection of each event, same order. */
   profileB: readonly ProfileBCalendarEvent[];
-  cache: SelectionCache<CalendarEvent>;
-  profileBCache: SelectionCache<ProfileBCalendarEvent>;
+  cache: SelectionCache<readonly CalendarEvent[]>;
+  profileBCache: SelectionCache<readonly ProfileBCalendarEvent[]>;
 }
 
 export function indexCalendar(records: readonly CalendarEvent[]): CalendarIndex {
