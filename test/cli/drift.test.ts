@@ -297,6 +297,22 @@ function failing(d: { drift: Array<{ rule: string; status: string }> }): string[
 }
 
 /**
+ * An articles rebuild from `sources` an hour later that drift fails on `rule` alone, saying
+ * `message`, though the count only warns; the current snapshot stays.
+ */
+async function expectArticlesFailOn(store: string, sources: string, rule: string, message: string): Promise<void> {
+  const current = await pointer(store, 'articles');
+  const result = await build(store, sources, HOUR_LATER, '--datasets', 'articles', '--json');
+  expect(result.exitCode).toBe(2);
+  const d = report(result.stdout).datasets[0]!;
+  expect(d).toMatchObject({ outcome: 'failed', madeCurrent: false });
+  expect(d.drift.find((r) => r.rule === 'drift.articles.shrink')).toMatchObject({ status: 'warn' });
+  expect(failing(d)).toEqual([rule]);
+  expect(d.drift.find((r) => r.rule === rule)!.message).toBe(message);
+  expect(await pointer(store, 'articles')).toBe(current);
+}
+
+/**
  * Upstream's bad day that the counts do not see: every record count stays within its thresholds,
  * so before these checks each of these builds made its broken snapshot current with exit 0.
  */
@@ -448,25 +464,19 @@ describe("drift: upstream's bad day behind a warning", () => {
   it('fails when every article of one locale is gone, though the count only warns', async () => {
     const dir = await tempDir('drift-locale-gone');
     const store = await firstBuilt(dir);
-    const current = await pointer(store, 'articles');
     const sources = await sampleCopy(dir, 'no-zh');
     await rm(path.join(sources, 'articles/zh-CN'), { recursive: true });
 
-    const result = await build(store, sources, HOUR_LATER, '--datasets', 'articles', '--json');
-    expect(result.exitCode).toBe(2);
-    const d = report(result.stdout).datasets[0]!;
-    expect(d).toMatchObject({ outcome: 'failed', madeCurrent: false });
-    expect(d.drift.find((r) => r.rule === 'drift.articles.shrink')).toMatchObject({ status: 'warn' });
-    expect(failing(d)).toEqual(['drift.articles.locales']);
-    expect(d.drift.find((r) => r.rule === 'drift.articles.locales')!.message).toBe(
+    await expectArticlesFailOn(
+      store,
+      sources,
+      'drift.articles.locales',
       'no article left in zh-CN (2 article(s) before): a folder, feed or source of that locale is missing from the sources',
     );
-    expect(await pointer(store, 'articles')).toBe(current);
   });
   it('fails when a feed answers an empty channel or an error page, though the count only warns', async () => {
     const dir = await tempDir('drift-feeds-emptied');
     const store = await firstBuilt(dir);
-    const current = await pointer(store, 'articles');
     const sources = await sampleCopy(dir, 'feeds-emptied');
     const atom = path.join(sources, 'articles/feeds/hanbit-economy.atom');
     await writeFile(atom, (await readFile(atom, 'utf8')).replace(/<entry>[\s\S]*<\/entry>/, ''));
@@ -475,16 +485,12 @@ describe("drift: upstream's bad day behind a warning", () => {
       '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>\n',
     );
 
-    const result = await build(store, sources, HOUR_LATER, '--datasets', 'articles', '--json');
-    expect(result.exitCode).toBe(2);
-    const d = report(result.stdout).datasets[0]!;
-    expect(d).toMatchObject({ outcome: 'failed', madeCurrent: false });
-    expect(d.drift.find((r) => r.rule === 'drift.articles.shrink')).toMatchObject({ status: 'warn' });
-    expect(failing(d)).toEqual(['drift.articles.feeds']);
-    expect(d.drift.find((r) => r.rule === 'drift.articles.feeds')!.message).toBe(
+    await expectArticlesFailOn(
+      store,
+      sources,
+      'drift.articles.feeds',
       'no article left from the feed of hanbit-economy (2 article(s) before), harbor-wire (2 article(s) before): the feed is empty, unreadable or missing from the sources',
     );
-    expect(await pointer(store, 'articles')).toBe(current);
   });
 });
 

@@ -30,6 +30,13 @@ function pdsnap(args: string[], env: Record<string, string> = {}) {
   return runCli(args, { cwd: work, env: { ...CLOCK, ...env } });
 }
 
+/** One dataset of the sample built at NOW into a store of its own under `work`; the store and the snapshot id. */
+async function builtSnapshot(dataset: string, name: string): Promise<{ store: string; id: string }> {
+  const store = path.join(work, name);
+  const build = await pdsnap(['build', '--datasets', dataset, '--sources', sources, '--store', store, '--now', NOW, '--json']);
+  return { store, id: JSON.parse(String(build.stdout)).datasets[0].snapshotId };
+}
+
 describe('a --now ahead of the clock', () => {
   it('is refused by build with exit 3, naming how far ahead and the way out', async () => {
     const store = path.join(work, 'future-refused');
@@ -351,9 +358,7 @@ describe('what users of dbt and Soda expect', () => {
   });
 
   it('inspect lists the sources of a snapshot in text mode', async () => {
-    const store = path.join(work, 'inspect');
-    const build = await pdsnap(['build', '--datasets', 'calendar', '--sources', sources, '--store', store, '--now', NOW, '--json']);
-    const id = JSON.parse(String(build.stdout)).datasets[0].snapshotId;
+    const { store, id } = await builtSnapshot('calendar', 'inspect');
     const result = await pdsnap(['inspect', id, '--store', store]);
     expect(result.exitCode).toBe(0);
     expect(String(result.stdout)).toMatch(/^source +bytes +sha256$/m);
@@ -361,9 +366,7 @@ describe('what users of dbt and Soda expect', () => {
   });
 
   it("inspect writes out the articles' facts, the articles of each feed among them", async () => {
-    const store = path.join(work, 'inspect-articles');
-    const build = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', NOW, '--json']);
-    const id = JSON.parse(String(build.stdout)).datasets[0].snapshotId;
+    const { store, id } = await builtSnapshot('articles', 'inspect-articles');
     const result = await pdsnap(['inspect', id, '--store', store]);
     expect(result.exitCode).toBe(0);
     const facts = String(result.stdout)
