@@ -56,7 +56,7 @@ type Opener = (file: string, options: OpenSqliteOptions) => NativeDatabase;
 let opener: { driver: SqliteDriver; open: Opener } | undefined;
 
 /** How long a new connection waits for another process's lock, on either driver (better-sqlite3's default). */
-const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 function loadNodeSqlite(): Opener | undefined {
   // Node 22 announces node:sqlite as experimental on load; that warning is not news to a user of pdsnap.

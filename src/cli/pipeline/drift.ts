@@ -185,16 +185,11 @@ class WatchCollector {
   private readonly events = { before: new Map<string, EventDates>(), after: new Map<string, EventDates>() };
   private readonly investors = { before: new Map<string, InvestorFiling>(), after: new Map<string, InvestorFiling>() };
 
-  private readonly generatedBefore: string;
-  private readonly generatedAfter: string;
-
   constructor(
     private readonly dataset: DatasetName,
     private readonly before: DriftSide,
     private readonly after: DriftSide,
   ) {
-    this.generatedBefore = before.generatedAt;
-    this.generatedAfter = after.generatedAt;
     this.resources = new Set(dataset === 'articles' ? ['articles'] : dataset === 'calendar' ? ['events'] : ['investors']);
   }
 
@@ -204,7 +199,7 @@ class WatchCollector {
       this.locales[side].set(r.locale!, (this.locales[side].get(r.locale!) ?? 0) + 1);
       if (this.newest[side] === null || r.publishedAt! > this.newest[side]!) this.newest[side] = r.publishedAt!;
     } else if (resource === 'events') {
-      const from = Date.parse(side === 'before' ? this.generatedBefore : this.generatedAfter);
+      const from = Date.parse(this[side].generatedAt);
       const at = Date.parse(r.scheduledAt!);
       if (at >= from && at <= from + THIRTY_DAYS_MS) this.upcoming[side] += 1;
       this.events[side].set(r.id!, {
@@ -230,7 +225,7 @@ class WatchCollector {
   result(): { before: DatasetWatch; after: DatasetWatch } {
     const of = (side: 'before' | 'after'): DatasetWatch => {
       if (this.dataset === 'articles') {
-        const feedItems = (side === 'before' ? this.before : this.after).facts.feedItems;
+        const feedItems = this[side].facts.feedItems;
         return {
           dataset: 'articles',
           newestPublishedAt: this.newest[side],
@@ -241,7 +236,7 @@ class WatchCollector {
       if (this.dataset === 'calendar') {
         return {
           dataset: 'calendar',
-          generatedAt: side === 'before' ? this.generatedBefore : this.generatedAfter,
+          generatedAt: this[side].generatedAt,
           eventsNext30Days: this.upcoming[side],
           events: this.events[side],
         };

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { openSqlite, type SqliteDatabase, sqliteEnvironmentFailure } from '../../lib/sqlite.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, openSqlite, type SqliteDatabase, sqliteEnvironmentFailure } from '../../lib/sqlite.js';
 import type { TierName, UsageCounts } from './limits.js';
 import {
   type AdmissionLimits,
@@ -97,7 +97,10 @@ export class UsageStore implements UsageLedger {
    * `pauseMs`: after a commit fails for its surroundings (a lock held too long, a full disk), the
    * admissions of that long are refused with the same failure at once, without waiting again.
    */
-  static open(file: string, { busyTimeoutMs = 5000, pauseMs = 0, monotonicMs = () => performance.now() }: UsageWaits = {}): UsageStore {
+  static open(
+    file: string,
+    { busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, pauseMs = 0, monotonicMs = () => performance.now() }: UsageWaits = {},
+  ): UsageStore {
     mkdirSync(path.dirname(file), { recursive: true });
     const db = openSqlite(file);
     try {
@@ -110,7 +113,7 @@ export class UsageStore implements UsageLedger {
       // whole to the WAL and checksums it: with 1 KiB pages instead of 4 KiB a request cost about 3 µs
       // less of SQLite's 17 µs in the server under load.
       db.exec(`PRAGMA page_size = ${NEW_FILE_PAGE_BYTES}`);
-      enterWal(db, OPEN_WAIT_MS);
+      enterWal(db, DEFAULT_BUSY_TIMEOUT_MS);
       // NORMAL in WAL mode survives a crash of the process; only an OS crash can lose the last commits.
       db.exec('PRAGMA synchronous = NORMAL');
       // A checkpoint (two fsyncs, and a copy of every changed page into the file) runs inside the
@@ -228,9 +231,6 @@ export class UsageStore implements UsageLedger {
     this.db.close();
   }
 }
-
-/** How long opening waits for other processes that create, migrate or lock the file. */
-const OPEN_WAIT_MS = 5000;
 
 /**
  * `journal_mode = WAL`, waiting out other processes that open the same new file at the same moment.
