@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import { execa, type ResultPromise } from 'execa';
+import { closeSync, openSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
@@ -28,6 +29,8 @@ export interface LoadResult {
   cpuMicrosPerRequest?: number;
   /** For a fixed-rate series: the server's own latency of the same requests (its access log). */
   server?: { p50Ms: number; p99Ms: number };
+  /** req/s of the bare route's series run right after this one, on the same machine a moment later. */
+  pairedBare?: number;
 }
 
 /** Headers for each request, rotating over the key secrets (kept, for a client in another process). */
@@ -46,15 +49,23 @@ const CONNECTIONS = 10;
  */
 const KEY_COUNT = 10_000;
 
-/** Starts a server child process and resolves with its base URL from the "listening on" line. */
-/** Starts a server process; its log lines (stdout) go to `logFile` when given, else nowhere. */
+/**
+ * Starts a server process and resolves with its base URL from the "listening on" line; its log
+ * lines (stdout) go to `logFile` when given, else nowhere.
+ */
 export async function startChild(
   command: string,
   args: string[],
   cwd: string,
   logFile?: string,
 ): Promise<{ base: string; child: ResultPromise }> {
-  const child = execa(command, args, { cwd, reject: false, stdout: logFile === undefined ? 'ignore' : { file: logFile } });
+  // The log file is the child's own standard output: it writes there itself. Through execa's
+  // `{ file }`, the benchmark process copied every line (CPU taken from the load generator beside
+  // it), and the copy ended at execa's 100 MB maxBuffer, which dropped the latest requests' lines.
+  const logFd = logFile === undefined ? undefined : openSync(logFile, 'w');
+  // execa hands any file descriptor to the child as it is; its types list only the numbers 3 to 9.
+  const child = execa(command, args, { cwd, reject: false, stdout: (logFd ?? 'ignore') as 'ignore' });
+  if (logFd !== undefined) closeSync(logFd);
   const base = await new Promise<string>((resolve, reject) => {
     let seen = '';
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -155,12 +166,31 @@ async function serverLatency(logFile: string, fromMs: number, untilMs: number): 
 const FIXED_RATE = 1000;
 
 /**
- * Loads the real `pdsnap serve` (a child process, logs at info to /dev/null) on loopback with an
- * authenticated Profile A list page and a Profile B list page, once over the file state (keys file,
- * SQLite) and once over Redis (a redis-server of its own in the temporary folder, when the machine
- * has one), each as fast as it answers and at a fixed 1,000 requests a second; and a bare Fastify
- * route that returns a body of the same size, so the cost of pdsnap's request path can be read off
- * side by side.
+ * The share of the bare route is measured in this many rounds, each a Profile A series followed at
+ * once by a bare-route series. One bare series at the end of the run, as before 2026-12-05, was
+ * minutes away from the series it was compared with: on this shared 2-core machine the bare route
+ * alone moved between 15,400 and 25,700 req/s within ten minutes, and the printed share with it.
+ */
+const SHARE_ROUNDS = 3;
+
+/** Profile A series and bare-route series in turn, SHARE_ROUNDS times; the Profile A rows carry their pair. */
+async function loadPaired(label: string, target: Target, urlPath: string, headers: RotatingHeaders, bare: Target): Promise<LoadResult[]> {
+  const rows: LoadResult[] = [];
+  for (let round = 1; round <= SHARE_ROUNDS; round++) {
+    const measured = await load(`${label} (${round}/${SHARE_ROUNDS})`, target, urlPath, headers);
+    const baseline = await load(`bare Fastify, after ${label.split(/\s+/)[0]} (${round}/${SHARE_ROUNDS})`, bare, '/bare', NO_KEY);
+    rows.push({ ...measured, pairedBare: baseline.requestsPerSecond }, baseline);
+  }
+  return rows;
+}
+
+/**
+ * Loads the real `pdsnap serve` (a child process, logs at info to a file of its own) on loopback
+ * with an authenticated Profile A list page and a Profile B list page, once over the file state
+ * (keys file, SQLite) and once over Redis (a redis-server of its own in the temporary folder, when
+ * the machine has one), each as fast as it answers and at a fixed 1,000 requests a second; and a
+ * bare Fastify route that returns a body of the same size, loaded right after each Profile A
+ * series (loadPaired), so the cost of pdsnap's request path can be read off side by side.
  */
 export async function benchServer(cli: string, repoRoot: string): Promise<LoadResult[]> {
   const dir = await mkdtemp(path.join(tmpdir(), 'pdsnap-bench-serve-'));
@@ -184,7 +214,15 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
       fileLog,
     );
     children.push(fileServe.child);
-    results.push(await load('file   Profile A  GET /v1/articles?limit=20', fileServe, '/v1/articles?limit=20', fileKeys));
+    // The baseline: a bare Fastify route returning a body of the Profile A page's size, from the
+    // start, so that each Profile A series is compared with a bare series run right after it.
+    const bodyFile = path.join(dir, 'body.json');
+    const bodyBytes = (await wireGet(`${fileServe.base}/v1/articles?limit=20`, fileKeys())).bytes;
+    await writeFile(bodyFile, Buffer.alloc(bodyBytes, ' ').fill('{"data":[]}', 0, 11));
+    // Beside this module (dist/bench), wherever the CLI being measured lives.
+    const bare = await startChild('node', [fileURLToPath(new URL('./bare-server.js', import.meta.url)), bodyFile], repoRoot);
+    children.push(bare.child);
+    results.push(...(await loadPaired('file   Profile A  GET /v1/articles?limit=20', fileServe, '/v1/articles?limit=20', fileKeys, bare)));
     results.push(await load('file   Profile B  GET /api/v1/articles?limit=20', fileServe, '/api/v1/articles?limit=20', fileKeys));
     results.push(await load('file   Profile A, fixed rate', fileServe, '/v1/articles?limit=20', fileKeys, FIXED_RATE, fileLog));
     // Compression: the largest consensus page (10 rows of 10 top holders: its size does not grow with
@@ -208,7 +246,9 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
       const redisLog = path.join(dir, 'redis-serve.log');
       const redisServe = await startChild('node', [cli, ...serveArgs, '--state', redis.url], repoRoot, redisLog);
       children.push(redisServe.child);
-      results.push(await load('redis  Profile A  GET /v1/articles?limit=20', redisServe, '/v1/articles?limit=20', redisKeys));
+      results.push(
+        ...(await loadPaired('redis  Profile A  GET /v1/articles?limit=20', redisServe, '/v1/articles?limit=20', redisKeys, bare)),
+      );
       results.push(await load('redis  Profile B  GET /api/v1/articles?limit=20', redisServe, '/api/v1/articles?limit=20', redisKeys));
       results.push(await load('redis  Profile A, fixed rate', redisServe, '/v1/articles?limit=20', redisKeys, FIXED_RATE, redisLog));
       redisServe.child.kill('SIGTERM');
@@ -216,13 +256,6 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
       process.stderr.write('bench: no redis-server on this machine; the Redis rows are left out\n');
     }
 
-    const bodyFile = path.join(dir, 'body.json');
-    const bodyBytes = results[0]!.bodyBytes;
-    await writeFile(bodyFile, Buffer.alloc(bodyBytes, ' ').fill('{"data":[]}', 0, 11));
-    // Beside this module (dist/bench), wherever the CLI being measured lives.
-    const bare = await startChild('node', [fileURLToPath(new URL('./bare-server.js', import.meta.url)), bodyFile], repoRoot);
-    children.push(bare.child);
-    results.push(await load(`bare Fastify, same-size body`, bare, '/bare', NO_KEY));
     results.push(await load(`bare Fastify, fixed rate`, bare, '/bare', NO_KEY, FIXED_RATE));
     return results;
   } finally {
@@ -300,12 +333,17 @@ async function startRedis(dir: string, cwd: string): Promise<{ url: string; chil
 }
 
 export function formatServer(results: LoadResult[]): string {
-  const bare = results.find((r) => r.label.startsWith('bare') && r.rate === undefined);
+  const isBare = (r: LoadResult) => r.label.startsWith('bare') && r.rate === undefined;
+  const bareMedian = median(results.filter(isBare).map((r) => r.requestsPerSecond));
+  const percent = (value: number) => `${(100 * value).toFixed(0).padStart(3)} %`;
   const rows = results.map((r) => {
+    // A paired series against the bare series right after it; any other against the bare series' median.
     const share =
-      bare && r !== bare && r.rate === undefined
-        ? `  ${((100 * r.requestsPerSecond) / bare.requestsPerSecond).toFixed(0).padStart(3)} % of bare`
-        : '';
+      r.pairedBare !== undefined
+        ? `  ${percent(r.requestsPerSecond / r.pairedBare)} of the bare series after it`
+        : bareMedian !== undefined && !isBare(r) && r.rate === undefined
+          ? `  ${percent(r.requestsPerSecond / bareMedian)} of the bare median`
+          : '';
     const rate = r.rate ? ` (at ${r.rate}/s)` : '';
     const server = r.server ? `  (server's own: p50 ${r.server.p50Ms} ms, p99 ${r.server.p99Ms} ms)` : '';
     const cpu = r.cpuMicrosPerRequest === undefined ? '' : `  server CPU ${r.cpuMicrosPerRequest} µs/req`;
@@ -314,5 +352,27 @@ export function formatServer(results: LoadResult[]): string {
   return [
     `Server on loopback, ${DURATION_S} s each: autocannon with ${CONNECTIONS} connections as fast as answered (after ${WARM_UP_S} s not counted); "fixed rate": requests sent evenly by a client process of its own, latency from their scheduled instant`,
     ...rows,
+    ...shareSummaries(results),
   ].join('\n');
+}
+
+/** One line per paired target: the median of its rounds' shares of the bare route, and each round's. */
+function shareSummaries(results: LoadResult[]): string[] {
+  const byTarget = new Map<string, number[]>();
+  for (const r of results) {
+    if (r.pairedBare === undefined) continue;
+    const target = r.label.replace(/\s*\(\d+\/\d+\)$/, '');
+    byTarget.set(target, [...(byTarget.get(target) ?? []), r.requestsPerSecond / r.pairedBare]);
+  }
+  return [...byTarget].map(([target, shares]) => {
+    const each = shares.map((share) => `${(100 * share).toFixed(0)} %`).join(', ');
+    return `  share of the bare route, ${target.replace(/\s+/g, ' ')}: median ${(100 * median(shares)!).toFixed(0)} % of ${shares.length} rounds (${each})`;
+  });
+}
+
+function median(values: readonly number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
