@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { KeyRecord, newKeyRecord } from './key-record.js';
+import { RedisClock } from './redis-clock.js';
 import { generateKeySecret } from './key-secret.js';
 import type { TierName, UsageCounts } from './limits.js';
 import { redactedUrl } from './state-location.js';
@@ -53,10 +54,16 @@ const windowCounter = (keyId: string, windowStart: number) => `${PREFIX}window:$
  * Decides and counts a batch of requests in one script, which Redis runs atomically. Per request,
  * KEYS holds its month hash, window counter and key hash (stride 3), ARGV its key id, tier, hard
  * cap, per-minute limit, window TTL, and the secret's SHA-256 and scopes it was authorized on, or
- * two empty strings (stride 7). The rule is decideAdmission's of limits.ts. A request authorized on
+ * two empty strings (stride 7); the last ARGV is the instant, in ms on Redis's clock, after which
+ * the call must not start. The rule is decideAdmission's of limits.ts. A request authorized on
  * a key record counts only while the stored key still has that secret, tier and those scopes and no
  * revokedAt; otherwise it gets {-1, 0, 0} (stale) and counts nothing. Returns {admitted 0|1|-1|-2,
- * month count before, window count before} per request, flattened.
+ * month count before, window count before} per request, flattened, or {-3} alone when it started
+ * after its instant and decided nothing.
+ *
+ * That instant is LATE_AFTER_MS after the call was sent. A call that Redis holds longer (a pause, a
+ * long command of someone else's) still runs once Redis goes on, but by then its sender may have
+ * stopped waiting (COMMAND_TIMEOUT_MS) and answered its requests 503, saying nothing was counted.
  *
  * Everything a request's writes depend on is read first, with redis.pcall: an entry of one key that
  * holds something else than a count (a hash edited by hand, a wrong type) gets that request -2 and
@@ -64,6 +71,8 @@ const windowCounter = (keyId: string, windowStart: number) => `${PREFIX}window:$
  * back, so the requests decided before it would have been counted and never answered.
  */
 const ADMIT_BATCH_LUA = `
+local time = redis.call('TIME')
+if tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) > tonumber(ARGV[#ARGV]) then return {-3} end
 local results = {}
 local function failed(reply) return type(reply) == 'table' and reply.err ~= nil end
 -- A count as INCR and HINCRBY take it: an integer of at most 15 digits (tonumber alone would take
@@ -150,6 +159,12 @@ type PdsnapRedis = Redis & {
 
 /** Longest wait for one Redis command before the request fails closed. */
 const COMMAND_TIMEOUT_MS = 2000;
+/**
+ * How late, after it was sent, an admission call may still start in Redis. The rest of
+ * COMMAND_TIMEOUT_MS is the margin for its answer to travel back and be read, and for the error of
+ * the clock estimate (half a round trip): an answer that arrives after the wait ended is ignored.
+ */
+export const LATE_AFTER_MS = COMMAND_TIMEOUT_MS / 2;
 /** Reconnect back-off: 100 ms, 200 ms, ... at most 1 s, so a returning Redis is used again within a second. */
 const retryDelay = (attempt: number) => Math.min(attempt * 100, 1000);
 
@@ -160,6 +175,8 @@ export interface RedisStateOptions {
   connectWaitMs?: number;
   /** Connection lost, connection back: for the server log. Messages never carry a password. */
   onConnectionChange?: (event: { up: boolean; message: string }) => void;
+  /** The local clock (ms, monotonic) of the estimate of Redis's clock; injected by tests. */
+  monotonicMs?: () => number;
 }
 
 /**
@@ -198,9 +215,12 @@ export async function openRedisState(url: string, options: RedisStateOptions = {
   client.on('error', (error: Error) => {
     lastError = error;
   });
+  const clock = new RedisClock(() => client.time(), options.monotonicMs);
   client.on('ready', () => {
     if (!up) options.onConnectionChange?.({ up: true, message: `state store ${shown} reachable` });
     up = true;
+    // Another connection may reach another Redis (a failover): measure its clock before the next call.
+    clock.invalidate();
   });
   client.on('close', () => {
     if (up && !closing.now)
@@ -242,7 +262,13 @@ export async function openRedisState(url: string, options: RedisStateOptions = {
     client.disconnect();
     throw new StateUnavailableError(`the state store ${shown} has no database ${database}: ${describeError(error as Error)}`);
   }
-  return new RedisState(client, shown, options.keyCacheMs ?? DEFAULT_REDIS_KEY_CACHE_MS, closing);
+  try {
+    await clock.sync();
+  } catch (error) {
+    client.disconnect();
+    throw new StateUnavailableError(`the state store ${shown} did not tell its time: ${describeError(error as Error)}`);
+  }
+  return new RedisState(client, shown, options.keyCacheMs ?? DEFAULT_REDIS_KEY_CACHE_MS, closing, clock);
 }
 
 /** An error's message without anything a URL could have put into it. */
@@ -259,9 +285,10 @@ export class RedisState implements StateStore {
     readonly description: string,
     keyCacheMs: number,
     private readonly closing: { now: boolean } = { now: false },
+    clock = new RedisClock(() => client.time()),
   ) {
     this.keys = new RedisKeyDirectory(client, keyCacheMs);
-    this.usage = new RedisUsageLedger(client);
+    this.usage = new RedisUsageLedger(client, clock);
   }
 
   /** The deployment's cursor secret: created once (SET NX) by whichever instance comes first. */
@@ -412,13 +439,17 @@ function recordFromHash(id: string, fields: Record<string, string>): KeyRecord {
 class RedisUsageLedger implements UsageLedger {
   private pending: PendingAdmission[] = [];
 
-  constructor(private readonly client: PdsnapRedis) {}
+  constructor(
+    private readonly client: PdsnapRedis,
+    private readonly clock: RedisClock,
+  ) {}
 
   /**
    * The admissions asked for while the event loop handles one batch of I/O go to Redis together,
    * as one script call (ADMIT_BATCH_LUA) instead of one round trip each: Redis still decides them
    * one after the other and atomically, so two instances can never both admit the request after
-   * the limit, and each is answered only once Redis has counted it.
+   * the limit, and each is answered only once Redis has counted it. A call that Redis starts too
+   * late counts nothing (ADMIT_BATCH_LUA), so a request answered 503 was not counted.
    */
   admit(
     keyId: string,
@@ -453,7 +484,15 @@ class RedisUsageLedger implements UsageLedger {
     }
     let replies: number[];
     try {
+      args.push(Math.floor((await guarded(this.clock.nowOnRedisMs())) + LATE_AFTER_MS));
       replies = await guarded(this.client.pdsnapAdmitBatch(keys.length, ...keys, ...args));
+      if (replies.length === 1 && replies[0] === -3) {
+        // Redis held the call too long; or its clock was stepped since the last sync: measure it again.
+        this.clock.invalidate();
+        throw new StateUnavailableError(
+          `state store started an admission call more than ${LATE_AFTER_MS} ms after it was sent (paused or busy); it counted nothing`,
+        );
+      }
       if (replies.length !== 3 * batch.length)
         throw new Error(`admission script answered ${replies.length} values for ${batch.length} requests`);
     } catch (error) {

@@ -302,6 +302,44 @@ describe('Redis outage', () => {
     expect(usage).toEqual([{ keyId: before.key.id, tier: 'premium', requests: 2, rejected: 0 }]);
   });
 
+  it('counts nothing that Redis runs after the server gave up on it (answered 503), and nothing is lost meanwhile', async () => {
+    const state = await open();
+    const limits = { hardCapPerMonth: 1000, requestsPerMinute: 60 };
+    const window = 1_795_000_000;
+    const admit = (id: string) => state.usage.admit(id, 'member', '2026-11', window, limits);
+    expect(await admit('key_aaaaaaaaaaaa')).toEqual({ admitted: true, before: { month: 0, window: 0 } });
+    // Redis stops taking commands for longer than a command may wait (2 s): the calls stay queued in
+    // it and run when the pause ends, after the server has answered their requests 503.
+    await admin.call('CLIENT', 'PAUSE', '2600', 'ALL');
+    const late = await Promise.allSettled([admit('key_aaaaaaaaaaaa'), admit('key_bbbbbbbbbbbb')]);
+    for (const outcome of late) {
+      expect(outcome.status).toBe('rejected');
+      expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(StateUnavailableError);
+    }
+    await eventually(async () => (await admin.ping()) === 'PONG');
+    expect(await admin.hgetall('pdsnap:usage:2026-11')).toEqual({ 'key_aaaaaaaaaaaa:requests': '1', 'key_aaaaaaaaaaaa:tier': 'member' });
+    expect(await admin.get(`pdsnap:window:key_aaaaaaaaaaaa:${window}`)).toBe('1');
+    expect(await admin.exists(`pdsnap:window:key_bbbbbbbbbbbb:${window}`)).toBe(0);
+    // And the server counts again at once.
+    expect(await admit('key_bbbbbbbbbbbb')).toEqual({ admitted: true, before: { month: 0, window: 0 } });
+  });
+
+  it("judges lateness by Redis's clock: a server clock far off counts as usual, and a stepped clock is measured again", async () => {
+    let shiftMs = 3_600_000;
+    const state = await open({ keyCacheMs: 0, monotonicMs: () => performance.now() + shiftMs });
+    const limits = { hardCapPerMonth: 1000, requestsPerMinute: 60 };
+    const admit = () => state.usage.admit('key_aaaaaaaaaaaa', 'member', '2026-11', 1_795_000_000, limits);
+    expect(await admit()).toEqual({ admitted: true, before: { month: 0, window: 0 } });
+    // As if Redis's clock had been stepped 10 s ahead since the last measure: every call looks late
+    // to Redis, is refused without counting, and the next one measures the clock again.
+    shiftMs -= 10_000;
+    const refused = await admit().catch((error: Error) => error);
+    expect(refused).toBeInstanceOf(StateUnavailableError);
+    expect((refused as Error).message).toMatch(/more than 1000 ms after it was sent .*it counted nothing$/);
+    expect(await admit()).toEqual({ admitted: true, before: { month: 1, window: 1 } });
+    expect(await admin.hget('pdsnap:usage:2026-11', 'key_aaaaaaaaaaaa:requests')).toBe('2');
+  });
+
   it('reports a lost connection and its return, but not its own close at shutdown', async () => {
     const events: Array<{ up: boolean; message: string }> = [];
     const state = await openRedisState(redis.url, { keyCacheMs: 0, onConnectionChange: (event) => events.push(event) });
