@@ -153,6 +153,26 @@ describe('two serve processes, one Redis', () => {
     expect(await usageOf(id)).toMatchObject({ requests: served, rejected: 0 });
   });
 
+  it('need TIME only to count: keys and usage work for a Redis user without it, serve refuses to start', async () => {
+    const admin = new Redis(redis.url);
+    await admin.call('ACL', 'SETUSER', 'no-time', 'on', '>no-time-pass', '~*', '+@all', '-time');
+    try {
+      const env = { PDSNAP_STATE: `redis://no-time:no-time-pass@127.0.0.1:${redis.port}/0` };
+      const created = await runCli(['keys', 'create', '--name', 'no time', '--scopes', 'articles:read', '--json'], { env });
+      expect(created.exitCode, String(created.stderr)).toBe(0);
+      const usage = await runCli(['usage', '--now', NOW.toISOString(), '--json'], { env });
+      expect(usage.exitCode, String(usage.stderr)).toBe(0);
+      const serve = await runCli(['serve', '--store', path.join(root, 'snapshots'), '--port', '0', '--now', NOW.toISOString()], { env });
+      expect(serve.exitCode).toBe(3);
+      expect(String(serve.stderr)).toMatch(
+        /cannot start the server: the state store redis:\/\/\*\*\*:\*\*\*@.* did not answer TIME, .*: NOPERM.*'time'/,
+      );
+    } finally {
+      await admin.call('ACL', 'DELUSER', 'no-time');
+      await admin.quit();
+    }
+  });
+
   it('take a password only from PDSNAP_STATE and never print it', async () => {
     const admin = new Redis(redis.url);
     await admin.config('SET', 'requirepass', 'hunter2-in-env');

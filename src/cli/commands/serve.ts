@@ -119,6 +119,7 @@ export function serveCommand(): Command {
       if (isBucketLocation(options.store)) await requireBucket(options.store);
       else await requireExisting(options.store, 'folder', '--store: the bundle store', 'build into it first, or name the right folder');
       try {
+        if (opened?.kind === 'redis') await opened.store.measureClock();
         const cursorSecret =
           opened?.kind === 'redis' && options.cursorSecretFile === undefined
             ? await opened.store.cursorSecret()

@@ -262,13 +262,7 @@ export async function openRedisState(url: string, options: RedisStateOptions = {
     client.disconnect();
     throw new StateUnavailableError(`the state store ${shown} has no database ${database}: ${describeError(error as Error)}`);
   }
-  try {
-    await clock.sync();
-  } catch (error) {
-    client.disconnect();
-    throw new StateUnavailableError(`the state store ${shown} did not tell its time: ${describeError(error as Error)}`);
-  }
-  return new RedisState(client, shown, options.keyCacheMs ?? DEFAULT_REDIS_KEY_CACHE_MS, closing, clock);
+  return new RedisState(client, shown, options.keyCacheMs ?? DEFAULT_REDIS_KEY_CACHE_MS, clock, closing);
 }
 
 /** An error's message without anything a URL could have put into it. */
@@ -284,11 +278,25 @@ export class RedisState implements StateStore {
     private readonly client: PdsnapRedis,
     readonly description: string,
     keyCacheMs: number,
+    private readonly clock: RedisClock,
     private readonly closing: { now: boolean } = { now: false },
-    clock = new RedisClock(() => client.time()),
   ) {
     this.keys = new RedisKeyDirectory(client, keyCacheMs);
     this.usage = new RedisUsageLedger(client, clock);
+  }
+
+  /**
+   * For a server, before it answers: measures Redis's clock, which admissions need (`keys` and
+   * `usage` never do), so that a Redis user without the TIME command fails the start, not every request.
+   */
+  async measureClock(): Promise<void> {
+    try {
+      await this.clock.measure();
+    } catch (error) {
+      throw new StateUnavailableError(
+        `the state store ${this.description} did not answer TIME, which a server needs to count requests: ${describeError(error as Error)}`,
+      );
+    }
   }
 
   /** The deployment's cursor secret: created once (SET NX) by whichever instance comes first. */
@@ -487,7 +495,7 @@ class RedisUsageLedger implements UsageLedger {
       args.push(Math.floor((await guarded(this.clock.nowOnRedisMs())) + LATE_AFTER_MS));
       replies = await guarded(this.client.pdsnapAdmitBatch(keys.length, ...keys, ...args));
       if (replies.length === 1 && replies[0] === -3) {
-        // Redis held the call too long; or its clock was stepped since the last sync: measure it again.
+        // Redis held the call too long, or the estimate of its clock is behind: measure it again.
         this.clock.invalidate();
         throw new StateUnavailableError(
           `state store started an admission call more than ${LATE_AFTER_MS} ms after it was sent (paused or busy); it counted nothing`,
