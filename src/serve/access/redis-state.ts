@@ -161,10 +161,11 @@ type PdsnapRedis = Redis & {
 const COMMAND_TIMEOUT_MS = 2000;
 /**
  * How late, after it was sent, an admission call may still start in Redis. The rest of
- * COMMAND_TIMEOUT_MS is the margin for its answer to travel back and be read, and for the error of
- * the clock estimate (half a round trip): an answer that arrives after the wait ended is ignored.
+ * COMMAND_TIMEOUT_MS is the margin for its answer to travel back and be read: an answer that
+ * arrives after the wait ended is ignored. (The estimate of Redis's clock is never ahead of it, so
+ * its error only makes calls look later.)
  */
-export const LATE_AFTER_MS = COMMAND_TIMEOUT_MS / 2;
+const LATE_AFTER_MS = COMMAND_TIMEOUT_MS / 2;
 /** Reconnect back-off: 100 ms, 200 ms, ... at most 1 s, so a returning Redis is used again within a second. */
 const retryDelay = (attempt: number) => Math.min(attempt * 100, 1000);
 
