@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type KeyRecord, serializeKeyFile } from '../src/serve/access/key-record.js';
 import { generateKeySecret } from '../src/serve/access/key-secret.js';
+import { median } from '../src/lib/median.js';
 import { openRedisState } from '../src/serve/access/redis-state.js';
 import type { StateStore } from '../src/serve/access/state-store.js';
 
@@ -368,11 +369,4 @@ function shareSummaries(results: LoadResult[]): string[] {
     const each = shares.map((share) => `${(100 * share).toFixed(0)} %`).join(', ');
     return `  share of the bare route, ${target.replace(/\s+/g, ' ')}: median ${(100 * median(shares)!).toFixed(0)} % of ${shares.length} rounds (${each})`;
   });
-}
-
-function median(values: readonly number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }

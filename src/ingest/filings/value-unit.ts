@@ -1,4 +1,5 @@
 import type { ValueUnit } from '../../model/filing.js';
+import { median } from '../../lib/median.js';
 
 /**
  * Decides whether a filing's `value` column is in dollars or in thousands of dollars.
@@ -64,7 +65,8 @@ export function decideValueUnitByPrices(filedAt: string, prices: readonly number
     const why = prices.length === 0 ? 'no share rows to check' : `only ${prices.length} share row(s), too few to check`;
     return { unit: byDate, reason: `${dateReason}: ${byDate} (${why})`, overridden: false };
   }
-  const medianAsDollars = median(prices);
+  // At least MIN_ROWS_TO_OVERRIDE prices: there is a median.
+  const medianAsDollars = median(prices)!;
   const evidence = `median implied price of ${prices.length} share rows`;
   if (byDate === 'dollars' && medianAsDollars < DOLLARS_TOO_CHEAP) {
     return {
@@ -87,12 +89,6 @@ export function decideValueUnitByPrices(filedAt: string, prices: readonly number
 /** Whole dollars from a reported value. */
 export function toWholeDollars(reportedValue: number, unit: ValueUnit): number {
   return Math.round(unit === 'thousands' ? reportedValue * 1000 : reportedValue);
-}
-
-function median(values: readonly number[]): number {
-  const sorted = Float64Array.from(values).sort();
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function money(amount: number): string {
