@@ -17,7 +17,7 @@ export default defineConfig([
       pdsnap: 'src/cli/bin.ts',
       // main without the call that runs it: the tests run commands in their own process through it.
       'cli-main': 'src/cli/main.ts',
-      'chunks/dataset-worker': 'src/ingest/filings/dataset-worker.ts',
+      'chunks/form13f-worker': 'src/ingest/filings/form13f-worker.ts',
       'chunks/bundle-file-worker': 'src/publish/bundle-file-worker.ts',
     },
     platform: 'node',

@@ -140,7 +140,7 @@ function afterXmlDeclaration(xml: string, insert: string): string {
 }
 
 /** A data set ZIP: the fixture's members, some replaced, some added. */
-export async function writeDatasetZip(
+export async function writeForm13fZip(
   file: string,
   options: { replace?: Record<string, Readable | Buffer>; extra?: (zip: yazl.ZipFile) => void } = {},
 ): Promise<void> {
@@ -642,7 +642,7 @@ export const HOSTILE_CASES: HostileCase[] = [
     input: 'a 1 MB data set ZIP whose INFOTABLE.tsv inflates to one 1 GiB line',
     dataset: 'smart-money',
     async plant(sources) {
-      await writeDatasetZip(path.join(sources, 'filings/datasets/2026q3_form13f.zip'), {
+      await writeForm13fZip(path.join(sources, 'filings/datasets/2026q3_form13f.zip'), {
         replace: { 'INFOTABLE.tsv': oneLongLine(1024 ** 3) },
       });
     },
@@ -653,7 +653,7 @@ export const HOSTILE_CASES: HostileCase[] = [
     dataset: 'smart-money',
     async plant(sources) {
       const file = path.join(sources, 'filings/datasets/2026q3_form13f.zip');
-      await writeDatasetZip(file);
+      await writeForm13fZip(file);
       await declareMemberSize(file, '2026q3_form13f/INFOTABLE.tsv', 0xf000_0000);
     },
   },
@@ -663,7 +663,7 @@ export const HOSTILE_CASES: HostileCase[] = [
     dataset: 'smart-money',
     async plant(sources) {
       const file = path.join(sources, 'filings/datasets/2026q3_form13f.zip');
-      await writeDatasetZip(file, {
+      await writeForm13fZip(file, {
         extra: (zip) => {
           zip.addBuffer(Buffer.from(MARKER), 'xx/xx/evil.tsv');
           zip.addBuffer(Buffer.from(MARKER), 'xx/xx/xx/INFOTABLE.tsv');

@@ -51,7 +51,7 @@ export async function benchScaleAt(cli: string, repoRoot: string, factor: number
       repoRoot,
     );
     if (generate.exitCode !== 0) throw new Error(`sample failed: ${generate.stderr}`);
-    const infotableRows = JSON.parse(generate.stdout).datasetRows as number;
+    const infotableRows = JSON.parse(generate.stdout).form13fRows as number;
 
     process.stderr.write(`scale ${factor}x: build...\n`);
     const build = await measureProcess(

@@ -38,12 +38,12 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
       repoRoot,
     );
     if (generate.exitCode !== 0) throw new Error(`sample failed: ${generate.stderr}`);
-    const infotableRows = JSON.parse(generate.stdout).datasetRows as number;
+    const infotableRows = JSON.parse(generate.stdout).form13fRows as number;
     // Both engines read the same input: the two data sets alone (the sample's few EDGAR filings and
     // its registry are left out, since the SQL reads the data-set TSVs only).
-    const datasetSources = path.join(dir, 'datasets-only');
-    await mkdir(path.join(datasetSources, 'filings'), { recursive: true });
-    await symlink(path.join(sources, 'filings', 'datasets'), path.join(datasetSources, 'filings', 'datasets'));
+    const form13fSources = path.join(dir, 'datasets-only');
+    await mkdir(path.join(form13fSources, 'filings'), { recursive: true });
+    await symlink(path.join(sources, 'filings', 'datasets'), path.join(form13fSources, 'filings', 'datasets'));
     process.stderr.write(`building smart-money over ${infotableRows} information-table rows...\n`);
     const build = await measureProcess(
       'node',
@@ -54,7 +54,7 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
         'smart-money',
         '--all-filers',
         '--sources',
-        datasetSources,
+        form13fSources,
         '--store',
         path.join(dir, 'store'),
         '--now',

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import yazl from 'yazl';
-import { formatDatasetDate } from '../ingest/filings/filing-dates.js';
+import { formatForm13fDate } from '../ingest/filings/filing-dates.js';
 import { addDays, cusipWithCheckDigit, hashText, seededRandom } from './filings.js';
 import { DOLLARS_FROM } from '../ingest/filings/value-unit.js';
 import { FILING_DEADLINE_DAYS } from '../lib/quarters.js';
@@ -162,10 +162,10 @@ export async function writeForm13fDataset(outPath: string, options: Form13fDatas
       const meta = filing(i);
       yield `${[
         meta.accession,
-        formatDatasetDate(meta.filedAt),
+        formatForm13fDate(meta.filedAt),
         meta.notice ? '13F-NT' : '13F-HR',
         meta.cik.padStart(10, '0'),
-        formatDatasetDate(period),
+        formatForm13fDate(period),
       ].join('\t')}\n`;
     }
   }
@@ -176,7 +176,7 @@ export async function writeForm13fDataset(outPath: string, options: Form13fDatas
       const meta = filing(i);
       const fields = new Array<string>(COVERPAGE_COLUMNS.length).fill('');
       fields[0] = meta.accession;
-      fields[1] = formatDatasetDate(period);
+      fields[1] = formatForm13fDate(period);
       fields[2] = 'N';
       fields[9] = meta.name;
       fields[10] = `${100 + (i % 900)} MAIN STREET`;

@@ -15,13 +15,13 @@ export interface SampleOptions {
  * Writes a realistic source tree dated relative to `now`: the same `now` always gives the same
  * bytes, so the committed sample in data/sources can be regenerated and compared.
  */
-export async function writeSampleSources(outDir: string, options: SampleOptions): Promise<{ datasetRows: number }> {
+export async function writeSampleSources(outDir: string, options: SampleOptions): Promise<{ form13fRows: number }> {
   await mkdir(outDir, { recursive: true });
   for (const sub of ['articles', 'calendar', 'filings']) await rm(path.join(outDir, sub), { recursive: true, force: true });
   await writeSampleArticles(outDir, options.now);
   await writeSampleCalendar(outDir, options.now);
   await writeSampleFilings(outDir, options.now);
-  let datasetRows = 0;
+  let form13fRows = 0;
   if (options.scale !== undefined) {
     // The quarters of the EDGAR sample: the two latest whose filing deadline has passed, in UTC.
     const [previous, latest] = sampleQuarters(options.now);
@@ -33,10 +33,10 @@ export async function writeSampleSources(outDir: string, options: SampleOptions)
         filers: options.scale,
         seed: 13,
       });
-      datasetRows += rows;
+      form13fRows += rows;
     }
   }
-  return { datasetRows };
+  return { form13fRows };
 }
 
 /** True when dir holds anything, so `sample` does not overwrite a real source tree by accident. */

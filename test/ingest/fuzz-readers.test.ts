@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE_SOURCES, writeDatasetZip } from '../../bench/hostile-inputs.js';
+import { SAMPLE_SOURCES, writeForm13fZip } from '../../bench/hostile-inputs.js';
 import { ingestArticles } from '../../src/ingest/articles/index.js';
 import { ingestCalendar } from '../../src/ingest/calendar/index.js';
 import { ingestFilings } from '../../src/ingest/filings/index.js';
@@ -242,7 +242,7 @@ describe('fuzzed filing sources', () => {
     sample = await sampleFolder('filings', ['investors.yaml', 'edgar/1542392', 'edgar/1523000', 'edgar/1653245']);
     // A data set ZIP too, so its TSVs are fuzzed through the ZIP and line reader.
     const zip = path.join(sample.root, 'filings/datasets/2026q3_form13f.zip');
-    await writeDatasetZip(zip);
+    await writeForm13fZip(zip);
     sample.files.push(zip);
     sample.originals.set(zip, await readFile(zip));
   });

@@ -40,6 +40,6 @@ export function sampleCommand(): Command {
       const result = await writeSampleSources(options.out, { now: options.now, scale: options.scale });
       if (options.json) return printJson({ out: options.out, now: options.now.toISOString(), ...result });
       printLine(`wrote sample sources dated ${options.now.toISOString()} to ${options.out}`);
-      if (options.scale) printLine(`with two Form 13F data sets, ${result.datasetRows} information-table rows`);
+      if (options.scale) printLine(`with two Form 13F data sets, ${result.form13fRows} information-table rows`);
     });
 }

@@ -32,7 +32,7 @@ export function readHeaderDate(text: string | undefined, field: string): string 
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 
 /** Form 13F data set TSVs: DD-MON-YYYY (e.g. 14-NOV-2026). */
-export function readDatasetDate(text: string | undefined, field: string): string {
+export function readForm13fDate(text: string | undefined, field: string): string {
   const trimmed = (text ?? '').trim();
   const match = /^(\d{1,2})-([A-Za-z]{3})-(\d{4})$/.exec(trimmed);
   const month = match ? MONTHS.indexOf(match[2]!.toUpperCase()) + 1 : 0;
@@ -40,8 +40,8 @@ export function readDatasetDate(text: string | undefined, field: string): string
   return isoDate(Number(match[3]), month, Number(match[1]), trimmed, field);
 }
 
-/** The inverse of readDatasetDate, for the sample writers. */
-export function formatDatasetDate(isoDateText: string): string {
+/** The inverse of readForm13fDate, for the sample writers. */
+export function formatForm13fDate(isoDateText: string): string {
   const [year, month, day] = isoDateText.split('-');
   return `${day}-${MONTHS[Number(month) - 1]}-${year}`;
 }

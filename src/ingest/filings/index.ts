@@ -7,9 +7,9 @@ import { decodeSourceText } from '../source-text.js';
 import { CompactFilingCatalog } from './catalog.js';
 import { ingestEdgarTree } from './edgar-submissions.js';
 import { FilingIntake, type IntakeOptions } from './filing-intake.js';
-import { type DatasetLocation, findDatasets } from './dataset-location.js';
-import { type DatasetReading, DatasetWorkers, defaultIngestThreads } from './dataset-workers.js';
-import { readDataset } from './read-dataset.js';
+import { type Form13fLocation, findForm13fDatasets } from './form13f-location.js';
+import { type Form13fReading, Form13fWorkers, defaultIngestThreads } from './form13f-workers.js';
+import { readForm13fDataset } from './read-form13f-dataset.js';
 import { parseInvestorRegistry } from './investor-registry.js';
 
 export interface IngestFilingsOptions extends IntakeOptions {
@@ -46,11 +46,11 @@ export async function ingestFilings(
   const intake = new FilingIntake(catalog, options);
   const sources: SourceFile[] = [];
 
-  const datasetsDir = path.join(sourcesRoot, 'filings', 'datasets');
-  const datasets = await findDatasets(sourcesRoot, datasetsDir);
+  const form13fDir = path.join(sourcesRoot, 'filings', 'datasets');
+  const datasets = await findForm13fDatasets(sourcesRoot, form13fDir);
   // The data sets are most of the work: read them in worker threads from the start, beside EDGAR.
   const threads = Math.min(options.threads ?? defaultIngestThreads(), datasets.found.length);
-  const workers = threads > 0 ? new DatasetWorkers(sourcesRoot, datasets.found, { strictTotals: options.strictTotals }, threads) : null;
+  const workers = threads > 0 ? new Form13fWorkers(sourcesRoot, datasets.found, { strictTotals: options.strictTotals }, threads) : null;
   try {
     const edgarStep = progress.step('smart-money: read EDGAR filings');
     sources.push(...(await ingestEdgarTree(sourcesRoot, intake)));
@@ -62,7 +62,7 @@ export async function ingestFilings(
       const label = `smart-money: read ${dataset.source} INFOTABLE (bytes)`;
       const step = workers
         ? await takeFromWorker(workers.readings[index]!, dataset, label)
-        : await readDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
+        : await readForm13fDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
       for (const file of dataset.files) {
         try {
           sources.push(await sourceProvenance(sourcesRoot, file));
@@ -82,7 +82,7 @@ export async function ingestFilings(
    * source read before it has committed (a copy of one filing in two sources), the data set read
    * again here, since only then are its duplicates found as they are in order.
    */
-  async function takeFromWorker(reading: DatasetReading, dataset: DatasetLocation, label: string): Promise<ProgressStep> {
+  async function takeFromWorker(reading: Form13fReading, dataset: Form13fLocation, label: string): Promise<ProgressStep> {
     const step = progress.step(label, await reading.opened);
     reading.follow(step);
     const transfer = await reading.result;
@@ -91,7 +91,7 @@ export async function ingestFilings(
       return step;
     }
     step.done('read again after the sources before it');
-    return readDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
+    return readForm13fDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
   }
 
   // The registry decides who is published: unreadable (too large, not a regular file, not text,

@@ -6,7 +6,7 @@ import { zipDatasetFolder } from '../helpers/dataset-zip.js';
 
 /**
  * The Form 13F data sets are read in worker threads, several at once, and taken in in source order
- * (src/ingest/filings/dataset-workers.ts). Whatever the number of threads, a build must publish the
+ * (src/ingest/filings/form13f-workers.ts). Whatever the number of threads, a build must publish the
  * same bytes and report the same rejections and notes, in the same order, as reading them one after
  * the other on the main thread — also when a data set repeats filings of an earlier source (it is
  * then read again on the main thread) and when one cannot be read at all.

@@ -2,13 +2,13 @@ import path from 'node:path';
 import type { BuildNote } from '../../model/report.js';
 import { compareText } from '../../lib/text-order.js';
 import { listSourceFiles, openSourceDescriptor, openSourceStream, relativeSourcePath } from '../source-files.js';
-import { folderMembers, zipMembers, type DatasetMembers } from './dataset-members.js';
+import { folderMembers, zipMembers, type Form13fMembers } from './form13f-members.js';
 
 /**
  * Where one Form 13F data set is: a ZIP, or a folder its TSVs were extracted to. Plain data, so
  * that a worker thread can be told which one to read.
  */
-export interface DatasetLocation {
+export interface Form13fLocation {
   /** As reports name it, relative to the sources root: the ZIP, or the folder. */
   source: string;
   kind: 'zip' | 'folder';
@@ -19,9 +19,12 @@ export interface DatasetLocation {
 }
 
 /** Each `*.zip` is one data set; each folder holding `.tsv` files is one extracted data set. Sorted by source. */
-export async function findDatasets(sourcesRoot: string, datasetsDir: string): Promise<{ found: DatasetLocation[]; notes: BuildNote[] }> {
-  const listing = await listSourceFiles(sourcesRoot, datasetsDir);
-  const found: DatasetLocation[] = [];
+export async function findForm13fDatasets(
+  sourcesRoot: string,
+  form13fDir: string,
+): Promise<{ found: Form13fLocation[]; notes: BuildNote[] }> {
+  const listing = await listSourceFiles(sourcesRoot, form13fDir);
+  const found: Form13fLocation[] = [];
   const folders = new Map<string, string[]>();
   for (const file of listing.files) {
     const extension = path.extname(file).toLowerCase();
@@ -42,7 +45,7 @@ export async function findDatasets(sourcesRoot: string, datasetsDir: string): Pr
 }
 
 /** The data set's members; notes get what opening found (unsafe member names in a ZIP). */
-export async function openDataset(sourcesRoot: string, location: DatasetLocation, notes: BuildNote[]): Promise<DatasetMembers> {
+export async function openForm13fDataset(sourcesRoot: string, location: Form13fLocation, notes: BuildNote[]): Promise<Form13fMembers> {
   const relative = (file: string) => relativeSourcePath(sourcesRoot, file);
   if (location.kind === 'zip') {
     const zip = location.files[0]!;

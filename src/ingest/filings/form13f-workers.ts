@@ -2,23 +2,23 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ProgressStep } from '../../model/progress.js';
 import { workerScriptBeside } from '../../lib/worker-script.js';
-import type { DatasetLocation } from './dataset-location.js';
+import type { Form13fLocation } from './form13f-location.js';
 import type { IntakeOptions, IntakeTransfer } from './filing-intake.js';
 
-/** What a data set worker is told (dataset-worker.ts). */
-export interface DatasetWorkerData {
+/** What a data set worker is told (form13f-worker.ts). */
+export interface Form13fWorkerData {
   sourcesRoot: string;
-  location: DatasetLocation;
+  location: Form13fLocation;
   options: IntakeOptions;
 }
 
-export type DatasetWorkerMessage =
+export type Form13fWorkerMessage =
   | { kind: 'opened'; total: number | undefined }
   | { kind: 'progress'; bytes: number }
   | { kind: 'done'; transfer: IntakeTransfer };
 
 /** Null under the test runner: data sets are then read on the main thread. */
-const WORKER_SCRIPT = workerScriptBeside('dataset-worker.js', import.meta.url);
+const WORKER_SCRIPT = workerScriptBeside('form13f-worker.js', import.meta.url);
 
 /** Data sets read at once by default: one per core the process may use; none without the worker script. */
 export function defaultIngestThreads(): number {
@@ -26,7 +26,7 @@ export function defaultIngestThreads(): number {
 }
 
 /** One data set being read in a worker thread. */
-export interface DatasetReading {
+export interface Form13fReading {
   /** The INFOTABLE's inflated size, once the worker has opened the data set. */
   readonly opened: Promise<number | undefined>;
   /** The worker's progress so far, then as it comes. */
@@ -39,15 +39,15 @@ export interface DatasetReading {
  * caller takes the results in that order (FilingIntake.absorb), so the outcome is the one of
  * reading them one after the other.
  */
-export class DatasetWorkers {
-  readonly readings: DatasetReading[];
+export class Form13fWorkers {
+  readonly readings: Form13fReading[];
   private readonly running = new Set<Worker>();
   private readonly waiting: (() => void)[] = [];
   private free: number;
   private closed = false;
   private readonly script: URL;
 
-  constructor(sourcesRoot: string, locations: readonly DatasetLocation[], options: IntakeOptions, threads: number) {
+  constructor(sourcesRoot: string, locations: readonly Form13fLocation[], options: IntakeOptions, threads: number) {
     if (WORKER_SCRIPT === null) throw new Error('data set workers need the compiled worker script');
     this.script = WORKER_SCRIPT;
     this.free = Math.max(1, threads);
@@ -61,7 +61,7 @@ export class DatasetWorkers {
     await Promise.all([...this.running].map((worker) => worker.terminate()));
   }
 
-  private reading(data: DatasetWorkerData): DatasetReading {
+  private reading(data: Form13fWorkerData): Form13fReading {
     let advanced = 0;
     let following: ProgressStep | null = null;
     let settleOpened!: { resolve: (total: number | undefined) => void; reject: (error: Error) => void };
@@ -83,7 +83,7 @@ export class DatasetWorkers {
         settleOpened.reject(wrapped);
         settleResult.reject(wrapped);
       };
-      worker.on('message', (message: DatasetWorkerMessage) => {
+      worker.on('message', (message: Form13fWorkerMessage) => {
         if (message.kind === 'opened') settleOpened.resolve(message.total);
         else if (message.kind === 'progress') {
           advanced += message.bytes;

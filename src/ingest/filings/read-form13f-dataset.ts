@@ -1,5 +1,5 @@
 import type { ProgressStep } from '../../model/progress.js';
-import { type DatasetLocation, openDataset } from './dataset-location.js';
+import { type Form13fLocation, openForm13fDataset } from './form13f-location.js';
 import type { FilingIntake } from './filing-intake.js';
 import { ingestForm13fDataset } from './form13f-dataset.js';
 
@@ -8,13 +8,13 @@ import { ingestForm13fDataset } from './form13f-dataset.js';
  * cannot be opened is rejected as a whole. `startStep` gets the INFOTABLE's inflated size (the
  * progress total, in bytes: the rows are the time) once the data set is open.
  */
-export async function readDataset(
+export async function readForm13fDataset(
   sourcesRoot: string,
-  location: DatasetLocation,
+  location: Form13fLocation,
   intake: FilingIntake,
   startStep: (totalBytes: number | undefined) => ProgressStep,
 ): Promise<ProgressStep> {
-  const members = await openDataset(sourcesRoot, location, intake.notes).catch((error: Error) => {
+  const members = await openForm13fDataset(sourcesRoot, location, intake.notes).catch((error: Error) => {
     intake.reject(location.source, 'file', `data set not read: ${error.message}`);
     return null;
   });

@@ -12,7 +12,7 @@ import { SourceProblem } from '../source-problem.js';
  * was extracted to. Members are found by base name, case-insensitively, also when the ZIP nests
  * them in a folder (e.g. `2026q3_form13f/INFOTABLE.tsv`).
  */
-export interface DatasetMembers {
+export interface Form13fMembers {
   /** Where a member is, as reports show it: `filings/datasets/x.zip!INFOTABLE.tsv` or the file's path. */
   describe(baseName: string): string;
   has(baseName: string): boolean;
@@ -27,7 +27,7 @@ export function folderMembers(
   files: string[],
   relative: (file: string) => string,
   openFile: (file: string) => Promise<Readable>,
-): DatasetMembers {
+): Form13fMembers {
   const byName = new Map(files.map((file) => [path.basename(file).toUpperCase(), file]));
   return {
     describe: (name) => relative(byName.get(name.toUpperCase()) ?? path.join(folder, name)),
@@ -54,7 +54,7 @@ export function folderMembers(
  * to inflate to exactly its declared size (inflateExactly, or yauzl for a stored member), so the
  * declaration cannot lie.
  */
-export async function zipMembers(zipFd: number, zipSource: string, notes: BuildNote[] = []): Promise<DatasetMembers> {
+export async function zipMembers(zipFd: number, zipSource: string, notes: BuildNote[] = []): Promise<Form13fMembers> {
   // decodeStrings: false, so that an unsafe name is ours to report rather than an error that ends the listing.
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
     yauzl.fromFd(zipFd, { lazyEntries: true, autoClose: false, decodeStrings: false }, (error, file) =>
