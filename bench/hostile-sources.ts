@@ -3,10 +3,10 @@ import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { HOSTILE_CASES, NOW, REPO_ROOT, SAMPLE_SOURCES, type Dataset, type HostileCase } from './hostile-inputs.js';
+import { HOSTILE_CASES, NOW, REPO_ROOT, SAMPLE_SOURCES, type Dataset, type HostileCase } from '../test/helpers/hostile-inputs.js';
 
 /**
- * `npm run bench -- hostile`: builds the sample tree once per hostile case (bench/hostile-inputs.ts)
+ * `npm run bench -- hostile`: builds the sample tree once per hostile case (test/helpers/hostile-inputs.ts)
  * and prints, per case, the exit code, outcome, records kept against the untouched sample, wall
  * time and peak RSS of the build, and what the report says about the planted file.
  * BENCH_CLI runs another pdsnap build (e.g. an older one, for before/after figures);

@@ -1,4 +1,4 @@
-import type { BundleStore } from '../src/publish/store.js';
+import type { FolderStore } from '../src/publish/folder-store.js';
 
 /** What the DuckDB derivation prints: the figures both engines must agree on. */
 export interface AnchorCounts {
@@ -17,7 +17,7 @@ const LISTED = 5;
  * holder count, total reported value), trade counts per action, the investor count and the
  * positions shown. Returns the differences; none means the two did the same work.
  */
-export async function crossCheck(store: BundleStore, snapshotId: string, anchor: AnchorCounts): Promise<string[]> {
+export async function crossCheck(store: FolderStore, snapshotId: string, anchor: AnchorCounts): Promise<string[]> {
   const bundle = await store.openBundle(snapshotId);
   const problems: string[] = [];
   let investors = 0;

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BundleStore } from '../src/publish/store.js';
+import { FolderStore } from '../src/publish/folder-store.js';
 import { crossCheck, type AnchorCounts } from './smart-money-cross-check.js';
 import { measureProcess, mib, seconds } from './measure.js';
 
@@ -75,7 +75,7 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
     );
     if (anchor.exitCode !== 0) throw new Error(`DuckDB derivation failed (exit ${anchor.exitCode}): ${anchor.stderr}`);
     const counts = JSON.parse(anchor.stdout) as AnchorCounts;
-    const mismatches = await crossCheck(new BundleStore(store), report.snapshotId as string, counts);
+    const mismatches = await crossCheck(new FolderStore(store), report.snapshotId as string, counts);
     process.stderr.write('publishing a changed copy of the snapshot and diffing the two...\n');
     const diff = await measureChangedCopyDiff(cli, repoRoot, store, report.snapshotId as string, NOW);
     return {
@@ -119,7 +119,7 @@ export async function measureChangedCopyDiff(
  * every 100th trade's reported value changed, every 100th trade (another one) and investor gone.
  */
 async function publishChangedCopy(root: string, snapshotId: string, builtAt: string): Promise<void> {
-  const store = new BundleStore(root);
+  const store = new FolderStore(root);
   const bundle = await store.openBundle(snapshotId);
   const generatedAt = new Date(Date.parse(builtAt) + 3_600_000).toISOString();
   const { staged } = await store.stage('smart-money', async (sink) => {

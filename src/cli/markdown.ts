@@ -1,4 +1,4 @@
-import type { RuleResult, RuleStatus } from '../model/freshness.js';
+import type { RuleResult, RuleStatus } from '../model/rule-result.js';
 import type { ResourceDiff } from '../publish/bundle-diff.js';
 import { formatDuration } from '../validate/duration.js';
 import type { ValidationReport } from '../validate/report.js';

@@ -1,7 +1,7 @@
 import { BoundedTextMemo } from '../lib/bounded-text-memo.js';
 import { ARTICLE_SLUG_MAX } from './article.js';
 import type { DatasetName } from './dataset.js';
-import type { RuleResult } from './freshness.js';
+import type { RuleResult } from './rule-result.js';
 import { SLUG_PATTERN } from './primitives.js';
 import { locateSecurityIdentifiers } from './security-identifiers.js';
 import { INVESTOR_SLUG_MAX } from './smart-money.js';

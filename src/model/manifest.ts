@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DatasetName } from './dataset.js';
-import { FreshnessFacts, RuleResult } from './freshness.js';
+import { FreshnessFacts } from './freshness.js';
+import { RuleResult } from './rule-result.js';
 import { Instant } from './primitives.js';
 import { SourceFile } from './report.js';
 

@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Manifest } from '../model/manifest.js';
 import { digestingPassThrough } from '../lib/file-digest.js';
 import { bundleFiles } from './manifest-check.js';
-import { BundleIntegrityError } from './snapshot-id.js';
+import { BundleIntegrityError } from './store-errors.js';
 
 /**
  * Copies every file a manifest lists from one bundle folder to another, hashing the bytes on the

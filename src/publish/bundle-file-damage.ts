@@ -1,4 +1,4 @@
-import { BundleIntegrityError } from './snapshot-id.js';
+import { BundleIntegrityError } from './store-errors.js';
 
 /**
  * A bundle file that is there but cannot be read: a folder in its place or under a file (a hand

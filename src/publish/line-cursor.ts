@@ -3,7 +3,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResourceEntry } from '../model/manifest.js';
 import { asBundleDamage } from './bundle-file-damage.js';
-import { BundleIntegrityError } from './snapshot-id.js';
+import { BundleIntegrityError } from './store-errors.js';
 
 /** A record line longer than this is not one pdsnap wrote: the part is refused, not buffered. */
 const MAX_RECORD_BYTES = 16 * 1024 * 1024;

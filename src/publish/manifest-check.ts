@@ -3,7 +3,8 @@ import { Manifest, MANIFEST_FORMAT, PART_PATH, resourceOfPath } from '../model/m
 import { compareText } from '../lib/text-order.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 import { canonicalJson } from './canonical-json.js';
-import { BundleIntegrityError, type ManifestBody, snapshotIdFor } from './snapshot-id.js';
+import { type ManifestBody, snapshotIdFor } from './snapshot-id.js';
+import { BundleIntegrityError } from './store-errors.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 
 /**

@@ -14,12 +14,12 @@ import type {
   StoreOptions,
 } from './snapshot-store.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
-import { BundleStore } from './store.js';
+import { FolderStore } from './folder-store.js';
 
 /** `s3://bucket/prefix` opens a bucket store; anything else is a folder. */
 export function openStore(location: string, options: StoreOptions = {}): SnapshotStore {
   if (isBucketLocation(location)) return new LazyBucketStore(location, options);
-  return new BundleStore(location, options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs });
+  return new FolderStore(location, options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs });
 }
 
 /**

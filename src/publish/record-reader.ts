@@ -1,6 +1,6 @@
 import { type Manifest, type ResourceEntry, resourceOfPath } from '../model/manifest.js';
 import { LineCursor } from './line-cursor.js';
-import { BundleIntegrityError } from './snapshot-id.js';
+import { BundleIntegrityError } from './store-errors.js';
 
 /**
  * Streams the records of one part, in order, verified as it is read (line-cursor.ts): a caller

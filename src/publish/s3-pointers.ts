@@ -5,7 +5,7 @@ import { faultPoint } from '../lib/fault-point.js';
 import { notJsonReason, safeJson } from './manifest-check.js';
 import type { BucketObjects } from './s3-objects.js';
 import { datasetOfSnapshotId } from './snapshot-id.js';
-import { InvalidPointerError } from './store.js';
+import { InvalidPointerError } from './store-errors.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 
 /** `current/<dataset>/<12-digit sequence>~<snapshotId>.json`: one immutable record per pointer move. */

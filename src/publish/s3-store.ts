@@ -26,15 +26,9 @@ import type {
   StoreOptions,
 } from './snapshot-store.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
-import {
-  BundleIntegrityError,
-  BundleStore,
-  datasetOfSnapshotId,
-  PublishFailure,
-  type PublishState,
-  SnapshotNotFoundError,
-} from './store.js';
-import { isSnapshotId } from './snapshot-id.js';
+import { FolderStore } from './folder-store.js';
+import { BundleIntegrityError, PublishFailure, type PublishState, SnapshotNotFoundError } from './store-errors.js';
+import { datasetOfSnapshotId, isSnapshotId } from './snapshot-id.js';
 
 /** Pointer records gc keeps per dataset: the recent history of moves, for a person to read. */
 const POINTER_RECORDS_KEPT = 20;
@@ -60,7 +54,7 @@ export class S3Store implements SnapshotStore {
   private readonly pollHead: boolean;
   private readonly givenCacheDir: string | undefined;
   private localRoot: string | null = null;
-  private staging: BundleStore | null = null;
+  private staging: FolderStore | null = null;
   private readonly polled = new Map<DatasetName, { etag: string; listedAt: number; reading: PointerReading }>();
 
   constructor(location: string, options: StoreOptions = {}) {
@@ -165,7 +159,7 @@ export class S3Store implements SnapshotStore {
    */
   async openBundle(snapshotId: string): Promise<OpenedBundle> {
     const root = await this.local();
-    const cache = new BundleStore(root);
+    const cache = new FolderStore(root);
     const target = cache.bundleDir(snapshotId);
     if (!(await isDir(target))) {
       const { manifest, text } = await this.readManifest(snapshotId);
@@ -207,7 +201,7 @@ export class S3Store implements SnapshotStore {
 
   async dropLocalCopy(snapshotId: string): Promise<boolean> {
     if (this.localRoot === null) return false;
-    const copy = new BundleStore(this.localRoot).bundleDir(snapshotId);
+    const copy = new FolderStore(this.localRoot).bundleDir(snapshotId);
     if (!(await isDir(copy))) return false;
     await rm(copy, { recursive: true, force: true });
     return true;
@@ -251,8 +245,8 @@ export class S3Store implements SnapshotStore {
   // ---- publishing
 
   /** Builds stage in a local folder store under the temp folder, removed at close. */
-  private async stagingStore(): Promise<BundleStore> {
-    this.staging ??= new BundleStore(path.join(await this.local(), 'staging'));
+  private async stagingStore(): Promise<FolderStore> {
+    this.staging ??= new FolderStore(path.join(await this.local(), 'staging'));
     return this.staging;
   }
 

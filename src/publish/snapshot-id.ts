@@ -4,6 +4,7 @@ import type { Manifest } from '../model/manifest.js';
 import { SNAPSHOT_ID_PATTERN } from '../model/manifest.js';
 import { sha256Hex } from '../lib/file-digest.js';
 import { canonicalJson } from './canonical-json.js';
+import { SnapshotNotFoundError } from './store-errors.js';
 
 export type ManifestBody = Omit<Manifest, 'snapshotId'>;
 
@@ -30,24 +31,4 @@ export function datasetOfSnapshotId(snapshotId: string): DatasetName {
   const dataset = match?.[1];
   if (!dataset || !isDatasetName(dataset)) throw new SnapshotNotFoundError(snapshotId, 'is not a snapshot id');
   return dataset;
-}
-
-export class SnapshotNotFoundError extends Error {
-  override readonly name = 'SnapshotNotFoundError';
-  constructor(
-    readonly snapshotId: string,
-    detail = 'does not exist in this store',
-  ) {
-    super(`snapshot ${snapshotId} ${detail}`);
-  }
-}
-
-export class BundleIntegrityError extends Error {
-  override readonly name = 'BundleIntegrityError';
-  constructor(
-    readonly snapshotId: string,
-    readonly reason: string,
-  ) {
-    super(`bundle ${snapshotId} failed verification: ${reason}`);
-  }
 }

@@ -76,7 +76,7 @@ export interface GcResult {
 }
 
 /**
- * What every command needs of a store, wherever its bundles live: a folder (BundleStore) or a
+ * What every command needs of a store, wherever its bundles live: a folder (FolderStore) or a
  * bucket (S3Store). Both apply the same rules (write-once bundles, the snapshot generated last
  * stays current, gc never deletes the current one nor the one before it) and refuse a bundle
  * that does not match its manifest; only how they make a write atomic differs.

@@ -4,7 +4,7 @@ import { DATASETS, type DatasetName } from '../model/dataset.js';
 import { openStore } from '../publish/open-store.js';
 import type { OpenedBundle, SnapshotStore } from '../publish/snapshot-store.js';
 import { UnreadableBundleFileError } from '../publish/bundle-file-damage.js';
-import { BundleIntegrityError, InvalidPointerError, SnapshotNotFoundError } from '../publish/store.js';
+import { BundleIntegrityError, InvalidPointerError, SnapshotNotFoundError } from '../publish/store-errors.js';
 import { ApiError } from './api-error.js';
 import type { SnapshotStatus } from './metrics.js';
 import { type ArticlesIndex, indexArticles } from './indexes/articles-index.js';

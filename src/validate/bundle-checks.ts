@@ -1,5 +1,5 @@
 import type { DatasetName } from '../model/dataset.js';
-import type { RuleResult } from '../model/freshness.js';
+import type { RuleResult } from '../model/rule-result.js';
 import type { Manifest } from '../model/manifest.js';
 import { ContentCheck, type SnapshotRef } from '../model/content-rules.js';
 import { formatDuration } from './duration.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UNCLASSIFIED_CATEGORY } from '../model/smart-money.js';
 import type { DatasetName } from '../model/dataset.js';
-import type { RuleResult, RuleStatus } from '../model/freshness.js';
+import type { RuleResult, RuleStatus } from '../model/rule-result.js';
 
 /**
  * Drift checks: is a candidate snapshot whole, compared with the one it would replace? Freshness

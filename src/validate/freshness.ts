@@ -1,5 +1,6 @@
 import type { DatasetName } from '../model/dataset.js';
-import type { FreshnessFacts, RuleResult, RuleStatus } from '../model/freshness.js';
+import type { FreshnessFacts } from '../model/freshness.js';
+import type { RuleResult, RuleStatus } from '../model/rule-result.js';
 import { quarterEndLastMs } from '../lib/quarters.js';
 import { DAY_MS, dateStartMs, instantMs } from '../lib/time.js';
 import { formatDuration } from './duration.js';

@@ -1,5 +1,5 @@
 import type { DatasetName } from '../model/dataset.js';
-import type { RuleResult } from '../model/freshness.js';
+import type { RuleResult } from '../model/rule-result.js';
 import { CLOCK_SKEW_MS } from '../lib/clock.js';
 import { formatDuration } from './duration.js';
 

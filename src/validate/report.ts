@@ -1,6 +1,6 @@
 import { formatTable } from '../model/text-table.js';
 import type { DatasetName } from '../model/dataset.js';
-import type { RuleResult, RuleStatus } from '../model/freshness.js';
+import type { RuleResult, RuleStatus } from '../model/rule-result.js';
 import type { FreshnessLimits } from './limits.js';
 
 /**

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NOW, SAMPLE_SOURCES } from '../../bench/hostile-inputs.js';
+import { NOW, SAMPLE_SOURCES } from '../helpers/hostile-inputs.js';
 import { listFiles } from '../../src/ingest/source-files.js';
 import { runCliProcess, tempDir } from '../helpers/cli.js';
 

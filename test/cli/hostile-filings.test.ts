@@ -15,7 +15,7 @@ import {
   type HostileBuild,
 } from '../helpers/hostile.js';
 import { writeLongLineDatasetZip } from '../helpers/long-line-zip.js';
-import { DATASET_FIXTURE } from '../../bench/hostile-inputs.js';
+import { DATASET_FIXTURE } from '../helpers/hostile-inputs.js';
 import yauzl from 'yauzl';
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { DatasetName } from '../../src/model/dataset.js';
 import type { FreshnessFacts } from '../../src/model/freshness.js';
-import { BundleStore } from '../../src/publish/store.js';
+import { FolderStore } from '../../src/publish/folder-store.js';
 import { DEFAULT_LIMITS, freshUntil } from '../../src/validate/freshness.js';
 import type { ValidationReport } from '../../src/validate/report.js';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -33,7 +33,7 @@ const FRESH_FACTS: Record<DatasetName, FreshnessFacts> = {
 
 /** Publishes one bundle through the real store, exactly as `build` does. */
 async function publish(root: string, dataset: DatasetName, facts: FreshnessFacts = FRESH_FACTS[dataset]): Promise<string> {
-  const store = new BundleStore(root);
+  const store = new FolderStore(root);
   const staged = await store.stageArrays(dataset, RECORDS[dataset]);
   const result = await store.commit(
     staged,

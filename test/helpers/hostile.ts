@@ -1,7 +1,7 @@
 import { cp, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { hostileCase, MARKER, NOW, SAMPLE_SOURCES, type Dataset } from '../../bench/hostile-inputs.js';
+import { hostileCase, MARKER, NOW, SAMPLE_SOURCES, type Dataset } from './hostile-inputs.js';
 import { expect } from 'vitest';
 import { runCli, runCliMeasured, tempDir } from './cli.js';
 

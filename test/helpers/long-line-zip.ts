@@ -3,7 +3,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 
 /**
- * The Form 13F data set ZIP of the hostile case `dataset-zip-1gib-line` (bench/hostile-inputs.ts),
+ * The Form 13F data set ZIP of the hostile case `dataset-zip-1gib-line` (test/helpers/hostile-inputs.ts),
  * written in milliseconds instead of seconds: the fixture's members, with INFOTABLE.tsv replaced by
  * one line of `lineBytes` bytes ('A', no line break), deflated to about a thousandth of that.
  *

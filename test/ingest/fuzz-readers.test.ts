@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE_SOURCES, writeForm13fZip } from '../../bench/hostile-inputs.js';
+import { SAMPLE_SOURCES, writeForm13fZip } from '../helpers/hostile-inputs.js';
 import { ingestArticles } from '../../src/ingest/articles/index.js';
 import { ingestCalendar } from '../../src/ingest/calendar/index.js';
 import { ingestFilings } from '../../src/ingest/filings/index.js';

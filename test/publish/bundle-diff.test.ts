@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recordKey } from '../../src/model/record-keys.js';
 import { type BundleSide, diffBundles, type ResourceDiff } from '../../src/publish/bundle-diff.js';
-import { BundleIntegrityError } from '../../src/publish/snapshot-id.js';
+import { BundleIntegrityError } from '../../src/publish/store-errors.js';
 import { tempDir } from '../helpers/cli.js';
 
 /**

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/publish/canonical-json.js';
 import type { ManifestFields } from '../../src/publish/staged-bundle.js';
-import { BundleIntegrityError, BundleStore } from '../../src/publish/store.js';
+import { FolderStore } from '../../src/publish/folder-store.js';
+import { BundleIntegrityError } from '../../src/publish/store-errors.js';
 import { article } from '../helpers/records.js';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
@@ -19,7 +20,7 @@ function fields(generatedAt = NOW.toISOString()): ManifestFields {
   };
 }
 
-async function publish(store: BundleStore, records: unknown[], generatedAt?: string) {
+async function publish(store: FolderStore, records: unknown[], generatedAt?: string) {
   const staged = await store.stageArrays('articles', { articles: records });
   return store.commit(staged, fields(generatedAt), NOW);
 }
@@ -39,12 +40,12 @@ describe('canonicalJson', () => {
   });
 });
 
-describe('BundleStore', () => {
+describe('FolderStore', () => {
   let root: string;
-  let store: BundleStore;
+  let store: FolderStore;
   beforeEach(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'pdsnap-store-'));
-    store = new BundleStore(root);
+    store = new FolderStore(root);
   });
 
   it('publishes a bundle whose resource bytes are the canonical JSON of the records', async () => {

@@ -4,7 +4,8 @@ import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { DATASET_RESOURCES, type DatasetName } from '../../model/dataset.js';
 import { diffBundles } from '../../publish/bundle-diff.js';
-import { BundleIntegrityError, BundleStore, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store.js';
+import { FolderStore } from '../../publish/folder-store.js';
+import { BundleIntegrityError, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store-errors.js';
 import { DataError, UsageError } from '../errors.js';
 import { DIFF_COUNT_HEADER, type DiffReport, diffCountRow, diffMarkdown } from '../markdown.js';
 import { DEFAULT_STORE, datasetArgument, parseOptions, FolderStoreOption } from '../options.js';
@@ -35,7 +36,7 @@ export function diffCommand(): Command {
     .action(async (datasetArg: string, fromArg: string | undefined, toArg: string | undefined, raw) => {
       const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
       const dataset = datasetArgument(datasetArg);
-      const store = new BundleStore(options.store);
+      const store = new FolderStore(options.store);
       await requireStore(store, options.store);
       try {
         const from = await open(store, dataset, fromArg ?? 'previous');
@@ -55,7 +56,7 @@ export function diffCommand(): Command {
 }
 
 /** A snapshot id, or `current` / `previous` (the snapshot current replaced, as validate compares with). */
-async function open(store: BundleStore, dataset: DatasetName, name: string) {
+async function open(store: FolderStore, dataset: DatasetName, name: string) {
   let snapshotId = name;
   if (name === 'current' || name === 'previous') {
     const current = (await store.currentPointer(dataset))?.snapshotId;

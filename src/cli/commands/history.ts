@@ -3,7 +3,7 @@ import { withPathDefaults } from '../path-options.js';
 import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { type Manifest, recordsPerResource } from '../../model/manifest.js';
-import { BundleStore } from '../../publish/store.js';
+import { FolderStore } from '../../publish/folder-store.js';
 import { evaluateDrift, type ResourceChange } from '../../validate/drift.js';
 import { worstStatus } from '../../validate/report.js';
 import { loadConfig } from '../config.js';
@@ -37,7 +37,7 @@ export function historyCommand(): Command {
       const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
       const dataset = datasetArgument(datasetArg);
       const config = await loadConfig(options.config);
-      const store = new BundleStore(options.store);
+      const store = new FolderStore(options.store);
       await requireStore(store, options.store);
       const entries = (await store.listSnapshots()).filter((s) => s.dataset === dataset).reverse();
       // No row is marked current when the pointer is broken: say so, as list does.

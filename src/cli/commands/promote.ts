@@ -2,9 +2,10 @@ import { Command } from 'commander';
 import { withPathDefaults } from '../path-options.js';
 import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
-import type { RuleResult } from '../../model/freshness.js';
+import type { RuleResult } from '../../model/rule-result.js';
 import type { DriftAcceptance } from '../../model/manifest.js';
-import { BundleIntegrityError, BundleStore, CurrentMovedError, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store.js';
+import { FolderStore } from '../../publish/folder-store.js';
+import { BundleIntegrityError, CurrentMovedError, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store-errors.js';
 import { evaluateFreshness } from '../../validate/freshness.js';
 import { loadConfig } from '../config.js';
 import { DataError, ExitCode, ExitWith, UsageError } from '../errors.js';
@@ -39,7 +40,7 @@ export function promoteCommand(): Command {
       const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
       const dataset = datasetArgument(datasetArg);
       const config = await loadConfig(options.config);
-      const store = new BundleStore(options.store);
+      const store = new FolderStore(options.store);
       await requireStore(store, options.store);
       let bundle;
       try {

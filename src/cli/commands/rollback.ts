@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { openStore } from '../../publish/open-store.js';
-import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store.js';
+import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store-errors.js';
 import { DataError, UsageError } from '../errors.js';
 import { DEFAULT_STORE, datasetArgument, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { withPathDefaults } from '../path-options.js';

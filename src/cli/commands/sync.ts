@@ -4,7 +4,7 @@ import type { DatasetName } from '../../model/dataset.js';
 import { fieldsOf } from '../../publish/manifest-check.js';
 import { openStore } from '../../publish/open-store.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
-import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store.js';
+import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store-errors.js';
 import { DataError, UsageError } from '../errors.js';
 import { DatasetsOption, NowOption, parseOptions, StoreOption } from '../options.js';
 import { printJson, printLine } from '../output.js';

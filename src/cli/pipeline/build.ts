@@ -1,6 +1,7 @@
 import type { DatasetName } from '../../model/dataset.js';
 import type { DatasetBuild, DerivedFacts } from '../../model/dataset-build.js';
-import type { FreshnessFacts, RuleResult } from '../../model/freshness.js';
+import type { FreshnessFacts } from '../../model/freshness.js';
+import type { RuleResult } from '../../model/rule-result.js';
 import type { Progress } from '../../model/progress.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import { LockError } from '../../lib/file-lock.js';
@@ -8,7 +9,7 @@ import { InvalidRecordError } from '../../publish/bundle-file-writer.js';
 import { openStore } from '../../publish/open-store.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
 import type { StagedBundle } from '../../publish/staged-bundle.js';
-import { PublishFailure } from '../../publish/store.js';
+import { PublishFailure } from '../../publish/store-errors.js';
 import type { ContentCheck } from '../../model/content-rules.js';
 import { evaluateFreshness, freshUntil } from '../../validate/freshness.js';
 import type { FreshnessLimits } from '../../validate/limits.js';

@@ -1,11 +1,12 @@
 import { DATASET_RESOURCES, type DatasetName } from '../../model/dataset.js';
-import type { FreshnessFacts, RuleResult } from '../../model/freshness.js';
+import type { FreshnessFacts } from '../../model/freshness.js';
+import type { RuleResult } from '../../model/rule-result.js';
 import { type DriftAcceptance, type Manifest, recordsPerResource } from '../../model/manifest.js';
 import { DRIFT_KEYED } from '../../model/record-keys.js';
 import { DAY_MS } from '../../lib/time.js';
 import { type BundleSide, diffBundles, type ResourceDiff } from '../../publish/bundle-diff.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
-import { BundleIntegrityError, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store.js';
+import { BundleIntegrityError, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store-errors.js';
 import {
   type DatasetDriftThresholds,
   type DatasetWatch,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DatasetName } from '../../../src/model/dataset.js';
 import type { FreshnessFacts } from '../../../src/model/freshness.js';
-import { BundleStore } from '../../../src/publish/store.js';
+import { FolderStore } from '../../../src/publish/folder-store.js';
 import { articles, calendarEvents, consensus, investors, trades } from './records.js';
 
 const DAY = 86_400_000;
@@ -20,7 +20,7 @@ export interface PublishedIds {
  * resources below with a `pdsnap build` over `pdsnap sample` sources.
  */
 export async function publishDataset(
-  store: BundleStore,
+  store: FolderStore,
   dataset: DatasetName,
   resources: Record<string, unknown[]>,
   options: { generatedAt: Date; freshUntil: Date; facts?: Partial<FreshnessFacts> },
@@ -56,7 +56,7 @@ export function smartMoneyResources() {
 /** A temp store with all three datasets current and fresh for a week after `now`. */
 export async function makeStore(now: Date, datasets: readonly DatasetName[] = ['articles', 'calendar', 'smart-money']) {
   const root = await mkdtemp(path.join(tmpdir(), 'pdsnap-serve-'));
-  const store = new BundleStore(path.join(root, 'snapshots'));
+  const store = new FolderStore(path.join(root, 'snapshots'));
   const generatedAt = new Date(now.getTime() - 3_600_000);
   const freshUntil = new Date(now.getTime() + 7 * DAY);
   const ids: Partial<PublishedIds> = {};

@@ -6,7 +6,7 @@ import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { execa } from 'execa';
 
 /**
- * Issue 14: the CLI in a scheduled job. Every behaviour here is what a run shows (exit codes, what
+ * The CLI in a scheduled job. Every behaviour here is what a run shows (exit codes, what
  * reaches stdout and stderr), so every test runs the built CLI: its main in this process, and a real
  * process where only one shows the behaviour (a closed stdout, `serve`). The clock is injected
  * through PDSNAP_CLOCK; nothing depends on the wall clock.

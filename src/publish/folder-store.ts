@@ -34,52 +34,16 @@ import { resourceSerializer } from './compiled-canonical.js';
 import { checkServingIndex } from './serving-index.js';
 import { StagingBundleOutput } from './bundle-file-output.js';
 import { type ChunkDigests, findChunkMismatch } from '../lib/chunk-digest.js';
-import { BundleIntegrityError, datasetOfSnapshotId, isSnapshotId, SnapshotNotFoundError } from './snapshot-id.js';
+import { datasetOfSnapshotId, isSnapshotId } from './snapshot-id.js';
+import {
+  BundleIntegrityError,
+  CurrentMovedError,
+  InvalidPointerError,
+  PublishFailure,
+  type PublishState,
+  SnapshotNotFoundError,
+} from './store-errors.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
-
-export { BundleIntegrityError, SnapshotNotFoundError, datasetOfSnapshotId };
-
-/** A current pointer that exists but cannot be used: empty, garbage, or not naming a snapshot. */
-export class InvalidPointerError extends Error {
-  override readonly name = 'InvalidPointerError';
-  constructor(
-    readonly file: string,
-    readonly reason: string,
-  ) {
-    super(`${file} is not a valid current pointer (${reason}): pdsnap build or pdsnap rollback rewrites it`);
-  }
-}
-
-/** What publishing did to the store, also when it failed half way (see PublishFailure). */
-export interface PublishState {
-  bundlePublished: boolean;
-  pointerMoved: boolean;
-}
-
-/** A publish that failed after it changed the store: says exactly what is in place. */
-export class PublishFailure extends Error {
-  override readonly name = 'PublishFailure';
-  constructor(
-    readonly snapshotId: string,
-    readonly state: PublishState,
-    failure: Error,
-  ) {
-    super(
-      `${failure.message}; ${state.bundlePublished ? `bundle ${snapshotId} is in place (complete and verified)` : 'no bundle was added'}, ` +
-        `${state.pointerMoved ? 'current points at it' : 'current is unchanged'}`,
-    );
-  }
-}
-
-/** Current moved between judging a candidate and promoting it: nothing was changed. */
-export class CurrentMovedError extends Error {
-  override readonly name = 'CurrentMovedError';
-  constructor(dataset: DatasetName, expected: string | null, found: string | null) {
-    super(
-      `current/${dataset}.json moved from ${expected ?? 'none'} to ${found ?? 'none'} while the candidate was checked; current not changed, run promote again`,
-    );
-  }
-}
 
 /** A scheduled build and a manual one may overlap: the second waits this long for the first by default. */
 const DEFAULT_LOCK_WAIT_MS = 60_000;
@@ -90,7 +54,7 @@ const DEFAULT_LOCK_WAIT_MS = 60_000;
  * replaced by rename, and writers hold a lock, so a crash at any moment leaves the previous pointer
  * and the bundle it names intact. Nothing reads a resource whole: records are streamed.
  */
-export class BundleStore implements SnapshotStore {
+export class FolderStore implements SnapshotStore {
   /** How long a writer waits for another process's publish lock (live holders only; dead ones are taken over). */
   readonly lockWaitMs: number;
 
