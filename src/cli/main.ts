@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { commandsFor } from './commands/index.js';
 import { LockError } from '../lib/file-lock.js';
+import { isBucketError, StoreUnavailableError } from '../publish/store-errors.js';
 import { DataError, ExitCode, ExitWith, UsageError } from './errors.js';
 import { printError, printJson } from './output.js';
 import { guardOutputStreams } from './stdout-guard.js';
@@ -80,8 +81,7 @@ function outcomeOf(error: unknown): Outcome {
   }
   // A lock that another process holds, or that is broken, is the machine's state, not a bug: no
   // "unexpected"; nor is a bucket that refuses or cannot be reached (named: the AWS SDK stays unloaded).
-  const bucketError = error instanceof Error && error.name === 'BucketError';
-  if (error instanceof UsageError || error instanceof LockError || bucketError) {
+  if (error instanceof UsageError || error instanceof LockError || error instanceof StoreUnavailableError || isBucketError(error)) {
     printError(error.message);
     return { code: ExitCode.error, kind: 'usage', message: error.message };
   }

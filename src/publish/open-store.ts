@@ -6,6 +6,7 @@ import type {
   CommitOptions,
   GcResult,
   OpenedBundle,
+  PointerMove,
   PointerStates,
   PublishResult,
   SnapshotEntry,
@@ -46,6 +47,9 @@ class LazyBucketStore implements SnapshotStore {
   async exists(): Promise<boolean> {
     return (await this.opened()).exists();
   }
+  async prepare(): Promise<void> {
+    return (await this.opened()).prepare();
+  }
   async holdsNothing(): Promise<boolean> {
     return (await this.opened()).holdsNothing();
   }
@@ -54,6 +58,9 @@ class LazyBucketStore implements SnapshotStore {
   }
   async pointerStates(): Promise<PointerStates> {
     return (await this.opened()).pointerStates();
+  }
+  async readManifest(snapshotId: string): Promise<Manifest> {
+    return (await this.opened()).readManifest(snapshotId);
   }
   async openBundle(snapshotId: string): Promise<OpenedBundle> {
     return (await this.opened()).openBundle(snapshotId);
@@ -76,12 +83,17 @@ class LazyBucketStore implements SnapshotStore {
   async commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options?: CommitOptions): Promise<PublishResult> {
     return (await this.opened()).commit(staged, fields, publishedAt, options);
   }
-  async rollback(
+  async rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<PointerMove> {
+    return (await this.opened()).rollback(dataset, snapshotId, at);
+  }
+  async promote(
     dataset: DatasetName,
     snapshotId: string,
     at: Date,
-  ): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
-    return (await this.opened()).rollback(dataset, snapshotId, at);
+    expectedCurrent: string | null,
+    acceptance: DriftAcceptance | null,
+  ): Promise<PointerMove> {
+    return (await this.opened()).promote(dataset, snapshotId, at, expectedCurrent, acceptance);
   }
   async gc(keep: number, dryRun: boolean): Promise<GcResult> {
     return (await this.opened()).gc(keep, dryRun);

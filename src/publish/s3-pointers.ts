@@ -8,13 +8,37 @@ import { datasetOfSnapshotId } from './snapshot-id.js';
 import { InvalidPointerError } from './store-errors.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 
-/** `current/<dataset>/<12-digit sequence>~<snapshotId>.json`: one immutable record per pointer move. */
-const RECORD_NAME = /^(\d{12})~([a-z-]+-\d{8}T\d{6}Z-[0-9a-f]{12})\.json$/;
+/**
+ * `current/<dataset>/<12-digit sequence>~<generatedAt, yyyymmddThhmmssSSSZ>~<snapshotId>.json`: one
+ * immutable record per pointer move. Records written before the generation was in the key,
+ * `<sequence>~<snapshotId>.json`, are still read (their generation known to the second, from the id).
+ */
+const RECORD_NAME = /^(\d{12})~(?:(\d{8}T\d{9}Z)~)?([a-z-]+-(\d{8}T\d{6})Z-[0-9a-f]{12})\.json$/;
 
 export interface PointerRecord {
   key: string;
   sequence: number;
+  /** The snapshot's generatedAt as a sortable stamp, to the millisecond (to the second for older records). */
+  generated: string;
   snapshotId: string;
+}
+
+/** generatedAt as it stands in a record's key: `2026-11-22T04:00:00.700Z` -> `20261122T040000700Z`. */
+function generatedStamp(generatedAt: string): string {
+  return generatedAt.replace(/[-:.]/g, '');
+}
+
+/**
+ * The order of records, and so which one is current: by sequence, then, for writers that raced and
+ * took the same sequence, by generation (the snapshot generated last wins, as in a folder store),
+ * then by id.
+ */
+function compareRecords(a: PointerRecord, b: PointerRecord): number {
+  return a.sequence - b.sequence || compare(a.generated, b.generated) || compare(a.snapshotId, b.snapshotId);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The current pointer as the records say, or why it cannot be used. */
@@ -27,10 +51,10 @@ export interface PointerReading {
 
 /**
  * The pointers of a bucket store. S3 has no rename and, on many servers, no conditional write, so
- * a pointer is never replaced: each move adds an immutable record, and the record with the greatest
- * key is current. Keys sort by sequence, then by snapshot id (whose timestamp is generatedAt), so
+ * a pointer is never replaced: each move adds an immutable record, and the last record in the
+ * order of compareRecords is current: by sequence, then by the generation written into the key, so
  * two writers that race and pick the same sequence end with the same winner, the snapshot
- * generated last, whatever order their writes land in. `current/<dataset>.json` is a copy of the
+ * generated last (to the millisecond), whatever order their writes land in. `current/<dataset>.json` is a copy of the
  * winning record that servers poll with a conditional GET; it is only a hint, never the truth.
  */
 export class PointerLog {
@@ -53,9 +77,9 @@ export class PointerLog {
     const records: PointerRecord[] = [];
     for (const { key } of objects) {
       const match = RECORD_NAME.exec(key.slice(this.recordsPrefix(dataset).length));
-      if (match) records.push({ key, sequence: Number(match[1]), snapshotId: match[2]! });
+      if (match) records.push({ key, sequence: Number(match[1]), generated: match[2] ?? `${match[4]}000Z`, snapshotId: match[3]! });
     }
-    return records.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return records.sort(compareRecords);
   }
 
   async read(dataset: DatasetName): Promise<PointerReading> {
@@ -92,14 +116,16 @@ export class PointerLog {
   async move(
     dataset: DatasetName,
     pointer: CurrentPointer,
+    generatedAt: string,
     after: PointerRecord | null,
   ): Promise<{ mine: PointerRecord; winner: PointerRecord }> {
     const sequence = (after?.sequence ?? 0) + 1;
-    const key = `${this.recordsPrefix(dataset)}${String(sequence).padStart(12, '0')}~${pointer.snapshotId}.json`;
+    const generated = generatedStamp(generatedAt);
+    const key = `${this.recordsPrefix(dataset)}${String(sequence).padStart(12, '0')}~${generated}~${pointer.snapshotId}.json`;
     // The key names the snapshot, so a refused write (the key exists) holds this very pointer.
     await this.objects.putText(key, `${canonicalJson(pointer)}\n`, { onlyIfAbsent: true });
     await faultPoint('pointer-recorded');
-    const mine = { key, sequence, snapshotId: pointer.snapshotId };
+    const mine = { key, sequence, generated, snapshotId: pointer.snapshotId };
     const winner = await this.refreshHead(dataset);
     return { mine, winner: winner ?? mine };
   }

@@ -2,15 +2,17 @@ import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
-import type { CurrentPointer, DriftAcceptance, Manifest } from '../model/manifest.js';
+import { type CurrentPointer, DriftAcceptance, type Manifest } from '../model/manifest.js';
 import { compareText } from '../lib/text-order.js';
-import { digestFile } from '../lib/file-digest.js';
 import { makeProcessTempDir } from '../lib/process-temp-dir.js';
 import { DAY_MS } from '../lib/time.js';
 import { checkDigest } from './bundle-copy.js';
 import { faultPoint } from '../lib/fault-point.js';
 import { planGc } from './gc-plan.js';
-import { bundleFiles, manifestBodyOf, manifestFor, manifestText, parseManifest } from './manifest-check.js';
+import { bundleFiles, manifestBodyOf, manifestFor, manifestText, parseManifest, safeJson } from './manifest-check.js';
+import { canonicalJson } from './canonical-json.js';
+import { newerCurrent } from './current-order.js';
+import { judgePointers } from './pointer-states.js';
 import { formatBucketLocation, parseBucketLocation } from './s3-location.js';
 import { BucketObjects, s3Client } from './s3-objects.js';
 import { PointerLog, type PointerReading, type PointerRecord } from './s3-pointers.js';
@@ -18,6 +20,7 @@ import type {
   CommitOptions,
   GcResult,
   OpenedBundle,
+  PointerMove,
   PointerStates,
   PublishResult,
   SnapshotEntry,
@@ -27,7 +30,14 @@ import type {
 } from './snapshot-store.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 import { FolderStore } from './folder-store.js';
-import { BundleIntegrityError, PublishFailure, type PublishState, SnapshotNotFoundError } from './store-errors.js';
+import {
+  BundleIntegrityError,
+  CurrentMovedError,
+  PublishFailure,
+  type PublishState,
+  SnapshotNotFoundError,
+  StoreUnavailableError,
+} from './store-errors.js';
 import { datasetOfSnapshotId, isSnapshotId } from './snapshot-id.js';
 
 /** Pointer records gc keeps per dataset: the recent history of moves, for a person to read. */
@@ -74,12 +84,23 @@ export class S3Store implements SnapshotStore {
   private candidateKey(snapshotId: string): string {
     return `${this.prefix}candidates/${datasetOfSnapshotId(snapshotId)}/${snapshotId}`;
   }
+  /** accepted/<dataset>/<snapshotId>.json: drift accepted by promote, as in a folder store. */
+  private acceptanceKey(snapshotId: string): string {
+    return `${this.prefix}accepted/${datasetOfSnapshotId(snapshotId)}/${snapshotId}.json`;
+  }
   private objectKey(snapshotId: string, file: string): string {
     return `${this.bundlePrefix(snapshotId)}${file}`;
   }
 
   async exists(): Promise<boolean> {
     return this.objects.bucketExists();
+  }
+
+  /** A bucket that does not exist stops the work before it starts; creating one is the operator's decision. */
+  async prepare(): Promise<void> {
+    if (!(await this.objects.bucketExists())) {
+      throw new StoreUnavailableError(`store ${this.location} cannot be used: bucket ${this.objects.location.bucket} does not exist`);
+    }
   }
 
   /** No object under the store's prefix: deleted, or moved to another prefix, with the bucket still there. */
@@ -110,21 +131,24 @@ export class S3Store implements SnapshotStore {
   }
 
   async pointerStates(): Promise<PointerStates> {
-    const states = {} as PointerStates;
-    for (const dataset of DATASETS) {
-      const { pointer, broken } = await this.pointers.read(dataset);
-      states[dataset] = broken
-        ? { state: 'broken', reason: broken.message }
-        : pointer
-          ? { state: 'ok', snapshotId: pointer.snapshotId }
-          : { state: 'none' };
-    }
-    return states;
+    return judgePointers({
+      readPointer: async (dataset) => {
+        const { pointer, broken } = await this.pointers.read(dataset);
+        if (broken) throw broken;
+        return pointer;
+      },
+      hasManifest: async (snapshotId) => (await this.objects.head(this.objectKey(snapshotId, 'manifest.json'))) !== null,
+      pointerLocation: (dataset) => this.objects.url(this.pointers.headKey(dataset)),
+    });
   }
 
   // ---- reading bundles
 
-  private async readManifest(snapshotId: string): Promise<{ manifest: Manifest; text: string }> {
+  async readManifest(snapshotId: string): Promise<Manifest> {
+    return (await this.fetchManifest(snapshotId)).manifest;
+  }
+
+  private async fetchManifest(snapshotId: string): Promise<{ manifest: Manifest; text: string }> {
     datasetOfSnapshotId(snapshotId);
     const got = await this.objects.getText(this.objectKey(snapshotId, 'manifest.json'));
     // Objects without a manifest are an upload that has not finished (or died): not a bundle.
@@ -133,7 +157,7 @@ export class S3Store implements SnapshotStore {
   }
 
   async verifyBundle(snapshotId: string): Promise<Manifest> {
-    const { manifest } = await this.readManifest(snapshotId);
+    const manifest = await this.readManifest(snapshotId);
     for (const entry of bundleFiles(manifest)) {
       const key = this.objectKey(snapshotId, entry.path);
       const got = await this.objects.digest(key);
@@ -162,7 +186,7 @@ export class S3Store implements SnapshotStore {
     const cache = new FolderStore(root);
     const target = cache.bundleDir(snapshotId);
     if (!(await isDir(target))) {
-      const { manifest, text } = await this.readManifest(snapshotId);
+      const { manifest, text } = await this.fetchManifest(snapshotId);
       // A folder of this process's own (download-<space>-<pid>-XXXXXX): one that a killed server left
       // is removed by the next download, or a crash loop would fill the cache's disk.
       await mkdir(path.join(root, 'downloading'), { recursive: true });
@@ -285,27 +309,31 @@ export class S3Store implements SnapshotStore {
         state.bundlePublished = true;
         await faultPoint('manifest-written');
       } else {
-        republishedDamaged = await this.repair(parseManifest(snapshotId, existing.text), staged.directory);
+        republishedDamaged = await this.repair(manifest, existing.text, staged.directory);
         if (republishedDamaged) state.bundlePublished = true;
       }
       await this.discard(staged);
 
       const reading = await this.pointers.read(staged.dataset);
       const previous = reading.pointer?.snapshotId ?? null;
-      // Builds can overlap: the one generated last stays current, whichever commits last.
-      const newerCurrent = previous !== null && previous !== snapshotId ? await this.newerThan(previous, fields.generatedAt) : null;
-      let madeCurrent = options.promote !== false && (previous !== snapshotId || reading.broken !== null) && newerCurrent === null;
+      const keptNewer =
+        previous !== null && previous !== snapshotId
+          ? await newerCurrent((id) => this.readManifest(id), previous, fields.generatedAt)
+          : null;
+      let madeCurrent = options.promote !== false && (previous !== snapshotId || reading.broken !== null) && keptNewer === null;
       let lostTo: { snapshotId: string; generatedAt: string } | null = null;
       if (madeCurrent) {
         const { mine, winner } = await this.pointers.move(
           staged.dataset,
           { snapshotId, publishedAt: publishedAt.toISOString() },
+          fields.generatedAt,
           reading.newest,
         );
         state.pointerMoved = true;
         await this.objects.delete(this.candidateKey(snapshotId));
         if (winner.key !== mine.key && winner.snapshotId !== snapshotId) {
-          // A concurrent publish sorts after this one: it is current, and this build says so.
+          // A concurrent publish sorts after this one (it was generated later, or moved the pointer
+          // after this one read it): it is current, and this build says so.
           madeCurrent = false;
           lostTo = { snapshotId: winner.snapshotId, generatedAt: (await this.generatedAtOf(winner)) ?? '?' };
         }
@@ -316,8 +344,9 @@ export class S3Store implements SnapshotStore {
         published: state.bundlePublished,
         madeCurrent,
         previousSnapshotId: previous,
-        keptNewerCurrent: newerCurrent ?? lostTo,
+        keptNewerCurrent: keptNewer ?? lostTo,
         repairedPointer: reading.broken?.reason ?? null,
+        repairedPointerFile: reading.broken && reading.newest ? reading.newest.key.slice(this.prefix.length) : null,
         republishedDamaged,
         removedLeftovers: [],
       };
@@ -351,66 +380,86 @@ export class S3Store implements SnapshotStore {
   }
 
   /**
-   * A bundle with this id is already in the bucket: same id, same content. Each object's size and
-   * recorded SHA-256 (set at upload, after which it was read back) are checked with a HEAD, not a
-   * download; an object missing or changed since is uploaded again from this build's copy.
-   * Returns what was wrong, or null when nothing was.
+   * A bundle with this id is already in the bucket: same id, so the same content, which this build
+   * staged too. Every object is read back through SHA-256 (a HEAD would trust the size and the
+   * digest recorded at upload, which an object edited in place keeps), and the manifest is checked:
+   * what is missing or differs is uploaded again from this build's copy, the manifest last, as a
+   * folder store republishes a damaged bundle. Returns what was wrong, or null when nothing was.
    */
-  private async repair(existing: Manifest, directory: string): Promise<string | null> {
-    const damaged: Array<{ path: string; bytes: number; sha256: string }> = [];
+  private async repair(manifest: Manifest, existingText: string, directory: string): Promise<string | null> {
+    const { snapshotId } = manifest;
     const reasons: string[] = [];
-    for (const entry of bundleFiles(existing)) {
-      const head = await this.objects.head(this.objectKey(existing.snapshotId, entry.path));
-      if (head === null) reasons.push(`${entry.path} is missing`);
-      else if (head.size !== entry.bytes || head.sha256 !== entry.sha256) reasons.push(`${entry.path} differs from its manifest`);
+    let manifestDamaged = false;
+    try {
+      parseManifest(snapshotId, existingText);
+    } catch (error) {
+      if (!(error instanceof BundleIntegrityError)) throw error;
+      reasons.push(error.reason);
+      manifestDamaged = true;
+    }
+    const damaged: Array<{ path: string; bytes: number; sha256: string }> = [];
+    for (const entry of bundleFiles(manifest)) {
+      const got = await this.objects.digest(this.objectKey(snapshotId, entry.path));
+      if (got === null) reasons.push(`${entry.path} is missing`);
+      else if (got.bytes !== entry.bytes || got.sha256 !== entry.sha256) reasons.push(`${entry.path} does not match its sha256`);
       else continue;
       damaged.push(entry);
     }
-    if (damaged.length === 0) return null;
-    for (const entry of damaged) {
-      const local = await isFileWithDigest(directory, entry);
-      if (!local) {
-        throw new BundleIntegrityError(
-          existing.snapshotId,
-          `${reasons.join('; ')}, and this build's ${entry.path} differs from the published one: cannot repair it`,
-        );
-      }
-    }
-    await this.uploadObjects(existing, directory, damaged);
+    if (reasons.length === 0) return null;
+    await this.uploadObjects(manifest, directory, damaged);
+    if (manifestDamaged) await this.objects.putText(this.objectKey(snapshotId, 'manifest.json'), manifestText(manifest));
     return reasons.join('; ');
   }
 
   private async generatedAtOf(record: PointerRecord): Promise<string | null> {
     try {
-      return (await this.readManifest(record.snapshotId)).manifest.generatedAt;
+      return (await this.readManifest(record.snapshotId)).generatedAt;
     } catch {
       return null;
     }
   }
 
-  private async newerThan(currentId: string, generatedAt: string): Promise<{ snapshotId: string; generatedAt: string } | null> {
-    try {
-      const { manifest } = await this.readManifest(currentId);
-      return manifest.generatedAt > generatedAt ? { snapshotId: currentId, generatedAt: manifest.generatedAt } : null;
-    } catch (error) {
-      if (error instanceof BundleIntegrityError || error instanceof SnapshotNotFoundError) return null;
-      throw error;
-    }
-  }
-
-  async rollback(
-    dataset: DatasetName,
-    snapshotId: string,
-    at: Date,
-  ): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
+  async rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<PointerMove> {
     if (datasetOfSnapshotId(snapshotId) !== dataset) throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
-    await this.verifyBundle(snapshotId);
+    const manifest = await this.verifyBundle(snapshotId);
     const reading = await this.pointers.read(dataset);
     const previous = reading.pointer?.snapshotId ?? null;
     if (previous !== snapshotId || reading.broken !== null) {
-      await this.pointers.move(dataset, { snapshotId, publishedAt: at.toISOString() }, reading.newest);
+      await this.pointers.move(dataset, { snapshotId, publishedAt: at.toISOString() }, manifest.generatedAt, reading.newest);
       await this.objects.delete(this.candidateKey(snapshotId));
     }
+    return { previousSnapshotId: previous, repairedPointer: reading.broken?.reason ?? null };
+  }
+
+  /**
+   * The folder store's promote: verified, then judged against `expectedCurrent` (nothing changes if
+   * current moved meanwhile), the acceptance recorded before the pointer moves. A bucket has no lock,
+   * so a writer that moves the pointer between the check and the move is found after it: the record
+   * order decides (as for racing builds), and a promote that did not end current says so.
+   */
+  async promote(
+    dataset: DatasetName,
+    snapshotId: string,
+    at: Date,
+    expectedCurrent: string | null,
+    acceptance: DriftAcceptance | null,
+  ): Promise<PointerMove> {
+    if (datasetOfSnapshotId(snapshotId) !== dataset) throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
+    const manifest = await this.verifyBundle(snapshotId);
+    const reading = await this.pointers.read(dataset);
+    const previous = reading.pointer?.snapshotId ?? null;
+    if (previous !== expectedCurrent) throw new CurrentMovedError(dataset, expectedCurrent, previous);
+    if (acceptance !== null) await this.objects.putText(this.acceptanceKey(snapshotId), `${canonicalJson(acceptance)}\n`);
+    if (previous !== snapshotId || reading.broken !== null) {
+      const { winner } = await this.pointers.move(
+        dataset,
+        { snapshotId, publishedAt: at.toISOString() },
+        manifest.generatedAt,
+        reading.newest,
+      );
+      if (winner.snapshotId !== snapshotId) throw new CurrentMovedError(dataset, expectedCurrent, winner.snapshotId);
+    }
+    await this.objects.delete(this.candidateKey(snapshotId));
     return { previousSnapshotId: previous, repairedPointer: reading.broken?.reason ?? null };
   }
 
@@ -421,12 +470,13 @@ export class S3Store implements SnapshotStore {
    */
   async gc(keep: number, dryRun: boolean): Promise<GcResult> {
     const plan = planGc(await this.listSnapshots(), await this.pointerStates(), keep);
-    const result: GcResult = { ...plan, removedLeftovers: [] };
+    const result: GcResult = { ...plan, removedLeftovers: [], freedBallast: false };
     if (dryRun) return result;
     for (const snapshotId of plan.deleted) {
       await this.objects.delete(this.objectKey(snapshotId, 'manifest.json'));
       for (const { key } of (await this.objects.list(this.bundlePrefix(snapshotId))).objects) await this.objects.delete(key);
       await this.objects.delete(this.candidateKey(snapshotId));
+      await this.objects.delete(this.acceptanceKey(snapshotId));
     }
     for (const dataset of DATASETS) {
       const base = `${this.prefix}bundles/${dataset}/`;
@@ -444,8 +494,13 @@ export class S3Store implements SnapshotStore {
     return result;
   }
 
-  /** Only build's acceptance (in the manifest): promote, which records its own, works on folders. */
+  /** Drift accepted for a snapshot: by promote (accepted/, the later) or by build (in its manifest). */
   async acceptedDrift(manifest: Manifest): Promise<DriftAcceptance | null> {
+    const got = await this.objects.getText(this.acceptanceKey(manifest.snapshotId));
+    if (got !== null && got !== 'unchanged') {
+      const parsed = DriftAcceptance.safeParse(safeJson(got.text));
+      if (parsed.success) return parsed.data;
+    }
     return manifest.acceptedDrift ?? null;
   }
 
@@ -460,15 +515,6 @@ export class S3Store implements SnapshotStore {
 async function isDir(p: string): Promise<boolean> {
   try {
     return (await stat(p)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-async function isFileWithDigest(directory: string, entry: { path: string; bytes: number; sha256: string }): Promise<boolean> {
-  try {
-    const got = await digestFile(path.join(directory, entry.path));
-    return got.bytes === entry.bytes && got.sha256 === entry.sha256;
   } catch {
     return false;
   }

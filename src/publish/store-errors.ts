@@ -66,3 +66,19 @@ export class CurrentMovedError extends Error {
     );
   }
 }
+
+/**
+ * A store that cannot take the work at all (a bucket that does not exist, a folder that cannot be
+ * created): found before anything is ingested, and the user's to fix (exit 3).
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}
+
+/**
+ * A request the bucket refused or that failed in transit (s3-objects.ts): the machine's or the
+ * operator's to fix, never "unexpected". Told by name, so that the AWS SDK stays unloaded.
+ */
+export function isBucketError(error: unknown): error is Error {
+  return error instanceof Error && error.name === 'BucketError';
+}

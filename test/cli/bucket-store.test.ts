@@ -42,6 +42,21 @@ async function buildProcess(store: string, now: string, datasets: string) {
   return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
+/** Writes an object as a tool other than pdsnap would. */
+async function putObject(key: string, body: string): Promise<void> {
+  const client = new S3Client({
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.env.AWS_ACCESS_KEY_ID!, secretAccessKey: s3.env.AWS_SECRET_ACCESS_KEY! },
+  });
+  try {
+    await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body }));
+  } finally {
+    client.destroy();
+  }
+}
+
 async function builtId(store: string, now: string, datasets = 'articles'): Promise<string> {
   const result = await build(store, now, datasets);
   expect(result.exitCode, result.stderr + result.stdout).toBe(0);
@@ -319,22 +334,23 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
     }
   });
 
-  it('a damaged object in the bucket is refused and named by serve, validate, inspect and rollback', async () => {
+  it('a damaged object in the bucket is refused and named by serve, validate, inspect and rollback; a rebuild of the same content repairs it', async () => {
     const store = bucket('damage');
     const first = await builtId(store, NOW);
     const { server } = await serveFrom(store);
     try {
       // The bundle is uploaded and read back, then its object is damaged before the pointer moves
-      // (bit rot, or a tool writing into the bucket): same size, other bytes.
+      // (bit rot, or a tool writing into the bucket): same size, other bytes, the recorded digest kept.
       await killBuildAt('manifest-written', store, LATER);
-      const prefix = (await readdir(path.join(s3.dir, s3.bucket, 'damage', 'bundles', 'articles'))).find((id) => id !== first)!;
-      const file = s3.objectFile(`damage/bundles/articles/${prefix}/articles/00000.ndjson`);
+      const second = (await readdir(path.join(s3.dir, s3.bucket, 'damage', 'bundles', 'articles'))).find((id) => id !== first)!;
+      const file = s3.objectFile(`damage/bundles/articles/${second}/articles/00000.ndjson`);
       const bytes = await readFile(file);
       bytes[10] = bytes[10] === 0x61 ? 0x62 : 0x61;
       await writeFile(file, bytes);
-      // The next build finds the bundle in place (sizes and recorded digests agree) and points at it.
-      const second = await builtId(store, LATER);
-      expect(second).toBe(prefix);
+      // A tool moves the pointer by hand to the damaged bundle: a pointer record and the head.
+      const record = JSON.stringify({ snapshotId: second, publishedAt: LATER });
+      await putObject(`damage/current/articles/000000000002~20261122T130000000Z~${second}.json`, record);
+      await putObject('damage/current/articles.json', record);
 
       const state = await until(
         'the refusal',
@@ -354,6 +370,18 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
       const rollback = await cli(['rollback', 'articles', second, '--store', store, '--now', LATER]);
       expect(rollback.exitCode).toBe(2);
       expect(rollback.stderr).toContain('current not changed');
+
+      // The same content built again finds the object damaged (read back, not trusted by its
+      // recorded digest) and uploads it again, as a folder store republishes a damaged bundle.
+      const rebuilt = await build(store, LATER);
+      expect(rebuilt.exitCode, rebuilt.stderr + rebuilt.stdout).toBe(0);
+      const report = JSON.parse(rebuilt.stdout).datasets[0];
+      expect(report.snapshotId).toBe(second);
+      expect(report.notes.map((n: { message: string }) => n.message)).toContainEqual(
+        `republished damaged bundle ${second}: articles/00000.ndjson does not match its sha256`,
+      );
+      const valid = await cli(['validate', '--store', store, '--now', LATER, '--datasets', 'articles']);
+      expect(valid.exitCode, valid.stdout).toBe(0);
     } finally {
       await server.stop();
     }
@@ -415,15 +443,7 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
       // Every object of the prefix gone, the bucket still there (s3rver keeps a prefix as a folder),
       // but for the empty folder objects a console leaves behind.
       await rm(path.join(s3.dir, s3.bucket, 'emptied'), { recursive: true, force: true });
-      const client = new S3Client({
-        endpoint: s3.endpoint,
-        region: 'us-east-1',
-        forcePathStyle: true,
-        credentials: { accessKeyId: s3.env.AWS_ACCESS_KEY_ID!, secretAccessKey: s3.env.AWS_SECRET_ACCESS_KEY! },
-      });
-      for (const marker of ['emptied/', 'emptied/bundles/'])
-        await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: marker, Body: '' }));
-      client.destroy();
+      for (const marker of ['emptied/', 'emptied/bundles/']) await putObject(marker, '');
       await until(
         'the log line',
         async () => server.stderr() + server.stdout(),
@@ -459,15 +479,61 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
     expect(listed.sort()).toEqual([ids[0], ids[2]].sort());
   });
 
-  it('promote, diff and history refuse a bucket store instead of reading s3:// as a folder path', async () => {
-    for (const args of [
-      ['promote', 'articles', 'articles-20261122T120000Z-000000000000'],
-      ['diff', 'articles', 'current', 'current'],
-      ['history', 'articles'],
-    ]) {
-      const result = await cli([...args, '--store', bucket('main')]);
-      expect(result.exitCode, args.join(' ')).toBe(3);
-      expect(result.stderr).toContain('--store: this command works on a folder store only');
-    }
+  it('build --no-promote, diff, history and promote: the review flow works on a bucket as on a folder', async () => {
+    const store = bucket('review');
+    const first = await builtId(store, NOW);
+    const candidate = await build(store, LATER, 'articles');
+    expect(candidate.exitCode).toBe(0);
+    const noPromote = await cli([
+      'build',
+      '--datasets',
+      'articles',
+      '--sources',
+      sources,
+      '--store',
+      store,
+      '--now',
+      LATEST,
+      '--no-promote',
+      '--json',
+    ]);
+    expect(noPromote.exitCode, noPromote.stderr).toBe(0);
+    const candidateId = JSON.parse(noPromote.stdout).datasets[0].snapshotId as string;
+    const currentId = JSON.parse(candidate.stdout).datasets[0].snapshotId as string;
+    expect(JSON.parse(noPromote.stdout).datasets[0]).toMatchObject({ candidate: true, madeCurrent: false });
+
+    // diff alone compares current with the candidate waiting for review.
+    const diff = await cli(['diff', 'articles', '--store', store, '--json']);
+    expect(diff.exitCode, diff.stderr).toBe(0);
+    expect(JSON.parse(diff.stdout)).toMatchObject({ from: currentId, to: candidateId });
+
+    const history = await cli(['history', 'articles', '--store', store, '--now', LATEST, '--json']);
+    expect(history.exitCode, history.stderr).toBe(0);
+    expect(
+      JSON.parse(history.stdout).snapshots.map((s: { snapshotId: string; current: boolean; candidate: boolean }) => [
+        s.snapshotId,
+        s.current,
+        s.candidate,
+      ]),
+    ).toEqual([
+      [first, false, false],
+      [currentId, true, false],
+      [candidateId, false, true],
+    ]);
+
+    const promote = await cli(['promote', 'articles', candidateId, '--store', store, '--now', LATEST, '--json']);
+    expect(promote.exitCode, promote.stdout + promote.stderr).toBe(0);
+    expect(JSON.parse(promote.stdout)).toMatchObject({ promoted: true, previousSnapshotId: currentId });
+    expect((await pointers(store)).articles).toEqual({ state: 'ok', snapshotId: candidateId });
+  });
+
+  it('a build into a bucket that does not exist stops before any work, naming the bucket (exit 3)', async () => {
+    const result = await build(`s3://no-such-bucket-${process.pid}/prefix`, NOW);
+    expect(result.exitCode).toBe(3);
+    // --json: one object whatever happens, and no dataset report: nothing was ingested.
+    const out = JSON.parse(result.stdout);
+    expect(out).toMatchObject({ ok: false, error: { kind: 'usage', exitCode: 3 } });
+    expect(out.error.message).toContain(`bucket no-such-bucket-${process.pid} does not exist`);
+    expect(result.stderr).not.toContain('unexpected');
   });
 });

@@ -20,9 +20,12 @@ async function filesUnder(dir: string): Promise<Map<string, Buffer>> {
   return out;
 }
 
-/** The machine's clock is injected (PDSNAP_CLOCK) as the build's --now: no test depends on the wall clock. */
+/**
+ * The machine's clock is injected (PDSNAP_CLOCK) as the build's --now, and the store is the test's
+ * own (--allow-future-now): no test depends on the wall clock.
+ */
 async function buildJson(sources: string, store: string, now: string, extra: string[] = []) {
-  const result = await runCli(['build', '--sources', sources, '--store', store, '--now', now, '--json', ...extra], {
+  const result = await runCli(['build', '--sources', sources, '--store', store, '--now', now, '--json', '--allow-future-now', ...extra], {
     env: { PDSNAP_CLOCK: now },
   });
   return { result, report: result.stdout ? JSON.parse(String(result.stdout)) : null };
@@ -151,12 +154,22 @@ describe('pdsnap sample + build', () => {
   });
 
   it('reports a fault of the machine as an error of that dataset and still prints the report (exit 3)', async () => {
+    // The store is there, but its staging folder is a file: every dataset fails while it publishes.
+    const store = await tempDir('store');
+    await writeFile(path.join(store, 'tmp'), 'this is a file, not the staging folder');
+    const { result, report } = await buildJson(sources, store, NOW, ['--datasets', 'articles,calendar']);
+    expect(result.exitCode).toBe(3);
+    expect(report.datasets.map((d: { outcome: string }) => d.outcome)).toEqual(['error', 'error']);
+    expect(report.datasets[0].reason).toMatch(/unexpected error/);
+  });
+
+  it('refuses a store that cannot be created before reading any source (exit 3, naming it)', async () => {
     const notADirectory = path.join(await tempDir('file'), 'store');
     await writeFile(notADirectory, 'this is a file, not a store');
     const { result, report } = await buildJson(sources, notADirectory, NOW, ['--datasets', 'articles,calendar']);
     expect(result.exitCode).toBe(3);
-    expect(report.datasets.map((d: { outcome: string }) => d.outcome)).toEqual(['error', 'error']);
-    expect(report.datasets[0].reason).toMatch(/unexpected error/);
+    expect(report).toMatchObject({ ok: false, error: { kind: 'usage', exitCode: 3 } });
+    expect(report.error.message).toContain(`store ${notADirectory} cannot be created`);
   });
 
   it('prints a readable summary without --json and keeps stderr free of progress when not a TTY', async () => {

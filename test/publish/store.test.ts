@@ -71,6 +71,7 @@ describe('FolderStore', () => {
       previousSnapshotId: first.snapshotId,
       keptNewerCurrent: null,
       repairedPointer: null,
+      repairedPointerFile: null,
       republishedDamaged: null,
       removedLeftovers: [],
     });

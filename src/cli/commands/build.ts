@@ -62,7 +62,7 @@ export function buildCommand(): Command {
     .option('--verbose', 'list every rejection and every note in the readable report')
     .action(async (raw) => {
       const options = parseOptions(Options, await withPathDefaults(raw, ['sources', 'store']));
-      refuseFutureNow(options.now, { allowFutureNow: options.allowFutureNow, storeOnCommandLine: raw.store !== undefined });
+      refuseFutureNow(options.now, { allowFutureNow: options.allowFutureNow, storeOnCommandLine: raw.store as string | undefined });
       await requireExisting(options.sources, 'folder', '--sources', 'name the folder that holds articles/, calendar/ and filings/');
       const config = await loadConfig(options.config);
       asUsageError(boundHeapGrowth);

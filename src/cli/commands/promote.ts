@@ -2,20 +2,20 @@ import { Command } from 'commander';
 import { withPathDefaults } from '../path-options.js';
 import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
+import type { DatasetName } from '../../model/dataset.js';
 import type { RuleResult } from '../../model/rule-result.js';
-import type { DriftAcceptance } from '../../model/manifest.js';
-import { FolderStore } from '../../publish/folder-store.js';
-import { BundleIntegrityError, CurrentMovedError, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store-errors.js';
-import { evaluateFreshness } from '../../validate/freshness.js';
+import { openStore } from '../../publish/open-store.js';
+import { BundleIntegrityError, CurrentMovedError, SnapshotNotFoundError } from '../../publish/store-errors.js';
 import { loadConfig } from '../config.js';
 import { DataError, ExitCode, ExitWith, UsageError } from '../errors.js';
-import { DEFAULT_STORE, datasetArgument, NowOption, parseOptions, FolderStoreOption } from '../options.js';
+import { DEFAULT_STORE, datasetArgument, NowOption, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { printJson, printLine } from '../output.js';
-import { checkDrift, currentBaseline, sideOf } from '../pipeline/drift.js';
+import { sideOf } from '../pipeline/drift.js';
+import { type Judgement, judgeCandidate } from '../pipeline/promotion.js';
 import { requireStore } from '../required-path.js';
 
 const Options = z.object({
-  store: FolderStoreOption(DEFAULT_STORE),
+  store: StoreOption(DEFAULT_STORE),
   now: NowOption,
   config: z.string().optional(),
   acceptDrift: z.string().trim().min(1, 'give the reason, e.g. --accept-drift "Q3 filings replace Q2"').optional(),
@@ -31,7 +31,7 @@ export function promoteCommand(): Command {
     .description('make a candidate snapshot current, after freshness and drift checks against the current one')
     .argument('<dataset>')
     .argument('<snapshotId>')
-    .option('--store <dir>', `bundle store (default ${DEFAULT_STORE})`)
+    .option('--store <dir|s3-url>', STORE_HELP)
     .option('--now <iso>', 'the instant to judge freshness at, recorded as publishedAt of the pointer (default: the clock)')
     .option('--config <file>', 'freshness limits and drift thresholds (default: pdsnap.config.yaml when present)')
     .option('--accept-drift <reason>', 'promote although drift checks fail; the reason and the figures are recorded in the store')
@@ -40,89 +40,73 @@ export function promoteCommand(): Command {
       const options = parseOptions(Options, await withPathDefaults(raw, ['store']));
       const dataset = datasetArgument(datasetArg);
       const config = await loadConfig(options.config);
-      const store = new FolderStore(options.store);
-      await requireStore(store, options.store);
-      let bundle;
+      const store = openStore(options.store);
       try {
-        bundle = await store.openBundle(snapshotId);
-      } catch (error) {
-        if (error instanceof SnapshotNotFoundError) throw new UsageError(error.message);
-        if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; current not changed`);
-        throw error;
-      }
-      if (bundle.manifest.dataset !== dataset) throw new UsageError(`snapshot ${snapshotId} does not belong to dataset ${dataset}`);
-
-      let expectedCurrent: string | null;
-      try {
-        expectedCurrent = (await store.currentPointer(dataset))?.snapshotId ?? null;
-      } catch (error) {
-        if (!(error instanceof InvalidPointerError)) throw error;
-        expectedCurrent = null;
-      }
-      const freshness = evaluateFreshness(dataset, bundle.manifest.facts, options.now, { limits: config.limits, warnWithinMs: 0 });
-      const baseline =
-        expectedCurrent === snapshotId ? { side: null, note: 'it is already current' } : await currentBaseline(store, dataset, snapshotId);
-      // The current snapshot's generation, from the baseline drift opened anyway (null when it is a stand-in
-      // or unreadable: a damaged current is what promote repairs).
-      const currentGeneratedAt =
-        baseline.standIn === undefined && baseline.side?.label === expectedCurrent ? baseline.side.generatedAt : null;
-      const drift = (
-        await checkDrift(
-          dataset,
-          baseline.side,
-          sideOf(bundle.manifest, bundle.directory),
-          config.drift[dataset],
-          baseline.note,
-          baseline.standIn,
-        )
-      ).rules;
-      const staleRules = freshness.filter((r) => r.status === 'fail');
-      const driftFailing = drift.filter((r) => r.status === 'fail');
-      // Going back is rollback's job: promote never makes current older, so a mistyped or stale
-      // candidate id cannot quietly turn the clock back on what is served.
-      const refusal =
-        currentGeneratedAt !== null && Date.parse(bundle.manifest.generatedAt) < Date.parse(currentGeneratedAt)
-          ? `generated ${bundle.manifest.generatedAt}, before current ${expectedCurrent} (${currentGeneratedAt}): promote never moves current back; pdsnap rollback ${dataset} ${snapshotId} does`
-          : staleRules.length > 0
-            ? `stale or invalid: ${staleRules.map((r) => r.message).join('; ')}`
-            : driftFailing.length > 0 && options.acceptDrift === undefined
-              ? `drift against current ${baseline.side?.label}: ${driftFailing.map((r) => r.rule).join(', ')} failed; pdsnap promote --accept-drift "<reason>" promotes anyway`
-              : null;
-
-      let acceptance: DriftAcceptance | null = null;
-      if (refusal === null && driftFailing.length > 0 && options.acceptDrift !== undefined) {
-        acceptance = {
-          reason: options.acceptDrift,
-          by: 'promote',
-          acceptedAt: options.now.toISOString(),
-          baseline: baseline.side!.label,
-          checks: drift.filter((r) => r.status !== 'pass'),
-        };
-      }
-      let previous: string | null = expectedCurrent;
-      if (refusal === null) {
+        await requireStore(store, options.store);
+        let bundle;
         try {
-          previous = (await store.promote(dataset, snapshotId, options.now, expectedCurrent, acceptance)).previousSnapshotId;
+          bundle = await store.openBundle(snapshotId);
         } catch (error) {
-          if (error instanceof CurrentMovedError) throw new DataError(error.message);
+          if (error instanceof SnapshotNotFoundError) throw new UsageError(error.message);
           if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; current not changed`);
           throw error;
         }
+        if (bundle.manifest.dataset !== dataset) throw new UsageError(`snapshot ${snapshotId} does not belong to dataset ${dataset}`);
+        const judgement = await judgeCandidate(
+          store,
+          { dataset, side: sideOf(bundle.manifest, bundle.directory), facts: bundle.manifest.facts, publishedId: snapshotId },
+          {
+            now: options.now,
+            limits: config.limits,
+            thresholds: config.drift[dataset],
+            acceptDrift: options.acceptDrift === undefined ? null : { reason: options.acceptDrift, by: 'promote' },
+            allowStale: false,
+            driftWhenStale: true,
+          },
+        );
+        const refusal = judgement.refusal === null ? null : refusalText(dataset, snapshotId, bundle.manifest.generatedAt, judgement);
+        let previous: string | null = judgement.expectedCurrent;
+        if (refusal === null) {
+          try {
+            previous = (await store.promote(dataset, snapshotId, options.now, judgement.expectedCurrent, judgement.acceptance))
+              .previousSnapshotId;
+          } catch (error) {
+            if (error instanceof CurrentMovedError) throw new DataError(error.message);
+            if (error instanceof BundleIntegrityError) throw new DataError(`${error.message}; current not changed`);
+            throw error;
+          }
+        }
+        const result = {
+          dataset,
+          snapshotId,
+          promoted: refusal === null,
+          previousSnapshotId: previous,
+          reason: refusal,
+          acceptedDrift: judgement.acceptance,
+          freshness: judgement.freshness,
+          drift: judgement.drift?.rules ?? [],
+        };
+        if (options.json) printJson(result);
+        else printPromotion(result);
+        if (refusal !== null) throw new ExitWith(ExitCode.fail);
+      } finally {
+        await store.close();
       }
-      const result = {
-        dataset,
-        snapshotId,
-        promoted: refusal === null,
-        previousSnapshotId: previous,
-        reason: refusal,
-        acceptedDrift: acceptance,
-        freshness,
-        drift,
-      };
-      if (options.json) printJson(result);
-      else printPromotion(result);
-      if (refusal !== null) throw new ExitWith(ExitCode.fail);
     });
+}
+
+/** Why promote refused, with what to do instead. */
+function refusalText(dataset: DatasetName, snapshotId: string, generatedAt: string, judgement: Judgement): string {
+  const refusal = judgement.refusal!;
+  switch (refusal.kind) {
+    case 'older-than-current':
+      // Going back is rollback's job: a mistyped or stale candidate id cannot quietly turn the clock back on what is served.
+      return `generated ${generatedAt}, before current ${refusal.current.snapshotId} (${refusal.current.generatedAt}): promote never moves current back; pdsnap rollback ${dataset} ${snapshotId} does`;
+    case 'stale':
+      return `stale or invalid: ${refusal.failing.map((r) => r.message).join('; ')}`;
+    case 'drift':
+      return `drift against current ${refusal.baseline}: ${refusal.failing.map((r) => r.rule).join(', ')} failed; pdsnap promote --accept-drift "<reason>" promotes anyway`;
+  }
 }
 
 function printPromotion(result: {

@@ -9,13 +9,14 @@ import { InvalidRecordError } from '../../publish/bundle-file-writer.js';
 import { openStore } from '../../publish/open-store.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
 import type { StagedBundle } from '../../publish/staged-bundle.js';
-import { PublishFailure } from '../../publish/store-errors.js';
+import { isBucketError, PublishFailure } from '../../publish/store-errors.js';
 import type { ContentCheck } from '../../model/content-rules.js';
-import { evaluateFreshness, freshUntil } from '../../validate/freshness.js';
+import { freshUntil } from '../../validate/freshness.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
 import type { DriftThresholds } from '../../validate/drift.js';
-import { type DriftAcceptance, recordsPerResource } from '../../model/manifest.js';
-import { checkDrift, currentBaseline, type DriftSide } from './drift.js';
+import { recordsPerResource } from '../../model/manifest.js';
+import type { DriftSide } from './drift.js';
+import { judgeCandidate, newerCurrentAdvice } from './promotion.js';
 import { RECIPES } from './recipes.js';
 
 export interface BuildOptions {
@@ -78,18 +79,22 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
   const store = openStore(options.storeDir);
   const reports: DatasetReport[] = [];
   try {
+    // A store that cannot take the result (a bucket that does not exist) stops the build before
+    // anything is ingested, not after every dataset was derived.
+    await store.prepare();
     for (const dataset of options.datasets) {
       try {
         reports.push(await buildDataset(dataset, store, options));
       } catch (error) {
         // A fault of the program or the machine (disk full, lock timeout, a bug): this dataset is not
         // published, the others still are, and the report still says what happened. A lock that is
-        // held or broken is the store's state, whose message already says what to do: not "unexpected".
+        // held or broken, or a bucket that refused, is the store's state, whose message already says
+        // what to do: not "unexpected".
         const message = (error as Error).message;
         reports.push({
           ...emptyReport(dataset),
           outcome: 'error',
-          reason: error instanceof LockError ? message : `unexpected error: ${message}`,
+          reason: error instanceof LockError || isBucketError(error) ? message : `unexpected error: ${message}`,
         });
       }
     }
@@ -183,17 +188,6 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
     return discardAndFail(`content rules failed, not published: ${contentFailures.map((r) => r.message).join('; ')}`);
 
   const facts: FreshnessFacts = { generatedAt: options.now.toISOString(), ...derived.facts };
-  report.freshness = evaluateFreshness(dataset, facts, options.now, { limits: options.limits, warnWithinMs: 0 });
-  const failing = report.freshness.filter((r) => r.status === 'fail');
-  if (failing.length > 0 && !options.allowStale) {
-    return discardAndFail(`stale or invalid, not published: ${failing.map((r) => r.message).join('; ')}`);
-  }
-  const until = freshUntil(dataset, facts, options.limits).toISOString();
-  report.freshUntil = until;
-
-  // Drift: is the candidate whole, compared with what it would replace? Judged before the pointer
-  // moves; a failure keeps the current snapshot current.
-  const baseline = await currentBaseline(store, dataset);
   const candidateSide: DriftSide = {
     label: `${dataset} candidate`,
     directory: staged.directory,
@@ -201,37 +195,51 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
     generatedAt: facts.generatedAt,
     facts,
   };
-  let drift;
+  // Drift: is the candidate whole, compared with what it would replace? Judged before the pointer
+  // moves (promotion.ts, as promote judges a candidate); a failure keeps the current snapshot current.
+  let judgement;
   try {
-    drift = await checkDrift(dataset, baseline.side, candidateSide, options.drift[dataset], baseline.note, baseline.standIn);
+    judgement = await judgeCandidate(
+      store,
+      { dataset, side: candidateSide, facts, publishedId: null },
+      {
+        now: options.now,
+        limits: options.limits,
+        thresholds: options.drift[dataset],
+        acceptDrift: options.acceptDrift === null ? null : { reason: options.acceptDrift, by: 'build' },
+        allowStale: options.allowStale,
+        driftWhenStale: false,
+      },
+    );
   } catch (error) {
     await store.discard(staged);
     throw error;
   }
-  report.drift = drift.rules;
-  report.driftBaseline = drift.baseline;
-  const driftFailing = drift.rules.filter((r) => r.status === 'fail');
+  report.freshness = judgement.freshness;
+  const { refusal, driftFailing } = judgement;
+  if (refusal?.kind === 'stale') {
+    return discardAndFail(`stale or invalid, not published: ${refusal.failing.map((r) => r.message).join('; ')}`);
+  }
+  const until = freshUntil(dataset, facts, options.limits).toISOString();
+  report.freshUntil = until;
+  report.drift = judgement.drift?.rules ?? [];
+  report.driftBaseline = judgement.drift?.baseline ?? null;
   const driftText = driftFailing.map((r) => `${r.rule}: ${r.message}`).join('; ');
-  if (driftFailing.length > 0 && options.promote && options.acceptDrift === null) {
+  if (refusal?.kind === 'drift' && options.promote) {
     return discardAndFail(
-      `drift against current ${drift.baseline}: ${driftFailing.map((r) => r.rule).join(', ')} failed; not published, current unchanged. ` +
-        'If the change is intended: pdsnap build --accept-drift "<reason>", or --no-promote, pdsnap diff, then pdsnap promote',
+      `drift against current ${refusal.baseline}: ${refusal.failing.map((r) => r.rule).join(', ')} failed; not published, current unchanged. ` +
+        'If the change is intended: pdsnap build --accept-drift "<reason>", or --no-promote, pdsnap diff, then pdsnap promote.' +
+        newerCurrentAdvice(dataset, refusal.current, facts.generatedAt),
     );
   }
-  let acceptedDrift: DriftAcceptance | undefined;
+  const acceptedDrift = judgement.acceptance ?? undefined;
   if (options.acceptDrift !== null) {
-    if (driftFailing.length > 0) {
-      acceptedDrift = {
-        reason: options.acceptDrift,
-        by: 'build',
-        acceptedAt: options.now.toISOString(),
-        baseline: drift.baseline!,
-        checks: drift.rules.filter((r) => r.status !== 'pass'),
-      };
-      report.notes.push({ source: store.location, message: `--accept-drift "${options.acceptDrift}": published although ${driftText}` });
-    } else {
-      report.notes.push({ source: store.location, message: '--accept-drift: no drift check failed, nothing to accept or record' });
-    }
+    report.notes.push({
+      source: store.location,
+      message: acceptedDrift
+        ? `--accept-drift "${options.acceptDrift}": published although ${driftText}`
+        : '--accept-drift: no drift check failed, nothing to accept or record',
+    });
   }
 
   let result;
@@ -242,7 +250,7 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
         generatedAt: facts.generatedAt,
         facts,
         freshUntil: until,
-        allowStale: failing.length > 0,
+        allowStale: judgement.freshness.some((r) => r.status === 'fail'),
         ...(acceptedDrift ? { acceptedDrift } : {}),
         sources: build.sources,
       },
@@ -262,7 +270,7 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
     throw error;
   }
   const storeNotes = [
-    ...(result.repairedPointer ? [`repaired current pointer: current/${dataset}.json was ${result.repairedPointer}`] : []),
+    ...(result.repairedPointer ? [`repaired current pointer: ${result.repairedPointerFile} was ${result.repairedPointer}`] : []),
     ...(result.republishedDamaged ? [`republished damaged bundle ${result.snapshotId}: ${result.republishedDamaged}`] : []),
     ...result.removedLeftovers.map((left) => `removed ${left}, left by a process that died`),
   ];
