@@ -23,3 +23,12 @@ export function clockNow(): Date {
   }
   return new Date(ms);
 }
+
+/**
+ * The host's own clock, which PDSNAP_CLOCK does not replace: read only to refuse a build whose
+ * clock runs ahead of it (cli/future-now.ts), since a PDSNAP_CLOCK left set to a rehearsal date
+ * would otherwise date real snapshots in the future.
+ */
+export function hostNow(): Date {
+  return new Date();
+}

@@ -22,7 +22,8 @@ export async function faultPoint(point: FaultPoint): Promise<void> {
 
 /**
  * Named writes where a test can make the real process fail as a full disk would
- * (PDSNAP_FAIL_AT=<point>): the write throws ENOSPC, without a path, as Node's own write errors do.
+ * (PDSNAP_FAIL_AT=<point>, or <point>:<n> for the first n times only): the write throws ENOSPC,
+ * without a path, as Node's own write errors do.
  */
 export type FailPoint =
   | 'part-write'
@@ -35,9 +36,15 @@ export type FailPoint =
   | 'lock-holder-write';
 
 export function failPoint(point: FailPoint): void {
-  if (process.env.PDSNAP_FAIL_AT !== point) return;
+  const [at, times] = (process.env.PDSNAP_FAIL_AT ?? '').split(':');
+  if (at !== point) return;
+  const count = (failed.get(point) ?? 0) + 1;
+  failed.set(point, count);
+  if (times !== undefined && count > Number(times)) return;
   throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
 }
+
+const failed = new Map<FailPoint, number>();
 
 /**
  * A derived record that fails its schema, as a derivation bug would make it

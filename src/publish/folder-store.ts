@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DATASET_RESOURCES, DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
@@ -16,11 +16,14 @@ import { failPoint, faultPoint } from '../lib/fault-point.js';
 import { processIsAlive, withFileLock } from '../lib/file-lock.js';
 import { copyBundleFiles } from './bundle-copy.js';
 import { planGc } from './gc-plan.js';
+import { newerCurrent } from './current-order.js';
+import { judgePointers } from './pointer-states.js';
 import { manifestBodyOf, manifestFor, manifestText, notJsonReason, parseManifest, safeJson } from './manifest-check.js';
 import type {
   CommitOptions,
   GcResult,
   OpenedBundle,
+  PointerMove,
   PointerStates,
   PublishResult,
   SnapshotEntry,
@@ -42,8 +45,13 @@ import {
   PublishFailure,
   type PublishState,
   SnapshotNotFoundError,
+  StoreUnavailableError,
 } from './store-errors.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
+
+/** The ballast's name and size: room for gc's lock (a folder and its holder.json) on a full disk, many times over. */
+export const BALLAST_FILE = 'ballast';
+const BALLAST_BYTES = 1024 * 1024;
 
 /** A scheduled build and a manual one may overlap: the second waits this long for the first by default. */
 const DEFAULT_LOCK_WAIT_MS = 60_000;
@@ -98,6 +106,15 @@ export class FolderStore implements SnapshotStore {
     }
   }
 
+  /** Creates the store's folder when it is missing; one that cannot be created or is a file stops the work before it starts. */
+  async prepare(): Promise<void> {
+    try {
+      await mkdir(this.root, { recursive: true });
+    } catch (error) {
+      throw new StoreUnavailableError(`store ${this.root} cannot be created: ${(error as Error).message}`);
+    }
+  }
+
   /** An empty folder (`lost+found` aside): what is left of a mount point whose volume is gone. */
   async holdsNothing(): Promise<boolean> {
     try {
@@ -141,29 +158,16 @@ export class FolderStore implements SnapshotStore {
 
   /** Each dataset's pointer: none, ok, or broken (with the reason), for list and gc. */
   async pointerStates(): Promise<PointerStates> {
-    const states = {} as PointerStates;
-    for (const dataset of DATASETS) {
-      try {
-        const pointer = await this.currentPointer(dataset);
-        if (pointer && !(await pathExists(path.join(this.bundleDir(pointer.snapshotId), 'manifest.json')))) {
-          // A store restored by hand, or copied while a build published: the pointer dangles.
-          const reason = `points at ${pointer.snapshotId}, which is not in the store`;
-          states[dataset] = { state: 'broken', snapshotId: pointer.snapshotId, reason: `${this.pointerFile(dataset)} ${reason}` };
-        } else states[dataset] = pointer ? { state: 'ok', snapshotId: pointer.snapshotId } : { state: 'none' };
-      } catch (error) {
-        // One pointer that cannot be read (EACCES) is that dataset's problem, not every dataset's.
-        const code = (error as NodeJS.ErrnoException).code;
-        if (!(error instanceof InvalidPointerError) && code === undefined) throw error;
-        const reason = error instanceof InvalidPointerError ? error.message : `${this.pointerFile(dataset)} cannot be read (${code})`;
-        states[dataset] = { state: 'broken', reason };
-      }
-    }
-    return states;
+    return judgePointers({
+      readPointer: (dataset) => this.currentPointer(dataset),
+      hasManifest: (snapshotId) => pathExists(path.join(this.bundleDir(snapshotId), 'manifest.json')),
+      pointerLocation: (dataset) => this.pointerFile(dataset),
+    });
   }
 
   /** Verifies a bundle's manifest and id; its records are then streamed, each part verified as it is read. */
   async openBundle(snapshotId: string): Promise<OpenedBundle> {
-    const { manifest, directory } = await this.readManifest(snapshotId);
+    const { manifest, directory } = await this.locateManifest(snapshotId);
     return {
       manifest,
       directory,
@@ -188,14 +192,18 @@ export class FolderStore implements SnapshotStore {
    * of parsing them: what a publisher needs to trust an existing bundle, at any size, in seconds.
    */
   async verifyBundle(snapshotId: string): Promise<Manifest> {
-    const { manifest, directory } = await this.readManifest(snapshotId);
+    const { manifest, directory } = await this.locateManifest(snapshotId);
     for (const entry of manifest.files) await verifyFile(snapshotId, directory, entry);
     if (manifest.servingIndex) await verifyFile(snapshotId, directory, manifest.servingIndex);
     return manifest;
   }
 
+  async readManifest(snapshotId: string): Promise<Manifest> {
+    return (await this.locateManifest(snapshotId)).manifest;
+  }
+
   /** The manifest of a bundle, checked against its schema, its id and its dataset's resources. */
-  private async readManifest(snapshotId: string): Promise<{ manifest: Manifest; directory: string }> {
+  private async locateManifest(snapshotId: string): Promise<{ manifest: Manifest; directory: string }> {
     const directory = this.bundleDir(snapshotId);
     let manifestText: string;
     try {
@@ -376,8 +384,11 @@ export class FolderStore implements SnapshotStore {
         const previous = pointer?.snapshotId ?? null;
         // Builds can overlap (a slow scheduled job, a manual rebuild): the one generated last stays
         // current, whichever commits last. Only rollback moves current back in time.
-        const newerCurrent = previous !== null && previous !== snapshotId ? await this.newerThan(previous, fields.generatedAt) : null;
-        const madeCurrent = promote && (previous !== snapshotId || broken !== null) && newerCurrent === null;
+        const keptNewer =
+          previous !== null && previous !== snapshotId
+            ? await newerCurrent((id) => this.readManifest(id), previous, fields.generatedAt)
+            : null;
+        const madeCurrent = promote && (previous !== snapshotId || broken !== null) && keptNewer === null;
         if (madeCurrent) {
           await this.writePointer(staged.dataset, snapshotId, publishedAt);
           state.pointerMoved = true;
@@ -388,8 +399,9 @@ export class FolderStore implements SnapshotStore {
           published: state.bundlePublished,
           madeCurrent,
           previousSnapshotId: previous,
-          keptNewerCurrent: newerCurrent,
+          keptNewerCurrent: keptNewer,
           repairedPointer: broken,
+          repairedPointerFile: broken === null ? null : path.relative(this.root, this.pointerFile(staged.dataset)),
           republishedDamaged,
           removedLeftovers,
         };
@@ -401,22 +413,8 @@ export class FolderStore implements SnapshotStore {
     });
   }
 
-  /** The current snapshot's generatedAt when it is later than `generatedAt`, else null. */
-  private async newerThan(currentId: string, generatedAt: string): Promise<{ snapshotId: string; generatedAt: string } | null> {
-    try {
-      const { manifest } = await this.readManifest(currentId);
-      return manifest.generatedAt > generatedAt ? { snapshotId: currentId, generatedAt: manifest.generatedAt } : null;
-    } catch {
-      return null; // a current bundle that cannot be read is no reason to keep it current
-    }
-  }
-
   /** Re-points current/<dataset>.json at an existing, verified bundle. */
-  async rollback(
-    dataset: DatasetName,
-    snapshotId: string,
-    at: Date,
-  ): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
+  async rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<PointerMove> {
     if (datasetOfSnapshotId(snapshotId) !== dataset) {
       throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
     }
@@ -443,7 +441,7 @@ export class FolderStore implements SnapshotStore {
     at: Date,
     expectedCurrent: string | null,
     acceptance: DriftAcceptance | null,
-  ): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }> {
+  ): Promise<PointerMove> {
     if (datasetOfSnapshotId(snapshotId) !== dataset) throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
     await this.verifyBundle(snapshotId);
     return this.withLock(async () => {
@@ -478,7 +476,7 @@ export class FolderStore implements SnapshotStore {
    */
   async gc(keep: number, dryRun: boolean): Promise<GcResult> {
     const work = async (): Promise<GcResult> => {
-      const result: GcResult = { deleted: [], kept: [], unreadable: [], skipped: [], removedLeftovers: [] };
+      const result: GcResult = { deleted: [], kept: [], unreadable: [], skipped: [], removedLeftovers: [], freedBallast: false };
       if (!dryRun) result.removedLeftovers = await this.removeLeftovers(null);
       Object.assign(result, planGc(await this.listSnapshots(), await this.pointerStates(), keep));
       if (!dryRun) {
@@ -495,7 +493,12 @@ export class FolderStore implements SnapshotStore {
       return result;
     };
     // A dry run changes nothing, so it needs no lock and works on a read-only store.
-    return dryRun ? work() : this.withLock(work);
+    if (dryRun) return work();
+    let freedBallast = false;
+    const result = await this.withLock(work, () => {
+      freedBallast = true;
+    });
+    return { ...result, freedBallast };
   }
 
   private async writePointer(dataset: DatasetName, snapshotId: string, at: Date): Promise<void> {
@@ -511,9 +514,47 @@ export class FolderStore implements SnapshotStore {
   }
 
   /** One writer at a time: publishes, rollbacks and gc of concurrent processes never interleave. */
-  private async withLock<T>(work: () => Promise<T>): Promise<T> {
+  private async withLock<T>(work: () => Promise<T>, onFullDisk: 'fail' | (() => void) = 'fail'): Promise<T> {
     await mkdir(this.root, { recursive: true });
-    return withFileLock(path.join(this.root, 'publish.lock'), { waitMs: this.lockWaitMs }, work);
+    const locked = () =>
+      withFileLock(path.join(this.root, 'publish.lock'), { waitMs: this.lockWaitMs }, async () => {
+        const result = await work();
+        await this.keepBallast();
+        return result;
+      });
+    try {
+      return await locked();
+    } catch (error) {
+      // gc exists to free space: on a full disk it gives up the ballast so that the lock can be taken.
+      if (onFullDisk === 'fail' || (error as NodeJS.ErrnoException).code !== 'ENOSPC' || !(await this.freeBallast())) throw error;
+      onFullDisk();
+      return locked();
+    }
+  }
+
+  /**
+   * `<store>/ballast`: 1 MiB that every writer keeps in the store and gc deletes when the disk is so
+   * full that it cannot take its own lock, so that it can still free space (a ballast file, as
+   * databases keep for the same reason). Written again by the next writer that finds room for it.
+   */
+  private get ballastFile(): string {
+    return path.join(this.root, BALLAST_FILE);
+  }
+
+  private async keepBallast(): Promise<void> {
+    if (await pathExists(this.ballastFile)) return;
+    try {
+      await writeFile(this.ballastFile, Buffer.alloc(BALLAST_BYTES));
+    } catch {
+      // No room for it now: the store works without it, and a later writer tries again.
+      await rm(this.ballastFile, { force: true }).catch(() => undefined);
+    }
+  }
+
+  private async freeBallast(): Promise<boolean> {
+    if (!(await pathExists(this.ballastFile))) return false;
+    await rm(this.ballastFile, { force: true });
+    return true;
   }
 
   /**

@@ -59,9 +59,17 @@ export interface PublishResult {
   keptNewerCurrent: { snapshotId: string; generatedAt: string } | null;
   /** Set when the current pointer was broken and this publish rewrote it: what was wrong. */
   repairedPointer: string | null;
+  /** Where that broken pointer was, relative to the store: `current/<dataset>.json`, or a bucket's pointer record. */
+  repairedPointerFile: string | null;
   /** Set when a bundle with this id existed but no longer verified, and was replaced: what was wrong. */
   republishedDamaged: string | null;
   removedLeftovers: string[];
+}
+
+/** What moving a pointer did: the snapshot it named before, and what was wrong with it if it was broken. */
+export interface PointerMove {
+  previousSnapshotId: string | null;
+  repairedPointer: string | null;
 }
 
 export interface GcResult {
@@ -73,6 +81,8 @@ export interface GcResult {
   skipped: Array<{ dataset: DatasetName; reason: string }>;
   /** What dead processes on this host left behind (staging folders, gc trash, pointer temp files), removed. */
   removedLeftovers: string[];
+  /** The disk was too full to take the lock: the store's ballast was given up to make room (a folder store). */
+  freedBallast: boolean;
 }
 
 /**
@@ -85,10 +95,17 @@ export interface SnapshotStore {
   /** A folder path or `s3://bucket/prefix`, for messages and reports; never holds a credential. */
   readonly location: string;
   exists(): Promise<boolean>;
+  /**
+   * Makes sure the store can take a publish before any work is done: a folder is created, a bucket
+   * must exist. Throws StoreUnavailableError (the user's to fix) otherwise.
+   */
+  prepare(): Promise<void>;
   /** True when the store is there but empty (a folder's mount point with its volume gone, a bucket prefix emptied). */
   holdsNothing(): Promise<boolean>;
   currentPointer(dataset: DatasetName): Promise<CurrentPointer | null>;
   pointerStates(): Promise<PointerStates>;
+  /** A bundle's manifest, checked against its schema and its id but not its files' digests (list, history, the order rule). */
+  readManifest(snapshotId: string): Promise<Manifest>;
   /** A verified manifest whose files can be read locally (a bucket's are downloaded and verified first). */
   openBundle(snapshotId: string): Promise<OpenedBundle>;
   /** Every file's size and SHA-256 against the manifest, streamed. */
@@ -100,13 +117,22 @@ export interface SnapshotStore {
   discard(staged: StagedBundle): Promise<void>;
   /** Publishes a staged bundle; unless `promote: false` (a candidate), then moves the pointer (generated last wins). */
   commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options?: CommitOptions): Promise<PublishResult>;
-  rollback(
+  /** Re-points current at an existing, verified bundle, back in time or not (rollback, sync). */
+  rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<PointerMove>;
+  /**
+   * Makes a published bundle (a candidate) current, after the caller judged it against
+   * `expectedCurrent` (promotion.ts): if current moved meanwhile, nothing changes
+   * (CurrentMovedError). An acceptance of drift is recorded before the pointer moves.
+   */
+  promote(
     dataset: DatasetName,
     snapshotId: string,
     at: Date,
-  ): Promise<{ previousSnapshotId: string | null; repairedPointer: string | null }>;
+    expectedCurrent: string | null,
+    acceptance: DriftAcceptance | null,
+  ): Promise<PointerMove>;
   gc(keep: number, dryRun: boolean): Promise<GcResult>;
-  /** Drift accepted for a snapshot: by build (in its manifest) or, in a folder store, by promote. */
+  /** Drift accepted for a snapshot: by promote (recorded in the store, the later) or by build (in its manifest). */
   acceptedDrift(manifest: Manifest): Promise<DriftAcceptance | null>;
   /**
    * Drops local copies of other bundles (a bucket store's download cache) of `datasets` (default:

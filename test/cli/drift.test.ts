@@ -32,9 +32,15 @@ async function partialTree(dir: string): Promise<string> {
   return sources;
 }
 
-/** The machine's clock is injected (PDSNAP_CLOCK) as the build's --now: a later quarter is built "then", not refused as a future --now. */
+/**
+ * The machine's clock is injected (PDSNAP_CLOCK) as the build's --now: a later quarter is built
+ * "then", not refused as a future --now; --allow-future-now, since the store is the test's own, so
+ * that a rehearsed date after the host's clock is accepted whatever day the tests run.
+ */
 async function build(store: string, sources: string, now: string, ...extra: string[]) {
-  return runCli(['build', '--sources', sources, '--store', store, '--now', now, '--quiet', ...extra], { env: { PDSNAP_CLOCK: now } });
+  return runCli(['build', '--sources', sources, '--store', store, '--now', now, '--quiet', '--allow-future-now', ...extra], {
+    env: { PDSNAP_CLOCK: now },
+  });
 }
 
 function report(stdout: unknown) {

@@ -78,6 +78,38 @@ describe('a --now ahead of the clock', () => {
     expect(built.exitCode, String(built.stderr)).toBe(0);
   });
 
+  it('refuses --allow-future-now into a bucket: servers read buckets', async () => {
+    const args = [
+      'build',
+      '--datasets',
+      'articles',
+      '--sources',
+      sources,
+      '--now',
+      NOW,
+      '--allow-future-now',
+      '--store',
+      's3://snapshots/dated',
+    ];
+    const result = await pdsnap(args);
+    expect(result.exitCode).toBe(3);
+    expect(String(result.stderr)).toContain('--allow-future-now needs a folder --store, not s3://snapshots/dated');
+  });
+
+  it('treats a PDSNAP_CLOCK ahead of the host clock like a --now ahead of the clock, unless the store is a dated one of its own', async () => {
+    // A rehearsal date left set: far beyond any host clock the suite will run on.
+    const rehearsal = { PDSNAP_CLOCK: '2999-01-01T00:00:00Z' };
+    const args = ['build', '--datasets', 'articles', '--sources', sources, '--now', NOW];
+    const [refused, dated] = await Promise.all([
+      pdsnap([...args, '--store', path.join(work, 'rehearsal-refused')], rehearsal),
+      pdsnap([...args, '--store', path.join(work, 'rehearsal-dated'), '--allow-future-now'], rehearsal),
+    ]);
+    expect(refused.exitCode).toBe(3);
+    expect(String(refused.stderr)).toMatch(/PDSNAP_CLOCK=2999-01-01T00:00:00\.000Z is .* ahead of this host's clock/);
+    expect(String(refused.stderr)).toContain('--allow-future-now');
+    expect(dated.exitCode, String(dated.stderr)).toBe(0);
+  });
+
   it('makes validate and gate fail a current snapshot generated after their now', async () => {
     const store = path.join(work, 'from-the-future');
     const build = await pdsnap(['build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', NOW]);

@@ -1,9 +1,9 @@
-import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, runCliProcess, tempDir } from '../helpers/cli.js';
 
 // The committed sample is dated for this instant; later builds stay within its freshness.
 const NOW = '2026-11-22T12:00:00.000Z';
@@ -207,5 +207,23 @@ describe('a disk that fills during publish', () => {
     expect(report.reason).toContain(`bundle ${report.snapshotId} is in place (complete and verified), current is unchanged`);
     expect(JSON.parse(await readFile(pointerFile(store), 'utf8')).snapshotId).toBe(first.report.snapshotId);
     expect((await readdir(path.join(store, 'current'))).sort()).toEqual(['articles.json']);
+  });
+
+  it('on a disk too full for its lock, gc gives up the ballast, takes the lock and frees space; without one it says why it cannot', async () => {
+    const { store } = await storeBuiltAt10();
+    for (const hour of [11, 12, 13]) expect((await build(store, at(hour))).result.exitCode).toBe(0);
+    expect((await stat(path.join(store, 'ballast'))).size).toBe(1024 * 1024);
+    // Its own process, so that the fail point counts from zero: the lock's first write finds the disk full.
+    const gc = await runCliProcess(['gc', '--keep', '1', '--store', store], { env: { PDSNAP_FAIL_AT: 'lock-holder-write:1' } });
+    expect(gc.exitCode, String(gc.stderr)).toBe(0);
+    expect(String(gc.stdout)).toContain(`the disk was full: gave up ${store}/ballast (1 MiB) to take the lock`);
+    expect(String(gc.stdout)).toContain('deleted 2 bundle(s), kept 2');
+    // Written again once gc had room.
+    expect((await stat(path.join(store, 'ballast'))).size).toBe(1024 * 1024);
+
+    await rm(path.join(store, 'ballast'));
+    const stuck = await runCliProcess(['gc', '--keep', '1', '--store', store], { env: { PDSNAP_FAIL_AT: 'lock-holder-write:1' } });
+    expect(stuck.exitCode).toBe(3);
+    expect(String(stuck.stderr)).toContain(`${path.join(store, 'publish.lock', 'holder.json')}: ENOSPC`);
   });
 });

@@ -35,6 +35,9 @@ export function gcCommand(): Command {
       }
       if (options.json) return printJson({ dryRun: options.dryRun, ...result });
       const verb = options.dryRun ? 'would delete' : 'deleted';
+      if (result.freedBallast) {
+        printLine(`the disk was full: gave up ${options.store}/ballast (1 MiB) to take the lock; the next publish writes it again`);
+      }
       for (const id of result.deleted) printLine(`${verb} ${id}`);
       for (const id of result.unreadable)
         printLine(`kept ${id}: its manifest cannot be read (look at it; gc never deletes what it cannot read)`);
