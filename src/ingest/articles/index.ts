@@ -5,6 +5,7 @@ import { listSourceFiles, loadSource, relativeSourcePath, UnreadableSource, type
 import { decodeSourceText } from '../source-text.js';
 import type { DraftBatch } from './article-draft.js';
 import { readFeed } from './feed.js';
+import { isJsonFeed } from './feed-format.js';
 import { finaliseDraft } from './finalise-article.js';
 import { readJsonArticles } from './json-articles.js';
 import { readMarkdownArticle } from './markdown-article.js';
@@ -70,7 +71,7 @@ export async function ingestArticles(sourcesRoot: string): Promise<IngestResult<
     if (file === registryPath) continue;
     const relative = relativeSourcePath(sourcesRoot, file);
     const feedSource = feeds.get(file);
-    const kind = feedSource
+    let kind = feedSource
       ? 'feed'
       : MARKDOWN.test(file)
         ? 'markdown'
@@ -98,6 +99,8 @@ export async function ingestArticles(sourcesRoot: string): Promise<IngestResult<
       continue;
     }
     if (decoded.warning) result.notes.push({ source: relative, message: decoded.warning });
+    // A JSON Feed no source declares is a feed without rights, as an undeclared XML feed is, not a JSON article.
+    if (kind === 'json' && isJsonFeed(decoded.text)) kind = 'undeclared-feed';
     // Readers get UTF-8 whatever the file's encoding (UTF-16, windows-1252...), BOM removed.
     const text = { relativePath: relative, content: Buffer.from(decoded.text, 'utf8') };
     let batch: DraftBatch;
