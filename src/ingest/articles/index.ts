@@ -9,6 +9,7 @@ import { isJsonFeed } from './feed-format.js';
 import { finaliseDraft } from './finalise-article.js';
 import { readJsonArticles } from './json-articles.js';
 import { readMarkdownArticle } from './markdown-article.js';
+import { trackingPixelNote } from './tracking-pixels.js';
 import { EMPTY_REGISTRY, parseSourceRegistry, REGISTRY_FILE, type RegisteredSource, type SourceRegistry } from './source-registry.js';
 
 const ARTICLES_FOLDER = 'articles';
@@ -122,12 +123,19 @@ export async function ingestArticles(sourcesRoot: string): Promise<IngestResult<
     }
     const rejections = [...batch.rejections];
     result.notes.push(...batch.notes);
+    const trackingPixels: string[] = [];
+    let itemsWithPixels = 0;
     for (const draft of batch.drafts) {
       const outcome = finaliseDraft(draft, registry);
       if (outcome.article) result.records.push(outcome.article);
       if (outcome.rejection) rejections.push(outcome.rejection);
       result.notes.push(...outcome.notes);
+      if (outcome.trackingPixels?.length) {
+        trackingPixels.push(...outcome.trackingPixels);
+        itemsWithPixels++;
+      }
     }
+    if (trackingPixels.length > 0) result.notes.push(trackingPixelNote(relative, trackingPixels, itemsWithPixels));
     // A file's rejections in document order (record 2 before record 10), however they were found.
     result.rejections.push(...rejections.sort((a, b) => locationOrder(a.location) - locationOrder(b.location)));
   }
