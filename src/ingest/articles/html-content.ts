@@ -177,7 +177,9 @@ export function sanitizeArticleHtml(html: string, baseUrl?: string): SanitizedCo
     },
   });
   const out = asCodeBlocks(clean).trim();
-  return { html: out, trackingPixels, empty: plainText(out) === '' && !out.includes('<img ') };
+  // sanitize-html escapes < and > in text and attribute values: every <…> left is a tag.
+  const empty = out.replace(/<[^>]*>/g, '').trim() === '' && !out.includes('<img ');
+  return { html: out, trackingPixels, empty };
 }
 
 const TEXT_ONLY: sanitizeHtml.IOptions = { allowedTags: [], allowedAttributes: {} };
