@@ -19,7 +19,7 @@ export interface DraftOutcome {
   article?: IngestedArticle;
   rejection?: Rejection;
   notes: BuildNote[];
-  /** Tracking pixels removed from the content, by tracker host ('' for a 1×1 image from elsewhere); absent when it was never sanitized. */
+  /** Tracking pixels removed from the content, by the host each called ('' when relative); absent when it was never sanitized. */
   trackingPixels?: string[];
 }
 

@@ -100,7 +100,7 @@ const EMPTY_INLINES = new Set(['a', 'em', 'strong', 'b', 'i', 'del', 's', 'sup',
 /** What sanitising made of an article's HTML. */
 export interface SanitizedContent {
   html: string;
-  /** One entry per tracking pixel removed: its tracker host, or '' for a 1×1 image from elsewhere. */
+  /** One entry per tracking pixel removed: the host it called, '' for a relative address. */
   trackingPixels: string[];
   /** Nothing left to read or see: no text and no image. */
   empty: boolean;

@@ -23,9 +23,12 @@ export const TRACKER_HOSTS: readonly string[] = [
   'pixel.quantserve.com', // Quantcast
 ];
 
-/** The tracker host of an image, '' for a 1×1 image from anywhere else, or undefined when it is no tracking pixel. */
+/** The host a tracking pixel calls ('' for a relative address), or undefined when the image is no tracking pixel. */
 export function trackingPixelHost(attribs: Readonly<Record<string, string>>): string | undefined {
-  const host = hostOf(attribs.src);
+  const src = (attribs.src ?? '').trim();
+  // No address, or one that calls nobody (data:), or one sanitising refuses anyway (javascript:): no tracker.
+  if (src === '' || (/^[a-z][a-z0-9+.-]*:/i.test(src) && !/^https?:/i.test(src))) return undefined;
+  const host = hostOf(src);
   if (host !== undefined && TRACKER_HOSTS.some((tracker) => host === tracker || host.endsWith(`.${tracker}`))) return host;
   const width = styleValue(attribs.style, 'width') ?? attribs.width;
   const height = styleValue(attribs.style, 'height') ?? attribs.height;
@@ -48,12 +51,10 @@ function styleValue(style: string | undefined, property: 'width' | 'height'): st
   return value;
 }
 
-/** The lower-case host of an absolute or protocol-relative http(s) URL. */
-function hostOf(src: string | undefined): string | undefined {
-  if (src === undefined) return undefined;
-  const trimmed = src.trim();
+/** The lower-case host of an absolute or protocol-relative http(s) URL; undefined for a relative one. */
+function hostOf(src: string): string | undefined {
   try {
-    const url = new URL(trimmed.startsWith('//') ? `https:${trimmed}` : trimmed);
+    const url = new URL(src.startsWith('//') ? `https:${src}` : src);
     return url.protocol === 'http:' || url.protocol === 'https:' ? url.hostname.toLowerCase() : undefined;
   } catch {
     return undefined;

@@ -105,6 +105,13 @@ describe('tracking pixels', () => {
     );
   });
 
+  it('counts no pixel for an image that calls nobody: no src, or a data: spacer (dropped all the same)', () => {
+    const content = sanitizeArticleHtml(
+      '<p>a</p><img width="1" height="1"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="1" height="1">',
+    );
+    expect(content).toEqual({ html: '<p>a</p>', trackingPixels: [], empty: false });
+  });
+
   it('marks content that was nothing but a pixel as empty', () => {
     expect(sanitizeArticleHtml('<p><img src="https://feedpress.me/link/20141/16544123.gif" height="1" width="1"/></p>')).toEqual({
       html: '',
