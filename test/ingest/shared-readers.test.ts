@@ -200,7 +200,7 @@ describe('line handling', () => {
     const text =
       'ACCESSION NUMBER:\t0001234567-26-000001\rFILED AS OF DATE:\t20261101\r</SEC-HEADER>\r<DOCUMENT>\r<TYPE>13F-HR\r<TEXT>\r<XML>\r<a/>\r</XML>\r</TEXT>\r</DOCUMENT>\r';
     const submission = parseFullSubmission(text);
-    expect(submission.header.get('ACCESSION NUMBER')).toBe('0001234567-26-000001');
+    expect(submission.header.values.accession).toBe('0001234567-26-000001');
     expect(submission.documents).toEqual([{ type: '13F-HR', fileName: '', xml: '\r<a/>\r', line: 4, xmlLine: 7 }]);
   });
 });

@@ -19,6 +19,8 @@ export interface DraftOutcome {
   article?: IngestedArticle;
   rejection?: Rejection;
   notes: BuildNote[];
+  /** Tracking pixels removed from the content, by the host each called ('' when relative); absent when it was never sanitized. */
+  trackingPixels?: string[];
 }
 
 /**
@@ -90,11 +92,17 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
     problems.push('description must be text');
   }
 
-  const content = sanitizeArticleHtml(draft.html, draft.baseUrl);
-  if (content === '') problems.push('empty content');
+  const sanitized = sanitizeArticleHtml(draft.html, draft.baseUrl);
+  const content = sanitized.html;
+  const { trackingPixels } = sanitized;
+  if (sanitized.empty) {
+    // Nothing but a tracking pixel (some feed items), markup or a script: say what was there.
+    const removed = trackingPixels.length > 0 ? ` (${trackingPixels.length} tracking pixel(s) removed)` : '';
+    problems.push(draft.html.trim() === '' ? 'empty content' : `empty content after sanitising${removed}`);
+  }
 
   if (problems.length > 0 || !resolved.ok || title === undefined || 'error' in date || !locale || !author || !category) {
-    return { rejection: { ...where, reason: problems.join('; ') }, notes };
+    return { rejection: { ...where, reason: problems.join('; ') }, notes, trackingPixels };
   }
 
   const slug =
@@ -124,15 +132,15 @@ export function finaliseDraft(draft: ArticleDraft, registry: SourceRegistry): Dr
   };
   // Rights and attribution may come from the registry rather than the article: checked here too.
   const nulInRecord = fieldWithNul(record);
-  if (nulInRecord !== undefined) return { rejection: { ...where, reason: nulProblem(nulInRecord) }, notes };
+  if (nulInRecord !== undefined) return { rejection: { ...where, reason: nulProblem(nulInRecord) }, notes, trackingPixels };
   const checked = Article.safeParse(record);
   if (!checked.success) {
-    return { rejection: { ...where, reason: `invalid article: ${formatZodIssues(checked.error)}` }, notes };
+    return { rejection: { ...where, reason: `invalid article: ${formatZodIssues(checked.error)}` }, notes, trackingPixels };
   }
   const feedItem =
     draft.feedSource === undefined ? {} : { feedItem: { sourceId: draft.feedSource.id, id: draft.itemId ?? `${title} ${date.instant}` } };
   const expires = expiry !== undefined && 'instant' in expiry ? { expiresAt: expiry.instant } : {};
-  return { article: { record: checked.data, ...where, ...feedItem, ...expires }, notes };
+  return { article: { record: checked.data, ...where, ...feedItem, ...expires }, notes, trackingPixels };
 }
 
 /**

@@ -1,5 +1,7 @@
 import MarkdownIt from 'markdown-it';
 import sanitizeHtml from 'sanitize-html';
+import { asCodeBlocks, isCodeSnippetWrapper } from './code-blocks.js';
+import { trackingPixelHost } from './tracking-pixels.js';
 
 // Editors may embed HTML in Markdown (tables, figures); it is allowed here because everything
 // is sanitized afterwards, exactly like feed HTML.
@@ -68,40 +70,116 @@ const ARTICLE_HTML: sanitizeHtml.IOptions = {
   allowedSchemesByTag: { img: ['http', 'https'] },
   allowProtocolRelative: false,
   disallowedTagsMode: 'discard',
-  // An image whose src was refused (javascript:, data:) would be an empty box: drop it.
-  exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
-  transformTags: {
-    // Links leave the publisher's site: no opener access, no referrer, no endorsement.
-    a: (tagName, attribs) => ({ tagName, attribs: { ...attribs, rel: LINK_REL } }),
-  },
 };
 
 /**
- * Sanitized article HTML. With `baseUrl` (an Atom entry's xml:base), relative links and images are
- * resolved against it first, as RFC 4287 asks: published as they are, they would point into the
- * site of whoever shows the article.
+ * Wrappers left with nothing inside once their content is sanitized away (`<p></p>` where a
+ * stripped `div` or a removed pixel was, `<p>&nbsp;</p>` spacers) are removed too. A block is
+ * empty with white space only; an inline element only with nothing at all, since a space inside
+ * `<strong> </strong>` still separates two words. Table cells are kept: they hold the table's shape.
  */
-export function sanitizeArticleHtml(html: string, baseUrl?: string): string {
-  if (baseUrl === undefined || !/^https?:\/\//i.test(baseUrl)) return sanitizeHtml(html, ARTICLE_HTML).trim();
-  const resolved = (value: string | undefined) => {
-    if (value === undefined || /^[a-z][a-z0-9+.-]*:/i.test(value) || value.startsWith('#')) return value;
+const EMPTY_BLOCKS = new Set([
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'figure',
+  'figcaption',
+  'ul',
+  'ol',
+  'li',
+  'pre',
+  'caption',
+]);
+const EMPTY_INLINES = new Set(['a', 'em', 'strong', 'b', 'i', 'del', 's', 'sup', 'sub', 'code']);
+
+/** What sanitising made of an article's HTML. */
+export interface SanitizedContent {
+  html: string;
+  /** One entry per tracking pixel removed: the host it called, '' for a relative address. */
+  trackingPixels: string[];
+  /** Nothing left to read or see: no text and no image. */
+  empty: boolean;
+}
+
+/**
+ * Sanitized article HTML (ARTICLE_HTML), without tracking pixels (tracking-pixels.ts) or empty
+ * wrappers, with every code block as `<pre><code>` (code-blocks.ts). With `baseUrl` (an Atom
+ * entry's xml:base), relative links and images are resolved against it first, as RFC 4287 asks:
+ * published as they are, they would point into the site of whoever shows the article.
+ */
+export function sanitizeArticleHtml(html: string, baseUrl?: string): SanitizedContent {
+  const base = baseUrl !== undefined && /^https?:\/\//i.test(baseUrl) ? baseUrl : undefined;
+  const resolved = (value: string | undefined): string | undefined => {
+    if (base === undefined || value === undefined || /^[a-z][a-z0-9+.-]*:/i.test(value) || value.startsWith('#')) return value;
     try {
-      return new URL(value, baseUrl).href;
+      return new URL(value, base).href;
     } catch {
       return value;
     }
   };
-  const withBase: sanitizeHtml.IOptions = {
+  const trackingPixels: string[] = [];
+  // sanitize-html tells a frame only of its direct image children: the output positions of every
+  // kept image tell a wrapper whether one is inside it (`<p><a><img></a></p>`).
+  const imagesAt: number[] = [];
+  // The source elements open around the current one, and whether each is the code block (the one
+  // outermost `pre` or code-snippet wrapper): a code block inside it is no block of its own.
+  const open: { tag: string; codeBlock: boolean }[] = [];
+  let codeBlocksOpen = 0;
+
+  const clean = sanitizeHtml(html, {
     ...ARTICLE_HTML,
+    onOpenTag: (tag, attribs) => {
+      const codeBlock = codeBlocksOpen === 0 && (tag === 'pre' || isCodeSnippetWrapper(tag, attribs));
+      if (codeBlock) codeBlocksOpen++;
+      open.push({ tag, codeBlock });
+    },
+    onCloseTag: (tag) => {
+      const at = open.findLastIndex((element) => element.tag === tag);
+      if (at === -1) return;
+      for (const element of open.splice(at)) if (element.codeBlock) codeBlocksOpen--;
+    },
     transformTags: {
+      // Links leave the publisher's site: no opener access, no referrer, no endorsement.
       a: (tagName, attribs) => ({
         tagName,
         attribs: { ...attribs, ...(attribs.href ? { href: resolved(attribs.href)! } : {}), rel: LINK_REL },
       }),
-      img: (tagName, attribs) => ({ tagName, attribs: { ...attribs, ...(attribs.src ? { src: resolved(attribs.src)! } : {}) } }),
+      img: (tagName, attribs) => {
+        const pixelHost = trackingPixelHost(attribs);
+        if (pixelHost === undefined) return { tagName, attribs: { ...attribs, ...(attribs.src ? { src: resolved(attribs.src)! } : {}) } };
+        trackingPixels.push(pixelHost);
+        return { tagName, attribs: {} }; // no src: removed below
+      },
+      div: (tagName, attribs) => (open.at(-1)?.codeBlock ? { tagName: 'pre', attribs: {} } : { tagName, attribs }),
+      // A pre inside the code block is stripped: its text stays in the one block.
+      pre: (tagName, attribs) => (open.at(-1)?.codeBlock ? { tagName, attribs } : { tagName: 'div', attribs: {} }),
     },
-  };
-  return sanitizeHtml(html, withBase).trim();
+    exclusiveFilter: (frame) => {
+      let remove: boolean;
+      if (frame.tag === 'img') {
+        // An image whose src was refused (javascript:, data:) or taken (a tracking pixel) would be an empty box.
+        remove = !frame.attribs.src;
+        if (!remove) imagesAt.push(frame.tagPosition);
+      } else {
+        // frame.tag is the source's name: a div that gets here is a code-snippet wrapper written as pre.
+        const tag = frame.tag === 'div' ? 'pre' : frame.tag;
+        const hasImage = (imagesAt.at(-1) ?? -1) >= frame.tagPosition;
+        remove = !hasImage && ((EMPTY_BLOCKS.has(tag) && frame.text.trim() === '') || (EMPTY_INLINES.has(tag) && frame.text === ''));
+      }
+      // A removed frame takes everything written since it opened with it.
+      if (remove) while ((imagesAt.at(-1) ?? -1) >= frame.tagPosition) imagesAt.pop();
+      return remove;
+    },
+  });
+  const out = asCodeBlocks(clean).trim();
+  // sanitize-html escapes < and > in text and attribute values: every <…> left is a tag.
+  const empty = out.replace(/<[^>]*>/g, '').trim() === '' && !out.includes('<img ');
+  return { html: out, trackingPixels, empty };
 }
 
 const TEXT_ONLY: sanitizeHtml.IOptions = { allowedTags: [], allowedAttributes: {} };

@@ -5,9 +5,11 @@ import { listSourceFiles, loadSource, relativeSourcePath, UnreadableSource, type
 import { decodeSourceText } from '../source-text.js';
 import type { DraftBatch } from './article-draft.js';
 import { readFeed } from './feed.js';
+import { isJsonFeed } from './feed-format.js';
 import { finaliseDraft } from './finalise-article.js';
 import { readJsonArticles } from './json-articles.js';
 import { readMarkdownArticle } from './markdown-article.js';
+import { trackingPixelNote } from './tracking-pixels.js';
 import { EMPTY_REGISTRY, parseSourceRegistry, REGISTRY_FILE, type RegisteredSource, type SourceRegistry } from './source-registry.js';
 
 const ARTICLES_FOLDER = 'articles';
@@ -70,7 +72,7 @@ export async function ingestArticles(sourcesRoot: string): Promise<IngestResult<
     if (file === registryPath) continue;
     const relative = relativeSourcePath(sourcesRoot, file);
     const feedSource = feeds.get(file);
-    const kind = feedSource
+    let kind = feedSource
       ? 'feed'
       : MARKDOWN.test(file)
         ? 'markdown'
@@ -98,6 +100,8 @@ export async function ingestArticles(sourcesRoot: string): Promise<IngestResult<
       continue;
     }
     if (decoded.warning) result.notes.push({ source: relative, message: decoded.warning });
+    // A JSON Feed no source declares is a feed without rights, as an undeclared XML feed is, not a JSON article.
+    if (kind === 'json' && isJsonFeed(decoded.text)) kind = 'undeclared-feed';
     // Readers get UTF-8 whatever the file's encoding (UTF-16, windows-1252...), BOM removed.
     const text = { relativePath: relative, content: Buffer.from(decoded.text, 'utf8') };
     let batch: DraftBatch;
@@ -119,12 +123,19 @@ export async function ingestArticles(sourcesRoot: string): Promise<IngestResult<
     }
     const rejections = [...batch.rejections];
     result.notes.push(...batch.notes);
+    const trackingPixels: string[] = [];
+    let itemsWithPixels = 0;
     for (const draft of batch.drafts) {
       const outcome = finaliseDraft(draft, registry);
       if (outcome.article) result.records.push(outcome.article);
       if (outcome.rejection) rejections.push(outcome.rejection);
       result.notes.push(...outcome.notes);
+      if (outcome.trackingPixels?.length) {
+        trackingPixels.push(...outcome.trackingPixels);
+        itemsWithPixels++;
+      }
     }
+    if (trackingPixels.length > 0) result.notes.push(trackingPixelNote(relative, trackingPixels, itemsWithPixels));
     // A file's rejections in document order (record 2 before record 10), however they were found.
     result.rejections.push(...rejections.sort((a, b) => locationOrder(a.location) - locationOrder(b.location)));
   }

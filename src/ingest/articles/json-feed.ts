@@ -1,6 +1,7 @@
 import { JsonTextError, parseJsonText } from '../json-text.js';
 import type { LoadedSource } from '../source-files.js';
 import { type ArticleDraft, type DraftBatch, marksMarketSnapshot } from './article-draft.js';
+import { JSON_FEED_VERSION } from './feed-format.js';
 import { textToHtml } from './feed-xml.js';
 import { textOf } from './field-text.js';
 import { identifyingLinkStems } from './slug.js';
@@ -21,7 +22,7 @@ export function readJsonFeed(file: Pick<LoadedSource, 'relativePath' | 'content'
     return reject(line === undefined ? 'document' : `line ${line}`, `invalid JSON: ${(error as Error).message}`);
   }
   const version = (feed as { version?: unknown } | null)?.version;
-  if (typeof version !== 'string' || !version.startsWith('https://jsonfeed.org/version/')) {
+  if (typeof version !== 'string' || !version.startsWith(JSON_FEED_VERSION)) {
     return reject('document', 'not a JSON Feed (version must be https://jsonfeed.org/version/1.1)');
   }
   const items = (feed as { items?: unknown }).items;

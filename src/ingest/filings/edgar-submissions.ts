@@ -10,6 +10,7 @@ import { readHeaderDate } from './filing-dates.js';
 import type { FilingFacts, FilingIntake } from './filing-intake.js';
 import { SourceProblem } from '../source-problem.js';
 import { parseFullSubmission } from './full-submission.js';
+import type { HeaderField } from './submission-header.js';
 import { isInformationTable, readInformationTable } from './information-table.js';
 import type { RawHoldingRow } from './raw-holding-row.js';
 import { parseXmlDocument, rootName } from './xml-document.js';
@@ -89,16 +90,21 @@ async function ingestFullSubmission(sourcesRoot: string, file: string, intake: F
     const { loaded, text } = await loadFilingText(sourcesRoot, file, intake);
     provenance = [loaded.provenance];
     const submission = parseFullSubmission(text);
-    const header = (key: string): string => {
-      const value = submission.header.get(key);
-      if (value === undefined) throw new SourceProblem(`SGML header has no ${key}`, 'SEC-HEADER');
+    const { header } = submission;
+    // Reports name the header and its fields as the file spells them: SEC-HEADER/ACCESSION NUMBER, SUBMISSION/<ACCESSION-NUMBER>.
+    const atHeader = <T>(read: () => T): T => relocate(header.element, read);
+    const field = (name: HeaderField): string => {
+      const value = header.values[name];
+      if (value === undefined) throw new SourceProblem(`SGML header has no ${header.names[name]}`);
       return value;
     };
-    const atHeader = <T>(read: () => T): T => relocate('SEC-HEADER', read);
-    const accession = normalizeAccession(header('ACCESSION NUMBER'));
-    if (!accession)
-      throw new SourceProblem(`ACCESSION NUMBER ${JSON.stringify(header('ACCESSION NUMBER'))} is not an accession number`, 'SEC-HEADER');
-    const submissionType = atHeader(() => readSubmissionType(header('CONFORMED SUBMISSION TYPE'), 'CONFORMED SUBMISSION TYPE'));
+    const accession = atHeader(() => {
+      const text = field('accession');
+      const normalized = normalizeAccession(text);
+      if (!normalized) throw new SourceProblem(`${header.names.accession} ${JSON.stringify(text)} is not an accession number`);
+      return normalized;
+    });
+    const submissionType = atHeader(() => readSubmissionType(field('submissionType'), header.names.submissionType));
     let cover: CoverPage | null = null;
     let table: RawHoldingRow[] | null = null;
     for (const document of submission.documents) {
@@ -115,10 +121,10 @@ async function ingestFullSubmission(sourcesRoot: string, file: string, intake: F
     if (!isNotice && !table) throw new SourceProblem('no XML information table among the DOCUMENT blocks', 'DOCUMENT');
     const facts: FilingFacts = {
       accessionNumber: accession,
-      cik: atHeader(() => normalizeCik(header('CENTRAL INDEX KEY'))),
-      filerName: cover.filingManagerName || header('COMPANY CONFORMED NAME'),
-      period: atHeader(() => readHeaderDate(header('CONFORMED PERIOD OF REPORT'), 'CONFORMED PERIOD OF REPORT')),
-      filedAt: atHeader(() => readHeaderDate(header('FILED AS OF DATE'), 'FILED AS OF DATE')),
+      cik: atHeader(() => normalizeCik(field('cik'))),
+      filerName: cover.filingManagerName || atHeader(() => field('filerName')),
+      period: atHeader(() => readHeaderDate(field('period'), header.names.period)),
+      filedAt: atHeader(() => readHeaderDate(field('filedAt'), header.names.filedAt)),
       submissionType,
       // As in a filing folder: the cover page's type, kept for a 13F-HR/A or a 13F-HR it marks isAmendment.
       amendmentType: cover.amendmentType,
@@ -129,7 +135,7 @@ async function ingestFullSubmission(sourcesRoot: string, file: string, intake: F
     }
     // A notice's table, if it has one, goes in too: the intake rejects a notice that lists rows.
     intake.accept(facts, table ?? [], cover, {
-      accession: { source, location: 'SEC-HEADER/ACCESSION NUMBER' },
+      accession: { source, location: `${header.element}/${header.names.accession}` },
       totals: { source, location: 'summaryPage' },
     });
   } catch (error) {

@@ -1,19 +1,20 @@
-import { LineCounter, splitLines } from '../line-index.js';
+import { LineCounter } from '../line-index.js';
 import { SourceProblem } from '../source-problem.js';
+import { readSubmissionHeader, type SubmissionHeader } from './submission-header.js';
 
 /**
  * Splits an EDGAR full submission (`<accession>.txt`, or the `.nc` dissemination file) into its
- * SGML header fields and its documents. The header is `KEY:<tabs>value` lines; each document is a
- * `<DOCUMENT>` block with `<TYPE>`, `<FILENAME>` and a `<TEXT>` whose `<XML>` element holds the
- * cover page (primary_doc.xml) or the information table.
+ * SGML header fields and its documents. The header is `KEY:<tabs>value` lines (`.txt`) or tagged
+ * lines (`.nc`), read by submission-header.ts; each document is a `<DOCUMENT>` block with `<TYPE>`,
+ * `<FILENAME>` and a `<TEXT>` whose `<XML>` element holds the cover page (primary_doc.xml) or the
+ * information table.
  *
  * Lines may end in LF, CRLF or a bare CR. The text is scanned once, front to back (documents
  * found with indexOf, line numbers counted incrementally), so the cost is linear in its size
  * whatever the number of documents.
  */
 export interface FullSubmission {
-  /** First occurrence of each header key (the filer block comes first; later blocks are e.g. FILED BY). */
-  header: Map<string, string>;
+  header: SubmissionHeader;
   documents: SubmissionDocument[];
 }
 
@@ -38,11 +39,7 @@ export function parseFullSubmission(text: string): FullSubmission {
   const headerText = text.slice(0, headerEnd);
   const nul = headerText.indexOf('\u0000');
   if (nul !== -1) throw new SourceProblem('the SGML header contains a NUL character (U+0000)', `line ${lines.lineAt(nul)}`);
-  const header = new Map<string, string>();
-  for (const line of splitLines(headerText)) {
-    const match = /^\s*([A-Z][A-Z0-9 -]*[A-Z0-9]):\s*(.*?)\s*$/.exec(line);
-    if (match && match[2] !== '' && !header.has(match[1]!)) header.set(match[1]!, match[2]!);
-  }
+  const header = readSubmissionHeader(headerText);
 
   const documents: SubmissionDocument[] = [];
   for (let open = text.indexOf(DOCUMENT_OPEN); open !== -1; open = text.indexOf(DOCUMENT_OPEN, open + DOCUMENT_OPEN.length)) {

@@ -74,12 +74,12 @@ describe('feed elements of other namespaces', () => {
     );
     const draft = batch.drafts[0]!;
     expect(draft.baseUrl).toBe('https://atom.example/blog/posts/');
-    const html = sanitizeArticleHtml(draft.html, draft.baseUrl);
+    const { html } = sanitizeArticleHtml(draft.html, draft.baseUrl);
     expect(html).toContain('href="https://atom.example/blog/posts/chart.html"');
     expect(html).toContain('src="https://atom.example/blog/posts/img/chart.png"');
     expect(html).toContain('href="https://other.example/x"');
     expect(html).toContain('href="#n"');
     // Without a base, relative links stay as written (Markdown articles link within their site).
-    expect(sanitizeArticleHtml('<a href="chart.html">c</a>')).toContain('href="chart.html"');
+    expect(sanitizeArticleHtml('<a href="chart.html">c</a>').html).toContain('href="chart.html"');
   });
 });

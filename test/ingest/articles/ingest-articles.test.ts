@@ -181,6 +181,8 @@ describe('ingestArticles on broken sources', () => {
     ['articles/truncated.json', 'line 4', /invalid JSON/],
     ['articles/feeds/unavailable.xml', 'line 1, column 1', /not well-formed XML/],
     ['articles/feeds/undeclared.rss', 'document', /feed not declared in articles\/sources.yaml/],
+    // A JSON Feed is told from a JSON article by its version, and gets the same reason as an XML feed.
+    ['articles/feeds/undeclared.json', 'document', /^feed not declared in articles\/sources.yaml: its rights cannot be resolved$/],
     ['articles/feeds/ledger.atom', 'entry 2 (urn:uuid:jobless-claims)', /unrecognised date "yesterday afternoon"/],
   ])('rejects %s at %s', (source, location, reason) => {
     const rejections = rejectionOf(result, source);

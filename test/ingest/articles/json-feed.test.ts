@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isJsonFeed } from '../../../src/ingest/articles/feed-format.js';
 import { readJsonFeed } from '../../../src/ingest/articles/json-feed.js';
 import { FEED_SOURCE as SOURCE, feedFile } from './feed-source.js';
 
@@ -14,5 +15,17 @@ describe('JSON Feed content', () => {
     };
     const batch = readJsonFeed(feedFile(JSON.stringify(feed), 'wire.json'), SOURCE);
     expect(batch.drafts.map((d) => d.html)).toEqual(['<p>The text.</p>', '<p>The html.</p>']);
+  });
+});
+
+describe('isJsonFeed', () => {
+  it('tells a JSON Feed from a JSON article by its top-level version only', () => {
+    expect(isJsonFeed('{"version":"https://jsonfeed.org/version/1","title":"x","items":[]}')).toBe(true);
+    expect(isJsonFeed('\uFEFF{"items":[],"version":"https://jsonfeed.org/version/1.1"}')).toBe(true);
+    // An article that mentions the URL, or nests it, is still an article; so is a truncated file.
+    expect(isJsonFeed('{"title":"Feeds","body":"See https://jsonfeed.org/version/1.1"}')).toBe(false);
+    expect(isJsonFeed('[{"version":"https://jsonfeed.org/version/1.1"}]')).toBe(false);
+    expect(isJsonFeed('{"meta":{"version":"https://jsonfeed.org/version/1.1"}}')).toBe(false);
+    expect(isJsonFeed('{"version":"https://jsonfeed.org/version/1.1",')).toBe(false);
   });
 });

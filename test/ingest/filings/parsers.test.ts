@@ -140,12 +140,15 @@ describe('cover page primary_doc.xml', () => {
 describe('EDGAR full submission .txt', () => {
   it('reads the SGML header and the XML of each DOCUMENT block', () => {
     const submission = parseFullSubmission(read(EDGAR, '1527817/0001527817-26-000058.txt'));
-    expect(submission.header.get('ACCESSION NUMBER')).toBe('0001527817-26-000058');
-    expect(submission.header.get('CONFORMED SUBMISSION TYPE')).toBe('13F-HR');
-    expect(submission.header.get('CONFORMED PERIOD OF REPORT')).toBe('20260930');
-    expect(submission.header.get('FILED AS OF DATE')).toBe('20261113');
-    expect(submission.header.get('CENTRAL INDEX KEY')).toBe('0001527817');
-    expect(submission.header.get('COMPANY CONFORMED NAME')).toBe('GRANITE PEAK PARTNERS LP');
+    expect(submission.header).toMatchObject({ layout: 'key-value', element: 'SEC-HEADER' });
+    expect(submission.header.values).toEqual({
+      accession: '0001527817-26-000058',
+      submissionType: '13F-HR',
+      period: '20260930',
+      filedAt: '20261113',
+      cik: '0001527817',
+      filerName: 'GRANITE PEAK PARTNERS LP',
+    });
     expect(submission.documents.map((document) => [document.type, document.fileName])).toEqual([
       ['13F-HR', 'primary_doc.xml'],
       ['INFORMATION TABLE', 'granite_13f_q3.xml'],
