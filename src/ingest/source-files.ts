@@ -4,7 +4,8 @@ import path from 'node:path';
 import { digestStream, sha256Hex } from '../lib/file-digest.js';
 import type { Readable } from 'node:stream';
 import type { BuildNote, SourceFile } from '../model/report.js';
-import { formatBytes, MAX_FOLDER_DEPTH, MAX_SOURCE_FILE_BYTES } from './source-limits.js';
+import { formatBytes } from '../lib/byte-size.js';
+import { MAX_FOLDER_DEPTH, MAX_SOURCE_FILE_BYTES } from './source-limits.js';
 import { compareText } from '../lib/text-order.js';
 
 /**

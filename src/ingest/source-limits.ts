@@ -43,9 +43,3 @@ export const MAX_DATASET_MEMBER_BYTES = 2 * GiB;
 /** Years a source date may name: anything else is a typo (`0026`, `0000`, `20026`), not a date. */
 export const EARLIEST_YEAR = 1900;
 export const LATEST_YEAR = 2199;
-
-export function formatBytes(bytes: number): string {
-  if (bytes >= GiB && bytes % GiB === 0) return `${bytes / GiB} GiB`;
-  if (bytes >= MiB) return `${Math.round((bytes / MiB) * 10) / 10} MiB`;
-  return `${bytes} bytes`;
-}

@@ -6,11 +6,15 @@ import { Instant } from './primitives.js';
 import { SourceFile } from './report.js';
 
 /**
+ * 4: the files a manifest lists are blobs of the store, named by their SHA-256 and shared by every
+ * bundle that lists the same bytes; the bundle's own folder holds its manifest only.
  * 3: a Smart Money bundle also carries its serving index (`serving-index.sqlite`).
  * 2: resources are NDJSON parts (`<resource>/<part>.ndjson`), listed one file each. Format 1 held
  * each resource as one JSON array, which a full quarter of trades made too large to read.
  */
-export const MANIFEST_FORMAT = 3;
+export const MANIFEST_FORMAT = 4;
+/** The formats this pdsnap reads: 3 keeps its files in the bundle's folder, by name. */
+export const READ_FORMATS: readonly number[] = [3, 4];
 
 /** `<dataset>-<yyyymmddThhmmssZ of generatedAt>-<first 12 hex of the content digest>` */
 export const SNAPSHOT_ID_PATTERN = /^(articles|calendar|smart-money)-\d{8}T\d{6}Z-[0-9a-f]{12}$/;
@@ -84,7 +88,7 @@ export type ServingIndexEntry = z.infer<typeof ServingIndexEntry>;
 
 export const Manifest = z
   .object({
-    format: z.literal(MANIFEST_FORMAT),
+    format: z.union([z.literal(3), z.literal(MANIFEST_FORMAT)]),
     dataset: DatasetName,
     snapshotId: SnapshotId,
     generatedAt: Instant,

@@ -3,6 +3,7 @@ import { type ResourceEntry, resourceOfPath } from '../model/manifest.js';
 import { recordKey } from '../model/record-keys.js';
 import { canonicalJson } from './canonical-json.js';
 import { DiffLeftovers, type DiffSideName } from './diff-leftovers.js';
+import type { FileLocator } from './bundle-files.js';
 import { type BundleLine, LineCursor } from './line-cursor.js';
 import { parseLine } from './record-reader.js';
 
@@ -32,7 +33,8 @@ import { parseLine } from './record-reader.js';
 export interface BundleSide {
   /** The snapshot id, or a label such as "candidate" for a staged bundle. */
   label: string;
-  directory: string;
+  /** Where each file's bytes are (bundle-files.ts). */
+  locate: FileLocator;
   files: readonly ResourceEntry[];
 }
 
@@ -288,7 +290,7 @@ class SideLines {
     private readonly observe: DiffOptions['observe'],
     private readonly stats: DiffOptions['stats'],
   ) {
-    this.cursor = new LineCursor(side.label, side.directory, parts);
+    this.cursor = new LineCursor(side.label, side.locate, parts);
   }
 
   /** The next line without reading; undefined when it must be read (`next()`). */

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DATASET_RESOURCES, DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
-import { CurrentPointer, DriftAcceptance, Manifest, recordsPerResource } from '../model/manifest.js';
+import { CurrentPointer, DriftAcceptance, Manifest, MANIFEST_FORMAT, recordsPerResource } from '../model/manifest.js';
+import { BLOB_FORMAT, blobPath, blobsFolder, type FileLocator, inBlobs, inFolder, type ListedFile } from './bundle-files.js';
 import { withPath } from '../lib/error-path.js';
 import { digestFile } from '../lib/file-digest.js';
 import { ContentCheck } from '../model/content-rules.js';
@@ -18,11 +19,12 @@ import { copyBundleFiles } from './bundle-copy.js';
 import { planGc } from './gc-plan.js';
 import { newerCurrent } from './current-order.js';
 import { judgePointers } from './pointer-states.js';
-import { manifestBodyOf, manifestFor, manifestText, notJsonReason, parseManifest, safeJson } from './manifest-check.js';
+import { bundleFiles, manifestBodyOf, manifestFor, manifestText, notJsonReason, parseManifest, safeJson } from './manifest-check.js';
 import type {
   CommitOptions,
   GcResult,
   OpenedBundle,
+  BlobSweep,
   PointerMove,
   PointerStates,
   PublishResult,
@@ -167,19 +169,19 @@ export class FolderStore implements SnapshotStore {
 
   /** Verifies a bundle's manifest and id; its records are then streamed, each part verified as it is read. */
   async openBundle(snapshotId: string): Promise<OpenedBundle> {
-    const { manifest, directory } = await this.locateManifest(snapshotId);
+    const { manifest, locate } = await this.locateManifest(snapshotId);
     return {
       manifest,
-      directory,
-      records: (resource) => readResourceRecords(manifest, directory, resource),
+      locate,
+      records: (resource) => readResourceRecords(manifest, locate, resource),
       verifiedServingIndex: async (depth = 'contents') => {
         const entry = manifest.servingIndex;
         if (!entry) return null;
-        const file = path.join(directory, entry.path);
+        const file = locate(entry);
         const fail = (mismatch: string | null) => {
           if (mismatch) throw new BundleIntegrityError(snapshotId, `${entry.path} ${mismatch}`);
         };
-        if (depth === 'contents' || !entry.chunks) await verifyFile(snapshotId, directory, entry);
+        if (depth === 'contents' || !entry.chunks) await verifyFile(snapshotId, locate, entry);
         if (entry.chunks) fail(await verifiedChunks(snapshotId, file, entry.bytes, entry.chunks));
         fail(checkServingIndex(file, entry.schema, depth === 'contents' ? recordsPerResource(manifest.files) : null));
         return file;
@@ -192,9 +194,8 @@ export class FolderStore implements SnapshotStore {
    * of parsing them: what a publisher needs to trust an existing bundle, at any size, in seconds.
    */
   async verifyBundle(snapshotId: string): Promise<Manifest> {
-    const { manifest, directory } = await this.locateManifest(snapshotId);
-    for (const entry of manifest.files) await verifyFile(snapshotId, directory, entry);
-    if (manifest.servingIndex) await verifyFile(snapshotId, directory, manifest.servingIndex);
+    const { manifest, locate } = await this.locateManifest(snapshotId);
+    for (const entry of bundleFiles(manifest)) await verifyFile(snapshotId, locate, entry);
     return manifest;
   }
 
@@ -203,7 +204,7 @@ export class FolderStore implements SnapshotStore {
   }
 
   /** The manifest of a bundle, checked against its schema, its id and its dataset's resources. */
-  private async locateManifest(snapshotId: string): Promise<{ manifest: Manifest; directory: string }> {
+  private async locateManifest(snapshotId: string): Promise<{ manifest: Manifest; locate: FileLocator }> {
     const directory = this.bundleDir(snapshotId);
     let manifestText: string;
     try {
@@ -215,7 +216,13 @@ export class FolderStore implements SnapshotStore {
       }
       throw asBundleDamage(snapshotId, 'manifest.json', error);
     }
-    return { manifest: parseManifest(snapshotId, manifestText), directory };
+    const manifest = parseManifest(snapshotId, manifestText);
+    return { manifest, locate: this.locatorOf(manifest) };
+  }
+
+  /** Where a manifest's files are: this store's blobs (format 4), or the bundle's own folder (format 3). */
+  private locatorOf(manifest: Manifest): FileLocator {
+    return manifest.format >= BLOB_FORMAT ? inBlobs(this.root) : inFolder(this.bundleDir(manifest.snapshotId));
   }
 
   async openCurrent(dataset: DatasetName): Promise<OpenedBundle | null> {
@@ -277,7 +284,7 @@ export class FolderStore implements SnapshotStore {
       for (const writer of writers.values()) writer.end();
       const { files, servingIndex, content } = await output.finish(names);
       return {
-        staged: { dataset, directory, files, ...(servingIndex ? { servingIndex } : {}) },
+        staged: { dataset, format: MANIFEST_FORMAT, directory, files, ...(servingIndex ? { servingIndex } : {}) },
         result,
         content: new ContentCheck(dataset, content),
       };
@@ -296,18 +303,25 @@ export class FolderStore implements SnapshotStore {
     return staged;
   }
 
-  async stageCopy(manifest: Manifest, directory: string): Promise<StagedBundle> {
+  /**
+   * `copy` says which files to copy; by default every file of a format-3 bundle, and each blob this
+   * store lacks of a format-4 one (commit checks the digests of those it holds instead).
+   */
+  async stageCopy(manifest: Manifest, locate: FileLocator, copy?: (entry: ListedFile) => boolean): Promise<StagedBundle> {
     await mkdir(this.tmpDir, { recursive: true });
     const target = path.join(this.tmpDir, stagingName(manifest.dataset));
     await mkdir(target);
     try {
-      await copyBundleFiles(manifest, directory, target);
+      const lacking = async (entry: ListedFile) =>
+        copy ? copy(entry) : manifest.format < BLOB_FORMAT || !(await pathExists(blobPath(this.root, entry.sha256)));
+      await copyBundleFiles(manifest.snapshotId, await filterAsync(bundleFiles(manifest), lacking), locate, target);
     } catch (error) {
       await rm(target, { recursive: true, force: true });
       throw error;
     }
     return {
       dataset: manifest.dataset,
+      format: manifest.format,
       directory: target,
       files: manifest.files,
       ...(manifest.servingIndex ? { servingIndex: manifest.servingIndex } : {}),
@@ -343,43 +357,24 @@ export class FolderStore implements SnapshotStore {
       const state: PublishState = { bundlePublished: false, pointerMoved: false };
       let republishedDamaged: string | null = null;
       try {
-        if (await pathExists(target)) {
-          try {
-            await this.verifyBundle(snapshotId);
-          } catch (error) {
-            if (!(error instanceof BundleIntegrityError)) throw error;
-            // Same id, so the same content, damaged since (a bad disk, a bad restore): the staged
-            // copy is what the bundle should be. The damaged one is moved aside, then removed.
-            republishedDamaged = error.message;
-            const aside = path.join(this.tmpDir, stagingName('damaged'));
-            await rename(target, aside);
-            await rm(aside, { recursive: true, force: true });
-          }
-        }
-        if (await pathExists(target)) {
-          await this.discard(staged);
+        if (manifest.format >= BLOB_FORMAT) {
+          ({ published: state.bundlePublished, damaged: republishedDamaged } = await this.publishBlobBundle(
+            staged,
+            manifest,
+            markCandidate,
+            publishedAt,
+          ));
         } else {
-          // The marker goes first: a crash before the rename leaves a marker without a bundle
-          // (ignored), never a bundle that looks as if it had once been current. Such a marker, left
-          // by a run of the same snapshot that was killed, is removed first, whether this one promotes or not.
-          const marker = this.candidateMarker(snapshotId);
-          await rm(marker, { force: true });
-          if (markCandidate) await writeDurable(await ensureParent(marker), `${publishedAt.toISOString()}\n`);
-          const manifestFile = path.join(staged.directory, 'manifest.json');
-          try {
-            failPoint('manifest-write');
-            await writeDurable(manifestFile, manifestText(manifest));
-          } catch (error) {
-            throw withPath(error as Error, manifestFile);
+          republishedDamaged = await this.moveAsideIfDamaged(snapshotId, target);
+          if (await pathExists(target)) await this.discard(staged);
+          else {
+            await this.writeCandidateMarker(snapshotId, markCandidate, publishedAt);
+            await this.writeManifestInto(staged.directory, manifest);
+            await this.renameIntoPlace(staged.directory, target);
+            state.bundlePublished = true;
           }
-          await syncDir(staged.directory);
-          await faultPoint('manifest-written');
-          await mkdir(path.dirname(target), { recursive: true });
-          await rename(staged.directory, target);
-          await syncDir(path.dirname(target));
-          state.bundlePublished = true;
-          await faultPoint('bundle-renamed');
         }
+        if (state.bundlePublished) await faultPoint('bundle-renamed');
         const { pointer, broken } = await this.pointerToReplace(staged.dataset);
         const previous = pointer?.snapshotId ?? null;
         // Builds can overlap (a slow scheduled job, a manual rebuild): the one generated last stays
@@ -411,6 +406,132 @@ export class FolderStore implements SnapshotStore {
         throw error;
       }
     });
+  }
+
+  /**
+   * Publishes a bundle of format 4: each file becomes its blob (a rename of the staged file), or,
+   * when the blob is there already (the same bytes in an earlier snapshot), the blob is kept once
+   * its digest is checked, and replaced from the staged copy if it is damaged; then the manifest's
+   * folder is renamed into place, which makes the bundle exist. A bundle with this id already in
+   * place (the same content) is checked the same way, its manifest too, and repaired.
+   */
+  private async publishBlobBundle(
+    staged: StagedBundle,
+    manifest: Manifest,
+    markCandidate: boolean,
+    publishedAt: Date,
+  ): Promise<{ published: boolean; damaged: string | null }> {
+    const target = this.bundleDir(manifest.snapshotId);
+    const exists = await pathExists(target);
+    if (!exists) await this.writeCandidateMarker(manifest.snapshotId, markCandidate, publishedAt);
+    const damaged = await this.installBlobs(staged, manifest);
+    if (exists) {
+      const manifestDamage = await this.readManifest(manifest.snapshotId).then(
+        () => null,
+        (error: unknown) => {
+          if (error instanceof BundleIntegrityError) return error.reason;
+          throw error;
+        },
+      );
+      if (manifestDamage !== null) {
+        damaged.unshift(manifestDamage);
+        await replaceFileAtomically(path.join(target, 'manifest.json'), manifestText(manifest));
+      }
+      await this.discard(staged);
+      return { published: damaged.length > 0, damaged: damaged.length > 0 ? damaged.join('; ') : null };
+    }
+    // The manifest's folder: a fresh one, holding the manifest alone, renamed into place.
+    const folder = path.join(this.tmpDir, stagingName(manifest.dataset));
+    await mkdir(folder);
+    try {
+      await this.writeManifestInto(folder, manifest);
+      await this.renameIntoPlace(folder, target);
+    } catch (error) {
+      await rm(folder, { recursive: true, force: true });
+      throw error;
+    }
+    await this.discard(staged);
+    return { published: true, damaged: damaged.length > 0 ? damaged.join('; ') : null };
+  }
+
+  /**
+   * Moves each staged file into its blob, or checks the blob already there (its digest) and
+   * replaces it from the staged copy when it differs. Returns what was damaged. A blob is never
+   * written in place: a rename puts the whole new file there at once.
+   */
+  private async installBlobs(staged: StagedBundle, manifest: Manifest): Promise<string[]> {
+    const damaged: string[] = [];
+    for (const entry of bundleFiles(manifest)) {
+      const blob = blobPath(this.root, entry.sha256);
+      const copy = path.join(staged.directory, entry.path);
+      const haveCopy = await pathExists(copy);
+      if (await pathExists(blob)) {
+        const mismatch = await fileMismatch(blob, entry);
+        if (mismatch === null) continue;
+        if (!haveCopy) {
+          throw new BundleIntegrityError(
+            manifest.snapshotId,
+            `${entry.path} ${mismatch} (${blob}), and this publish holds no copy to replace it`,
+          );
+        }
+        damaged.push(`${entry.path} ${mismatch}`);
+      } else if (!haveCopy) {
+        throw new BundleIntegrityError(manifest.snapshotId, `${entry.path} is missing (${blob})`);
+      }
+      await mkdir(path.dirname(blob), { recursive: true });
+      // Read-only, as a reminder that a blob is never edited: it may belong to many snapshots.
+      await chmod(copy, 0o444);
+      await rename(copy, blob);
+      await syncDir(path.dirname(blob));
+    }
+    return damaged;
+  }
+
+  /** Format 3: a bundle with this id that no longer verifies is moved aside and removed; says what was wrong. */
+  private async moveAsideIfDamaged(snapshotId: string, target: string): Promise<string | null> {
+    if (!(await pathExists(target))) return null;
+    try {
+      await this.verifyBundle(snapshotId);
+      return null;
+    } catch (error) {
+      if (!(error instanceof BundleIntegrityError)) throw error;
+      // Same id, so the same content, damaged since (a bad disk, a bad restore): the staged copy is
+      // what the bundle should be. The damaged one is moved aside, then removed.
+      const aside = path.join(this.tmpDir, stagingName('damaged'));
+      await rename(target, aside);
+      await rm(aside, { recursive: true, force: true });
+      return error.message;
+    }
+  }
+
+  /**
+   * The marker goes before the bundle: a crash in between leaves a marker without a bundle
+   * (ignored), never a bundle that looks as if it had once been current. Such a marker, left by a
+   * run of the same snapshot that was killed, is removed first, whether this one promotes or not.
+   */
+  private async writeCandidateMarker(snapshotId: string, markCandidate: boolean, publishedAt: Date): Promise<void> {
+    const marker = this.candidateMarker(snapshotId);
+    await rm(marker, { force: true });
+    if (markCandidate) await writeDurable(await ensureParent(marker), `${publishedAt.toISOString()}\n`);
+  }
+
+  private async writeManifestInto(folder: string, manifest: Manifest): Promise<void> {
+    const manifestFile = path.join(folder, 'manifest.json');
+    try {
+      failPoint('manifest-write');
+      await writeDurable(manifestFile, manifestText(manifest));
+    } catch (error) {
+      throw withPath(error as Error, manifestFile);
+    }
+    await syncDir(folder);
+    await faultPoint('manifest-written');
+  }
+
+  /** The rename that makes a bundle exist. */
+  private async renameIntoPlace(folder: string, target: string): Promise<void> {
+    await mkdir(path.dirname(target), { recursive: true });
+    await rename(folder, target);
+    await syncDir(path.dirname(target));
   }
 
   /** Re-points current/<dataset>.json at an existing, verified bundle. */
@@ -476,7 +597,15 @@ export class FolderStore implements SnapshotStore {
    */
   async gc(keep: number, dryRun: boolean): Promise<GcResult> {
     const work = async (): Promise<GcResult> => {
-      const result: GcResult = { deleted: [], kept: [], unreadable: [], skipped: [], removedLeftovers: [], freedBallast: false };
+      const result: GcResult = {
+        deleted: [],
+        kept: [],
+        unreadable: [],
+        skipped: [],
+        removedLeftovers: [],
+        freedBallast: false,
+        blobs: { deleted: 0, bytes: 0, skipped: null },
+      };
       if (!dryRun) result.removedLeftovers = await this.removeLeftovers(null);
       Object.assign(result, planGc(await this.listSnapshots(), await this.pointerStates(), keep));
       if (!dryRun) {
@@ -490,6 +619,8 @@ export class FolderStore implements SnapshotStore {
           await rm(this.acceptanceFile(snapshotId), { force: true });
         }
       }
+      // Under the lock: no publish is between installing its blobs and writing its manifest.
+      result.blobs = await this.sweepBlobs(dryRun, { without: new Set(result.deleted) });
       return result;
     };
     // A dry run changes nothing, so it needs no lock and works on a read-only store.
@@ -499,6 +630,43 @@ export class FolderStore implements SnapshotStore {
       freedBallast = true;
     });
     return { ...result, freedBallast };
+  }
+
+  /**
+   * Deletes the blobs that no manifest in the store lists (`without` the bundles about to go), and
+   * none at all when a manifest cannot be read, since its blobs are then unknown. `minAgeMs` spares
+   * blobs written since (a download cache, whose downloads run beside its sweeps).
+   */
+  async sweepBlobs(dryRun: boolean, options: { without?: ReadonlySet<string>; minAgeMs?: number } = {}): Promise<BlobSweep> {
+    const listed = new Set<string>();
+    for (const dataset of DATASETS) {
+      for (const snapshotId of await listDir(path.join(this.bundlesDir, dataset))) {
+        if (!isSnapshotId(snapshotId) || options.without?.has(snapshotId)) continue;
+        let manifest: Manifest;
+        try {
+          manifest = await this.readManifest(snapshotId);
+        } catch (error) {
+          if (!(error instanceof BundleIntegrityError)) throw error;
+          return { deleted: 0, bytes: 0, skipped: `no blob deleted: ${error.message}` };
+        }
+        if (manifest.format >= BLOB_FORMAT) for (const entry of bundleFiles(manifest)) listed.add(entry.sha256);
+      }
+    }
+    const sweep: BlobSweep = { deleted: 0, bytes: 0, skipped: null };
+    const root = blobsFolder(this.root);
+    const now = Date.now();
+    for (const fanout of await listDir(root)) {
+      for (const name of await listDir(path.join(root, fanout))) {
+        if (listed.has(name)) continue;
+        const file = path.join(root, fanout, name);
+        const info = await stat(file).catch(() => null);
+        if (info === null || (options.minAgeMs !== undefined && now - info.mtimeMs < options.minAgeMs)) continue;
+        if (!dryRun) await rm(file, { force: true });
+        sweep.deleted += 1;
+        sweep.bytes += info.size;
+      }
+    }
+    return sweep;
   }
 
   private async writePointer(dataset: DatasetName, snapshotId: string, at: Date): Promise<void> {
@@ -593,16 +761,28 @@ function thisHost(): string {
 }
 
 /** Streams one listed file's bytes through SHA-256 and compares size and digest with the manifest. */
-async function verifyFile(snapshotId: string, directory: string, entry: { path: string; bytes: number; sha256: string }): Promise<void> {
-  let digest;
+async function verifyFile(snapshotId: string, locate: FileLocator, entry: { path: string; bytes: number; sha256: string }): Promise<void> {
+  let mismatch;
   try {
-    digest = await digestFile(path.join(directory, entry.path));
+    mismatch = await fileMismatch(locate(entry), entry);
   } catch (error) {
     throw asBundleDamage(snapshotId, entry.path, error);
   }
-  if (digest.bytes !== entry.bytes)
-    throw new BundleIntegrityError(snapshotId, `${entry.path} has ${digest.bytes} bytes; manifest says ${entry.bytes}`);
-  if (digest.sha256 !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
+  if (mismatch !== null) throw new BundleIntegrityError(snapshotId, `${entry.path} ${mismatch}`);
+}
+
+/** What is wrong with a file's bytes against its manifest entry (size, then SHA-256), or null. */
+async function fileMismatch(file: string, entry: { bytes: number; sha256: string }): Promise<string | null> {
+  const digest = await digestFile(file);
+  if (digest.bytes !== entry.bytes) return `has ${digest.bytes} bytes; manifest says ${entry.bytes}`;
+  if (digest.sha256 !== entry.sha256) return 'does not match its sha256';
+  return null;
+}
+
+async function filterAsync<T>(items: readonly T[], keep: (item: T) => Promise<boolean>): Promise<T[]> {
+  const kept: T[] = [];
+  for (const item of items) if (await keep(item)) kept.push(item);
+  return kept;
 }
 
 /** findChunkMismatch, with a missing file named as corruption like verifyFile does. */

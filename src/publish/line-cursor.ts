@@ -1,8 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
-import path from 'node:path';
 import type { ResourceEntry } from '../model/manifest.js';
 import { asBundleDamage } from './bundle-file-damage.js';
+import type { FileLocator } from './bundle-files.js';
 import { BundleIntegrityError } from './store-errors.js';
 
 /** A record line longer than this is not one pdsnap wrote: the part is refused, not buffered. */
@@ -41,7 +41,7 @@ export class LineCursor {
 
   constructor(
     private readonly label: string,
-    private readonly directory: string,
+    private readonly locate: FileLocator,
     private readonly parts: readonly ResourceEntry[],
   ) {}
 
@@ -84,7 +84,7 @@ export class LineCursor {
       this.bytes = 0;
       this.records = 0;
       this.carry = null;
-      this.file = await open(path.join(this.directory, this.parts[this.part]!.path), 'r');
+      this.file = await open(this.locate(this.parts[this.part]!), 'r');
     }
     const entry = this.parts[this.part]!;
     // A buffer of its own for every read: the lines handed out are views into it.

@@ -1,5 +1,5 @@
 import { DATASET_RESOURCES, type DatasetName } from '../model/dataset.js';
-import { Manifest, MANIFEST_FORMAT, PART_PATH, resourceOfPath } from '../model/manifest.js';
+import { Manifest, PART_PATH, READ_FORMATS, resourceOfPath } from '../model/manifest.js';
 import { compareText } from '../lib/text-order.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 import { canonicalJson } from './canonical-json.js';
@@ -16,10 +16,10 @@ export function parseManifest(snapshotId: string, manifestText: string): Manifes
   if (notJson) throw new BundleIntegrityError(snapshotId, `manifest.json is ${notJson}`);
   const raw = safeJson(manifestText);
   const format = (raw as { format?: unknown } | undefined)?.format;
-  if (typeof format === 'number' && format !== MANIFEST_FORMAT) {
+  if (typeof format === 'number' && !READ_FORMATS.includes(format)) {
     throw new BundleIntegrityError(
       snapshotId,
-      `bundle format ${format} is not read by this pdsnap (it reads format ${MANIFEST_FORMAT}): rebuild it with pdsnap build`,
+      `bundle format ${format} is not read by this pdsnap (it reads formats ${READ_FORMATS.join(' and ')}): rebuild it with pdsnap build`,
     );
   }
   const parsed = Manifest.safeParse(raw);
@@ -57,7 +57,7 @@ export function parseManifest(snapshotId: string, manifestText: string): Manifes
 /** What a manifest says of a staged bundle and its build, before the id is derived. */
 export function manifestBodyOf(staged: StagedBundle, fields: ManifestFields): ManifestBody {
   return {
-    format: MANIFEST_FORMAT,
+    format: staged.format,
     dataset: staged.dataset,
     generatedAt: fields.generatedAt,
     facts: fields.facts,

@@ -14,6 +14,7 @@ import type {
   Staged,
   StoreOptions,
 } from './snapshot-store.js';
+import type { FileLocator } from './bundle-files.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 import { FolderStore } from './folder-store.js';
 
@@ -74,8 +75,8 @@ class LazyBucketStore implements SnapshotStore {
   async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<Staged<T>> {
     return (await this.opened()).stage(dataset, produce);
   }
-  async stageCopy(manifest: Manifest, directory: string): Promise<StagedBundle> {
-    return (await this.opened()).stageCopy(manifest, directory);
+  async stageCopy(manifest: Manifest, locate: FileLocator): Promise<StagedBundle> {
+    return (await this.opened()).stageCopy(manifest, locate);
   }
   async discard(staged: StagedBundle): Promise<void> {
     return (await this.opened()).discard(staged);

@@ -1,4 +1,5 @@
 import { type Manifest, type ResourceEntry, resourceOfPath } from '../model/manifest.js';
+import type { FileLocator } from './bundle-files.js';
 import { LineCursor } from './line-cursor.js';
 import { BundleIntegrityError } from './store-errors.js';
 
@@ -6,8 +7,8 @@ import { BundleIntegrityError } from './store-errors.js';
  * Streams the records of one part, in order, verified as it is read (line-cursor.ts): a caller
  * that acts on records before the part ends must drop what it did when this throws.
  */
-async function* readPartRecords(snapshotId: string, directory: string, entry: ResourceEntry): AsyncGenerator<unknown> {
-  const cursor = new LineCursor(snapshotId, directory, [entry]);
+async function* readPartRecords(snapshotId: string, locate: FileLocator, entry: ResourceEntry): AsyncGenerator<unknown> {
+  const cursor = new LineCursor(snapshotId, locate, [entry]);
   try {
     for (let line = cursor.peek() ?? (await cursor.load()); line !== null; line = cursor.peek() ?? (await cursor.load())) {
       cursor.take();
@@ -19,9 +20,9 @@ async function* readPartRecords(snapshotId: string, directory: string, entry: Re
 }
 
 /** Every record of a resource, part after part, in published order. */
-export async function* readResourceRecords(manifest: Manifest, directory: string, resource: string): AsyncGenerator<unknown> {
+export async function* readResourceRecords(manifest: Manifest, locate: FileLocator, resource: string): AsyncGenerator<unknown> {
   for (const entry of manifest.files) {
-    if (resourceOfPath(entry.path) === resource) yield* readPartRecords(manifest.snapshotId, directory, entry);
+    if (resourceOfPath(entry.path) === resource) yield* readPartRecords(manifest.snapshotId, locate, entry);
   }
 }
 

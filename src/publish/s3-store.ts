@@ -13,12 +13,14 @@ import { bundleFiles, manifestBodyOf, manifestFor, manifestText, parseManifest, 
 import { canonicalJson } from './canonical-json.js';
 import { newerCurrent } from './current-order.js';
 import { judgePointers } from './pointer-states.js';
+import { BLOB_FORMAT, blobPath, type FileLocator } from './bundle-files.js';
 import { formatBucketLocation, parseBucketLocation } from './s3-location.js';
 import { BucketObjects, s3Client } from './s3-objects.js';
 import { PointerLog, type PointerReading, type PointerRecord } from './s3-pointers.js';
 import type {
   CommitOptions,
   GcResult,
+  BlobSweep,
   OpenedBundle,
   PointerMove,
   PointerStates,
@@ -42,8 +44,10 @@ import { datasetOfSnapshotId, isSnapshotId } from './snapshot-id.js';
 
 /** Pointer records gc keeps per dataset: the recent history of moves, for a person to read. */
 const POINTER_RECORDS_KEPT = 20;
-/** Objects of a bundle without a manifest this old are an upload that died, not one in progress. */
-const ABANDONED_AFTER_MS = DAY_MS;
+/** Objects no manifest lists this old are an upload that died, not one in progress. */
+const UPLOAD_GRACE_MS = DAY_MS;
+/** A downloaded blob younger than this is never swept from a download cache: its manifest may be on its way. */
+const CACHE_BLOB_GRACE_MS = 10 * 60_000;
 /** serve lists the pointer records at least this often even while the head is unchanged. */
 const LIST_EVERY_MS = 30_000;
 
@@ -63,6 +67,7 @@ export class S3Store implements SnapshotStore {
   private readonly pointers: PointerLog;
   private readonly pollHead: boolean;
   private readonly givenCacheDir: string | undefined;
+  private readonly uploadGraceMs: number;
   private localRoot: string | null = null;
   private staging: FolderStore | null = null;
   private readonly polled = new Map<DatasetName, { etag: string; listedAt: number; reading: PointerReading }>();
@@ -75,6 +80,7 @@ export class S3Store implements SnapshotStore {
     this.pointers = new PointerLog(this.objects, this.prefix);
     this.pollHead = options.pollHead ?? false;
     this.givenCacheDir = options.cacheDir;
+    this.uploadGraceMs = options.uploadGraceMs ?? UPLOAD_GRACE_MS;
   }
 
   private bundlePrefix(snapshotId: string): string {
@@ -90,6 +96,14 @@ export class S3Store implements SnapshotStore {
   }
   private objectKey(snapshotId: string, file: string): string {
     return `${this.bundlePrefix(snapshotId)}${file}`;
+  }
+  /** blobs/sha256/<hex>: a file of a format-4 bundle, shared by every bundle that lists the same bytes. */
+  private blobKey(sha256: string): string {
+    return `${this.prefix}blobs/sha256/${sha256}`;
+  }
+  /** Where a listed file is: its blob (format 4), or under the bundle's own prefix (format 3). */
+  private fileKey(manifest: Manifest, entry: { path: string; sha256: string }): string {
+    return manifest.format >= BLOB_FORMAT ? this.blobKey(entry.sha256) : this.objectKey(manifest.snapshotId, entry.path);
   }
 
   async exists(): Promise<boolean> {
@@ -159,7 +173,7 @@ export class S3Store implements SnapshotStore {
   async verifyBundle(snapshotId: string): Promise<Manifest> {
     const manifest = await this.readManifest(snapshotId);
     for (const entry of bundleFiles(manifest)) {
-      const key = this.objectKey(snapshotId, entry.path);
+      const key = this.fileKey(manifest, entry);
       const got = await this.objects.digest(key);
       if (!got) throw new BundleIntegrityError(snapshotId, `${entry.path} is missing (${this.objects.url(key)})`);
       checkDigest(snapshotId, entry, got, this.objects.url(key));
@@ -179,7 +193,9 @@ export class S3Store implements SnapshotStore {
   /**
    * Downloads the bundle into the local cache, each object hashed as it arrives and refused
    * (named) when it differs from the manifest; the copy is renamed into place only once complete,
-   * so a download that fails half way is never mistaken for a bundle. A copy already there is used.
+   * so a download that fails half way is never mistaken for a bundle. A copy already there is used,
+   * and so is every blob the cache holds already: a new snapshot downloads only the files that
+   * changed since the one served before it.
    */
   async openBundle(snapshotId: string): Promise<OpenedBundle> {
     const root = await this.local();
@@ -187,21 +203,31 @@ export class S3Store implements SnapshotStore {
     const target = cache.bundleDir(snapshotId);
     if (!(await isDir(target))) {
       const { manifest, text } = await this.fetchManifest(snapshotId);
+      const blobs = manifest.format >= BLOB_FORMAT;
       // A folder of this process's own (download-<space>-<pid>-XXXXXX): one that a killed server left
       // is removed by the next download, or a crash loop would fill the cache's disk.
       await mkdir(path.join(root, 'downloading'), { recursive: true });
       const partial = await makeProcessTempDir('download', path.join(root, 'downloading'));
       try {
         for (const entry of bundleFiles(manifest)) {
-          const key = this.objectKey(snapshotId, entry.path);
-          await mkdir(path.dirname(path.join(partial, entry.path)), { recursive: true });
-          const got = await this.objects.digest(key, path.join(partial, entry.path));
+          const local = blobs ? blobPath(root, entry.sha256) : null;
+          if (local !== null && (await sizeOf(local)) === entry.bytes) continue;
+          const key = this.fileKey(manifest, entry);
+          const file = path.join(partial, entry.path);
+          await mkdir(path.dirname(file), { recursive: true });
+          const got = await this.objects.digest(key, file);
           if (!got) throw new BundleIntegrityError(snapshotId, `${entry.path} is missing (${this.objects.url(key)})`);
           checkDigest(snapshotId, entry, got, this.objects.url(key));
+          if (local !== null) {
+            await mkdir(path.dirname(local), { recursive: true });
+            await rename(file, local);
+          }
         }
-        await writeFile(path.join(partial, 'manifest.json'), text, { flag: 'wx' });
+        const manifestFolder = blobs ? path.join(partial, 'manifest') : partial;
+        await mkdir(manifestFolder, { recursive: true });
+        await writeFile(path.join(manifestFolder, 'manifest.json'), text, { flag: 'wx' });
         await mkdir(path.dirname(target), { recursive: true });
-        await rename(partial, target).catch(async (error: NodeJS.ErrnoException) => {
+        await rename(manifestFolder, target).catch(async (error: NodeJS.ErrnoException) => {
           // Another download of the same bundle finished first: its copy is as good as this one.
           if (!(await isDir(target))) throw error;
         });
@@ -221,12 +247,21 @@ export class S3Store implements SnapshotStore {
         if (!keep.has(name)) await rm(path.join(dir, name), { recursive: true, force: true });
       }
     }
+    // The blobs no copy left in the cache lists (every dataset's copies count); a blob downloaded in
+    // the last minutes may belong to a download of another dataset still under way.
+    await new FolderStore(this.localRoot).sweepBlobs(false, { minAgeMs: CACHE_BLOB_GRACE_MS });
   }
 
+  /** Removes a local copy that failed verification, its blobs too (one of them is damaged), so that the next open downloads them again. */
   async dropLocalCopy(snapshotId: string): Promise<boolean> {
     if (this.localRoot === null) return false;
-    const copy = new FolderStore(this.localRoot).bundleDir(snapshotId);
+    const cache = new FolderStore(this.localRoot);
+    const copy = cache.bundleDir(snapshotId);
     if (!(await isDir(copy))) return false;
+    const manifest = await cache.readManifest(snapshotId).catch(() => null);
+    if (manifest !== null && manifest.format >= BLOB_FORMAT) {
+      for (const entry of bundleFiles(manifest)) await rm(blobPath(this.localRoot, entry.sha256), { force: true });
+    }
     await rm(copy, { recursive: true, force: true });
     return true;
   }
@@ -278,8 +313,15 @@ export class S3Store implements SnapshotStore {
     return (await this.stagingStore()).stage(dataset, produce);
   }
 
-  async stageCopy(manifest: Manifest, directory: string): Promise<StagedBundle> {
-    return (await this.stagingStore()).stageCopy(manifest, directory);
+  /** Stages a copy of a bundle (sync): a blob the bucket holds already is not copied, commit checks it instead. */
+  async stageCopy(manifest: Manifest, locate: FileLocator): Promise<StagedBundle> {
+    const staging = await this.stagingStore();
+    if (manifest.format < BLOB_FORMAT) return staging.stageCopy(manifest, locate);
+    const missing = new Set<string>();
+    for (const entry of bundleFiles(manifest)) {
+      if ((await this.objects.head(this.blobKey(entry.sha256)))?.size !== entry.bytes) missing.add(entry.sha256);
+    }
+    return staging.stageCopy(manifest, locate, (entry) => missing.has(entry.sha256));
   }
 
   async discard(staged: StagedBundle): Promise<void> {
@@ -303,10 +345,15 @@ export class S3Store implements SnapshotStore {
           // Copied as a bundle that was current (sync): a marker left by a killed run of it goes.
           await this.objects.delete(this.candidateKey(snapshotId));
         }
-        await this.uploadObjects(manifest, staged.directory, bundleFiles(manifest));
+        const blobs = manifest.format >= BLOB_FORMAT;
+        if (blobs) await this.uploadMissingBlobs(manifest, staged.directory);
+        else await this.uploadObjects(manifest, staged.directory, bundleFiles(manifest));
         // The manifest last: until it exists, readers and gc's age rule treat the objects as an upload.
         await this.objects.putText(this.objectKey(snapshotId, 'manifest.json'), manifestText(manifest), { onlyIfAbsent: true });
         state.bundlePublished = true;
+        // A blob this bundle shares with an older one may have been removed by a gc that ran
+        // meanwhile (a bucket has no lock): checked once more now that the manifest names it.
+        if (blobs) await this.uploadMissingBlobs(manifest, staged.directory);
         await faultPoint('manifest-written');
       } else {
         republishedDamaged = await this.repair(manifest, existing.text, staged.directory);
@@ -357,6 +404,28 @@ export class S3Store implements SnapshotStore {
     }
   }
 
+  /**
+   * A format-4 bundle's files: each blob the bucket holds already with this size and recorded
+   * digest is kept (the same bytes, published before); every other one is uploaded from the staged
+   * copy and read back. Readers verify every blob they download whatever this found.
+   */
+  private async uploadMissingBlobs(manifest: Manifest, directory: string): Promise<void> {
+    const missing = [];
+    for (const entry of bundleFiles(manifest)) {
+      const head = await this.objects.head(this.blobKey(entry.sha256));
+      if (head === null || head.size !== entry.bytes || head.sha256 !== entry.sha256) missing.push(entry);
+    }
+    for (const entry of missing) {
+      if ((await sizeOf(path.join(directory, entry.path))) === null) {
+        throw new BundleIntegrityError(
+          manifest.snapshotId,
+          `${entry.path} is missing (${this.objects.url(this.blobKey(entry.sha256))}), and this publish holds no copy to upload`,
+        );
+      }
+    }
+    await this.uploadObjects(manifest, directory, missing);
+  }
+
   /** Uploads files of a staged bundle, reading each object back through SHA-256 before going on. */
   private async uploadObjects(
     manifest: Manifest,
@@ -365,7 +434,7 @@ export class S3Store implements SnapshotStore {
   ): Promise<void> {
     let first = true;
     for (const entry of entries) {
-      const key = this.objectKey(manifest.snapshotId, entry.path);
+      const key = this.fileKey(manifest, entry);
       await this.objects.uploadFile(key, path.join(directory, entry.path), entry.sha256);
       const got = await this.objects.digest(key);
       if (!got) throw new Error(`${this.objects.url(key)}: missing right after upload`);
@@ -399,7 +468,7 @@ export class S3Store implements SnapshotStore {
     }
     const damaged: Array<{ path: string; bytes: number; sha256: string }> = [];
     for (const entry of bundleFiles(manifest)) {
-      const got = await this.objects.digest(this.objectKey(snapshotId, entry.path));
+      const got = await this.objects.digest(this.fileKey(manifest, entry));
       if (got === null) reasons.push(`${entry.path} is missing`);
       else if (got.bytes !== entry.bytes || got.sha256 !== entry.sha256) reasons.push(`${entry.path} does not match its sha256`);
       else continue;
@@ -466,12 +535,16 @@ export class S3Store implements SnapshotStore {
   /**
    * The folder store's rules (gc-plan.ts). A bundle is deleted manifest first, so it disappears at
    * once and a gc killed half way leaves objects without a manifest, which a later gc removes once
-   * a day old (an upload still running is never that old). Old pointer records are pruned too.
+   * a day old (an upload still running is never that old). Then the blobs no manifest lists, also
+   * once a day old: a build uploads its blobs before its manifest. Old pointer records are pruned too.
    */
   async gc(keep: number, dryRun: boolean): Promise<GcResult> {
     const plan = planGc(await this.listSnapshots(), await this.pointerStates(), keep);
-    const result: GcResult = { ...plan, removedLeftovers: [], freedBallast: false };
-    if (dryRun) return result;
+    const result: GcResult = { ...plan, removedLeftovers: [], freedBallast: false, blobs: { deleted: 0, bytes: 0, skipped: null } };
+    if (dryRun) {
+      result.blobs = await this.sweepBlobs(true, new Set(plan.deleted));
+      return result;
+    }
     for (const snapshotId of plan.deleted) {
       await this.objects.delete(this.objectKey(snapshotId, 'manifest.json'));
       for (const { key } of (await this.objects.list(this.bundlePrefix(snapshotId))).objects) await this.objects.delete(key);
@@ -483,7 +556,7 @@ export class S3Store implements SnapshotStore {
       for (const folder of (await this.objects.list(base, '/')).prefixes) {
         const { objects } = await this.objects.list(folder);
         if (objects.length === 0 || objects.some((o) => o.key === `${folder}manifest.json`)) continue;
-        if (objects.some((o) => Date.now() - o.lastModified.getTime() < ABANDONED_AFTER_MS)) continue;
+        if (objects.some((o) => Date.now() - o.lastModified.getTime() < this.uploadGraceMs)) continue;
         for (const { key } of objects) await this.objects.delete(key);
         result.removedLeftovers.push(this.objects.url(folder));
       }
@@ -491,7 +564,36 @@ export class S3Store implements SnapshotStore {
         for (const key of await this.pointers.prune(dataset, POINTER_RECORDS_KEPT)) result.removedLeftovers.push(this.objects.url(key));
       }
     }
+    result.blobs = await this.sweepBlobs(false, new Set());
     return result;
+  }
+
+  /**
+   * The blobs no manifest lists (`without` the bundles about to go) and a day old; none when a
+   * manifest cannot be read, since its blobs are then unknown.
+   */
+  private async sweepBlobs(dryRun: boolean, without: ReadonlySet<string>): Promise<BlobSweep> {
+    const listed = new Set<string>();
+    for (const entry of await this.listSnapshots()) {
+      if (without.has(entry.snapshotId)) continue;
+      let manifest: Manifest;
+      try {
+        manifest = await this.readManifest(entry.snapshotId);
+      } catch (error) {
+        if (!(error instanceof BundleIntegrityError) && !(error instanceof SnapshotNotFoundError)) throw error;
+        return { deleted: 0, bytes: 0, skipped: `no blob deleted: ${error.message}` };
+      }
+      if (manifest.format >= BLOB_FORMAT) for (const file of bundleFiles(manifest)) listed.add(file.sha256);
+    }
+    const sweep: BlobSweep = { deleted: 0, bytes: 0, skipped: null };
+    const base = this.blobKey('');
+    for (const object of (await this.objects.list(base)).objects) {
+      if (listed.has(object.key.slice(base.length)) || Date.now() - object.lastModified.getTime() < this.uploadGraceMs) continue;
+      if (!dryRun) await this.objects.delete(object.key);
+      sweep.deleted += 1;
+      sweep.bytes += object.size;
+    }
+    return sweep;
   }
 
   /** Drift accepted for a snapshot: by promote (accepted/, the later) or by build (in its manifest). */
@@ -509,6 +611,14 @@ export class S3Store implements SnapshotStore {
     // A temp folder of this process's own; a cache folder the user named stays for the next start.
     if (this.localRoot !== null && this.givenCacheDir === undefined) await rm(this.localRoot, { recursive: true, force: true });
     else if (this.localRoot !== null) await rm(path.join(this.localRoot, 'staging'), { recursive: true, force: true });
+  }
+}
+
+async function sizeOf(file: string): Promise<number | null> {
+  try {
+    return (await stat(file)).size;
+  } catch {
+    return null;
   }
 }
 

@@ -2,6 +2,7 @@ import type { DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
 import type { ContentCheck } from '../model/content-rules.js';
 import type { CurrentPointer, DriftAcceptance, Manifest } from '../model/manifest.js';
+import type { FileLocator } from './bundle-files.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 
 export type PointerStates = Record<DatasetName, { state: 'none' | 'ok' | 'broken'; snapshotId?: string; reason?: string }>;
@@ -9,7 +10,8 @@ export type PointerStates = Record<DatasetName, { state: 'none' | 'ok' | 'broken
 /** A bundle whose manifest was verified; its records are read by streaming, `records(resource)`. */
 export interface OpenedBundle {
   manifest: Manifest;
-  directory: string;
+  /** Where each listed file's bytes are on this machine: the store's blobs, or the bundle's folder (format 3). */
+  locate: FileLocator;
   /** The records of one resource in published order; each part's digest is checked as it ends. */
   records(resource: string): AsyncGenerator<unknown>;
   /**
@@ -83,6 +85,16 @@ export interface GcResult {
   removedLeftovers: string[];
   /** The disk was too full to take the lock: the store's ballast was given up to make room (a folder store). */
   freedBallast: boolean;
+  /** Blobs no kept manifest lists, deleted (or, in a dry run, to be deleted). */
+  blobs: BlobSweep;
+}
+
+/** What a sweep of unlisted blobs did: how many and how large; or why it swept none. */
+export interface BlobSweep {
+  deleted: number;
+  bytes: number;
+  /** Set when nothing was swept: a manifest could not be read, so which blobs it lists is unknown. */
+  skipped: string | null;
 }
 
 /**
@@ -112,8 +124,11 @@ export interface SnapshotStore {
   verifyBundle(snapshotId: string): Promise<Manifest>;
   listSnapshots(): Promise<SnapshotEntry[]>;
   stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<Staged<T>>;
-  /** Stages a copy of a verified bundle folder (sync), each file's digest checked on the way. */
-  stageCopy(manifest: Manifest, directory: string): Promise<StagedBundle>;
+  /**
+   * Stages a copy of a bundle (sync), each file's digest checked on the way; a file whose blob this
+   * store holds already is not copied (commit checks that blob's digest instead).
+   */
+  stageCopy(manifest: Manifest, locate: FileLocator): Promise<StagedBundle>;
   discard(staged: StagedBundle): Promise<void>;
   /** Publishes a staged bundle; unless `promote: false` (a candidate), then moves the pointer (generated last wins). */
   commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options?: CommitOptions): Promise<PublishResult>;
@@ -150,4 +165,9 @@ export interface StoreOptions {
   cacheDir?: string;
   /** serve: notice pointer moves by a conditional GET of the head, listing records only when it changed. */
   pollHead?: boolean;
+  /**
+   * A bucket store's gc leaves objects no manifest lists alone until they are this old (default a
+   * day): a build uploads its objects before its manifest, and a bucket has no lock.
+   */
+  uploadGraceMs?: number;
 }

@@ -1,11 +1,13 @@
 import type { DatasetName } from '../model/dataset.js';
 import type { FreshnessFacts } from '../model/freshness.js';
-import type { DriftAcceptance, ResourceEntry, ServingIndexEntry } from '../model/manifest.js';
+import type { DriftAcceptance, Manifest, ResourceEntry, ServingIndexEntry } from '../model/manifest.js';
 import type { SourceFile } from '../model/report.js';
 
 /** Resources written to a private temp folder, not yet visible to any reader. */
 export interface StagedBundle {
   dataset: DatasetName;
+  /** The manifest format it is published in: the current one, or a synced bundle's own (its id depends on it). */
+  format: Manifest['format'];
   directory: string;
   files: ResourceEntry[];
   servingIndex?: ServingIndexEntry;

@@ -1,8 +1,9 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { execa } from 'execa';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleFilePath } from '../helpers/bundle-file.js';
 import { CLI, REPO_ROOT, runCli, runCliProcess, tempDir } from '../helpers/cli.js';
 import { spaceTag } from '../../src/lib/process-temp-dir.js';
 import { startS3, type TestS3 } from '../helpers/s3-server.js';
@@ -15,11 +16,24 @@ const LATEST = '2026-11-22T14:00:00.000Z';
 
 let s3: TestS3;
 let sources: string;
+/**
+ * The sample with one article retitled: a build of it has an articles part of its own to upload
+ * and download, where a build of the same sources at a later --now shares its parts' blobs.
+ */
+let retitled: string;
 
 beforeAll(async () => {
   s3 = await startS3();
   sources = await tempDir('sources');
   expect((await runCli(['sample', '--out', sources, '--now', NOW, '--force'])).exitCode).toBe(0);
+  retitled = await tempDir('sources-retitled');
+  await cp(sources, retitled, { recursive: true });
+  const article = path.join(
+    retitled,
+    'articles/en-US',
+    (await readdir(path.join(retitled, 'articles/en-US'))).find((n) => n.endsWith('.md'))!,
+  );
+  await writeFile(article, (await readFile(article, 'utf8')).replace(/^title: .*$/m, 'title: "A title of its own"'));
 });
 afterAll(async () => {
   await s3?.dispose();
@@ -31,8 +45,8 @@ async function cli(args: string[], env: Record<string, string> = {}) {
 }
 const bucket = (name: string) => `s3://${s3.bucket}/${name}`;
 
-async function build(store: string, now: string, datasets = 'articles', env: Record<string, string> = {}) {
-  return cli(['build', '--datasets', datasets, '--sources', sources, '--store', store, '--now', now, '--json', '--quiet'], env);
+async function build(store: string, now: string, datasets = 'articles', env: Record<string, string> = {}, from = sources) {
+  return cli(['build', '--datasets', datasets, '--sources', from, '--store', store, '--now', now, '--json', '--quiet'], env);
 }
 
 /** A build as a process of its own: two of them race for the bucket's pointers for real. */
@@ -57,8 +71,8 @@ async function putObject(key: string, body: string): Promise<void> {
   }
 }
 
-async function builtId(store: string, now: string, datasets = 'articles'): Promise<string> {
-  const result = await build(store, now, datasets);
+async function builtId(store: string, now: string, datasets = 'articles', from = sources): Promise<string> {
+  const result = await build(store, now, datasets, {}, from);
   expect(result.exitCode, result.stderr + result.stdout).toBe(0);
   return JSON.parse(result.stdout).datasets[0].snapshotId;
 }
@@ -69,9 +83,12 @@ async function pointers(store: string): Promise<Record<string, { state: string; 
   return JSON.parse(result.stdout).pointers;
 }
 
-/** Starts a build that stops at a named point inside publishing, then kills it with SIGKILL. */
+/**
+ * Starts a build of the retitled sources (an articles part to upload) that stops at a named point
+ * inside publishing, then kills it with SIGKILL.
+ */
 async function killBuildAt(point: string, store: string, now: string): Promise<void> {
-  const child = execa('node', [CLI, 'build', '--datasets', 'articles', '--sources', sources, '--store', store, '--now', now, '--quiet'], {
+  const child = execa('node', [CLI, 'build', '--datasets', 'articles', '--sources', retitled, '--store', store, '--now', now, '--quiet'], {
     cwd: REPO_ROOT,
     reject: false,
     env: { ...s3.env, PDSNAP_PAUSE_AT: point },
@@ -168,7 +185,9 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
       expect(investors.status).toBe(200);
       expect(investors.body.data).toHaveLength(2);
       expect((await get(server.base, '/v1/articles?limit=1', bearer(key))).status).toBe(200);
-      expect(await readdir(path.join(cache, 'bundles', 'smart-money', ids['smart-money']))).toContain('serving-index.sqlite');
+      // The manifest in the bundle's folder, its files in the cache's blobs.
+      expect(await readdir(path.join(cache, 'bundles', 'smart-money', ids['smart-money']))).toEqual(['manifest.json']);
+      expect((await stat(await bundleFilePath(cache, ids['smart-money'], 'serving-index.sqlite'))).isFile()).toBe(true);
     } finally {
       await server.stop();
     }
@@ -261,10 +280,10 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
     await first.server.stop();
     const articles = ids.articles!.snapshotId!;
     const calendar = ids.calendar!.snapshotId!;
-    const calendarPart = path.join(cache, 'bundles', 'calendar', calendar, 'events', '00000.ndjson');
+    const calendarPart = await bundleFilePath(cache, calendar, 'events/00000.ndjson');
     const inode = (await stat(calendarPart)).ino;
     // The articles copy damaged in the cache; a download left by a killed server (pid 999999 runs nowhere).
-    const articlesPart = path.join(cache, 'bundles', 'articles', articles, 'articles', '00000.ndjson');
+    const articlesPart = await bundleFilePath(cache, articles, 'articles/00000.ndjson');
     await writeFile(articlesPart, `${await readFile(articlesPart, 'utf8')}x`);
     const downloading = (await readdir(path.join(cache, 'downloading'))).length;
     const dead = path.join(cache, 'downloading', `download-${spaceTag()}-999999-AbC123`);
@@ -305,7 +324,7 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
     const { server, key } = await serveFrom(store, ['--cache', cache], { PDSNAP_FAIL_AT: 'object-download' });
     try {
       expect((await readiness(server.base)).datasets.articles?.snapshotId).toBe(first);
-      const second = await builtId(store, LATER);
+      const second = await builtId(store, LATER, 'articles', retitled);
       const state = await until(
         'the refusal',
         () => readiness(server.base),
@@ -313,7 +332,7 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
       );
       expect(state.datasets.articles).toMatchObject({ ready: true, snapshotId: first });
       // The object whose download was cut is named, not the local file it was going to.
-      expect(state.datasets.articles?.refused?.reason).toMatch(/load failed: s3:\/\/[^ ]+\/articles\/00000\.ndjson: .*socket hang up/);
+      expect(state.datasets.articles?.refused?.reason).toMatch(/load failed: s3:\/\/[^ ]+\/blobs\/sha256\/[0-9a-f]{64}: .*socket hang up/);
       expect((await get(server.base, '/v1/articles?limit=1', bearer(key))).status).toBe(200);
       expect(await readdir(path.join(cache, 'bundles', 'articles'))).toEqual([first]);
       // A read error is retried at the next poll, so another attempt may be under way at any
@@ -343,7 +362,9 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
       // (bit rot, or a tool writing into the bucket): same size, other bytes, the recorded digest kept.
       await killBuildAt('manifest-written', store, LATER);
       const second = (await readdir(path.join(s3.dir, s3.bucket, 'damage', 'bundles', 'articles'))).find((id) => id !== first)!;
-      const file = s3.objectFile(`damage/bundles/articles/${second}/articles/00000.ndjson`);
+      const manifest = JSON.parse(await readFile(s3.objectFile(`damage/bundles/articles/${second}/manifest.json`), 'utf8'));
+      const blob = `damage/blobs/sha256/${manifest.files[0].sha256}`;
+      const file = s3.objectFile(blob);
       const bytes = await readFile(file);
       bytes[10] = bytes[10] === 0x61 ? 0x62 : 0x61;
       await writeFile(file, bytes);
@@ -358,7 +379,7 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
         (r) => r.datasets.articles?.refused?.snapshotId === second,
       );
       expect(state.datasets.articles).toMatchObject({ ready: true, snapshotId: first });
-      const object = `s3://${s3.bucket}/damage/bundles/articles/${second}/articles/00000.ndjson`;
+      const object = `s3://${s3.bucket}/${blob}`;
       expect(state.datasets.articles?.refused?.reason).toContain(`articles/00000.ndjson does not match its sha256 (${object})`);
 
       const validate = await cli(['validate', '--store', store, '--now', LATER, '--datasets', 'articles']);
@@ -373,7 +394,7 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
 
       // The same content built again finds the object damaged (read back, not trusted by its
       // recorded digest) and uploads it again, as a folder store republishes a damaged bundle.
-      const rebuilt = await build(store, LATER);
+      const rebuilt = await build(store, LATER, 'articles', {}, retitled);
       expect(rebuilt.exitCode, rebuilt.stderr + rebuilt.stdout).toBe(0);
       const report = JSON.parse(rebuilt.stdout).datasets[0];
       expect(report.snapshotId).toBe(second);
@@ -396,6 +417,10 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
     expect(out.exitCode, out.stderr).toBe(0);
     expect(JSON.parse(out.stdout)).toMatchObject({ copied: [first, second], present: [] });
     expect((await pointers(store)).articles).toEqual({ state: 'ok', snapshotId: second });
+    // The two snapshots hold the same articles: one blob in the bucket, copied once.
+    expect(
+      (await readdir(path.join(s3.dir, s3.bucket, 'synced', 'blobs', 'sha256'))).filter((n) => n.endsWith('._S3rver_object')),
+    ).toHaveLength(1);
 
     const again = await cli(['sync', folder, store, '--now', LATER, '--json']);
     expect(JSON.parse(again.stdout)).toMatchObject({ copied: [], present: [first, second] });
@@ -407,10 +432,11 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
     const validate = await cli(['validate', '--store', back, '--now', LATER, '--datasets', 'articles']);
     expect(validate.exitCode, validate.stdout).toBe(0);
 
-    // A damaged source object stops the sync before any pointer moves, naming it.
-    await builtId(folder, LATEST);
+    // A damaged source object stops the sync before any pointer moves, naming it (a part the
+    // target lacks: one it holds already is not copied, so not read).
+    await builtId(folder, LATEST, 'articles', retitled);
     const third = (await pointers(folder)).articles!.snapshotId!;
-    const part = path.join(folder, 'bundles', 'articles', third, 'articles', '00000.ndjson');
+    const part = await bundleFilePath(folder, third, 'articles/00000.ndjson');
     const bytes = await readFile(part);
     bytes[5] = bytes[5] === 0x61 ? 0x62 : 0x61;
     await writeFile(part, bytes);

@@ -99,6 +99,24 @@ describe('pdsnap sample + build', () => {
     );
   });
 
+  it('stores a rebuild whose records did not change as a new manifest and no new blob', async () => {
+    const store = await tempDir('store');
+    await cp(built.store, store, { recursive: true });
+    const blobs = async () =>
+      (await readdir(path.join(store, 'blobs'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+    const before = await blobs();
+    // The next day's build of the same sources: every dataset gets a new snapshot, current moves to it.
+    const { result, report } = await buildJson(sources, store, LATER);
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    for (const d of report.datasets) {
+      expect(d, d.dataset).toMatchObject({ outcome: 'published', madeCurrent: true });
+      expect(d.snapshotId).not.toBe(built.report.datasets.find((b: { dataset: string }) => b.dataset === d.dataset).snapshotId);
+    }
+    expect((await blobs()).map((e) => e.name).sort()).toEqual(before.map((e) => e.name).sort());
+    const validate = await runCli(['validate', '--store', store, '--now', LATER]);
+    expect(validate.exitCode, String(validate.stdout)).toBe(0);
+  });
+
   it('refuses to publish a snapshot that is already stale and leaves current unchanged', async () => {
     // The shared build at NOW, copied: its articles snapshot is current before the stale build.
     const store = await tempDir('store');

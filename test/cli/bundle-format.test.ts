@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/lib/sqlite.js';
+import { blobPath } from '../../src/publish/bundle-files.js';
+import { bundleFilePath } from '../helpers/bundle-file.js';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 
 // The committed sample is dated for this instant.
@@ -68,18 +70,32 @@ describe('bundles of NDJSON parts', () => {
     expect(validate.exitCode).toBe(2);
     const smartMoney = JSON.parse(String(validate.stdout)).datasets.find((d: { dataset: string }) => d.dataset === 'smart-money');
     expect(smartMoney.rules[0].message).toContain(
-      `bundle format ${format} is not read by this pdsnap (it reads format 3): rebuild it with pdsnap build`,
+      `bundle format ${format} is not read by this pdsnap (it reads formats 3 and 4): rebuild it with pdsnap build`,
     );
     const inspect = await runCli(['inspect', dataset.snapshotId, '--store', store]);
     expect(inspect.exitCode).toBe(2);
   });
 });
 
-/** A manifest's serving index entry rewritten for other bytes (a sample's index is one chunk). */
-function indexEntryFor(entry: { chunks: { bytes: number } }, bytes: Buffer): object {
-  expect(bytes.length).toBeLessThan(entry.chunks.bytes);
+/**
+ * Puts other bytes in a bundle's serving index: the manifest's entry rewritten for them (a sample's
+ * index is one chunk), and the bytes in the blob their digest names. The id stays: the index takes
+ * no part in it.
+ */
+async function replaceIndex(store: string, snapshotId: string, bytes: Buffer): Promise<void> {
+  const manifestFile = path.join(store, 'bundles/smart-money', snapshotId, 'manifest.json');
+  const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+  expect(bytes.length).toBeLessThan(manifest.servingIndex.chunks.bytes);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { ...entry, bytes: bytes.length, sha256, chunks: { bytes: entry.chunks.bytes, sha256: [sha256] } };
+  manifest.servingIndex = {
+    ...manifest.servingIndex,
+    bytes: bytes.length,
+    sha256,
+    chunks: { bytes: manifest.servingIndex.chunks.bytes, sha256: [sha256] },
+  };
+  await mkdir(path.dirname(blobPath(store, sha256)), { recursive: true });
+  await writeFile(blobPath(store, sha256), bytes);
+  await writeFile(manifestFile, JSON.stringify(manifest));
 }
 
 describe('the serving index in a Smart Money bundle', () => {
@@ -90,22 +106,16 @@ describe('the serving index in a Smart Money bundle', () => {
     expect(two.manifest.servingIndex).toEqual(one.manifest.servingIndex);
     // An index written by another SQLite (other bytes, other digest) leaves the id as it is.
     const { store, dataset } = await pristineCopy('index-other-bytes');
-    const bundle = path.join(store, 'bundles/smart-money', dataset.snapshotId);
-    const index = path.join(bundle, 'serving-index.sqlite');
-    const bytes = await readFile(index);
+    const bytes = await readFile(await bundleFilePath(store, dataset.snapshotId, 'serving-index.sqlite'));
     bytes.writeUInt32BE(bytes.readUInt32BE(96) + 1, 96); // the header's "written by SQLite version" field
-    await writeFile(index, bytes);
-    const manifest = JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8'));
-    manifest.servingIndex = indexEntryFor(manifest.servingIndex, bytes);
-    await writeFile(path.join(bundle, 'manifest.json'), JSON.stringify(manifest));
+    await replaceIndex(store, dataset.snapshotId, bytes);
     const validate = await runCli(['validate', '--datasets', 'smart-money', '--store', store, '--now', NOW, '--json']);
     expect(validate.exitCode, String(validate.stdout)).toBe(0);
   });
 
   it('is verified by validate and gate: a damaged index or one that disagrees with the manifest is named', async () => {
     const { store, dataset } = await pristineCopy('index-damaged');
-    const bundle = path.join(store, 'bundles/smart-money', dataset.snapshotId);
-    const index = path.join(bundle, 'serving-index.sqlite');
+    const index = await bundleFilePath(store, dataset.snapshotId, 'serving-index.sqlite');
     const original = await readFile(index);
     const damaged = Buffer.from(original);
     damaged.writeUInt8(damaged.readUInt8(damaged.length - 100) ^ 0xff, damaged.length - 100);
@@ -120,12 +130,7 @@ describe('the serving index in a Smart Money bundle', () => {
     const db = openSqlite(copy);
     db.exec('DELETE FROM trades WHERE ord = (SELECT max(ord) FROM trades)');
     db.close();
-    const fewer = await readFile(copy);
-    await writeFile(index, fewer);
-    const manifestFile = path.join(bundle, 'manifest.json');
-    const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
-    manifest.servingIndex = indexEntryFor(manifest.servingIndex, fewer);
-    await writeFile(manifestFile, JSON.stringify(manifest));
+    await replaceIndex(store, dataset.snapshotId, await readFile(copy));
     const validate = await runCli(['validate', '--datasets', 'smart-money', '--store', store, '--now', NOW, '--json']);
     expect(validate.exitCode).toBe(2);
     expect(JSON.parse(String(validate.stdout)).datasets[0].rules[0].message).toMatch(

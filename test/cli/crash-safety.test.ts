@@ -2,6 +2,7 @@ import { execa } from 'execa';
 import { cp, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { bundleFilePath } from '../helpers/bundle-file.js';
 import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 
 const NOW = '2026-11-22T12:00:00.000Z';
@@ -108,7 +109,7 @@ describe('a published bundle with one flipped byte', () => {
     const store = await tempDir('store');
     const build = await runCli(['build', '--datasets', 'calendar', '--sources', sources, '--store', store, '--now', NOW, '--json']);
     const id = JSON.parse(String(build.stdout)).datasets[0].snapshotId as string;
-    const file = path.join(store, 'bundles/calendar', id, 'events/00000.ndjson');
+    const file = await bundleFilePath(store, id, 'events/00000.ndjson');
     const bytes = await readFile(file);
     const middle = Math.floor(bytes.length / 2);
     bytes[middle] = bytes[middle]! ^ 0x20;

@@ -1,7 +1,7 @@
 import { cp, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Manifest } from '../../src/model/manifest.js';
+import { FolderStore } from '../../src/publish/folder-store.js';
 import { locateSecurityIdentifiers } from '../../src/model/security-identifiers.js';
 import { readResourceRecords } from '../../src/publish/record-reader.js';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
@@ -24,13 +24,12 @@ interface DatasetReport {
 }
 
 /** A published bundle: its manifest, every byte of its record parts, and a reader of one resource's records. */
-async function openBundle(store: string, dataset: string, snapshotId: string) {
-  const directory = path.join(store, 'bundles', dataset, snapshotId);
-  const manifest = Manifest.parse(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')));
-  const text = (await Promise.all(manifest.files.map((file) => readFile(path.join(directory, file.path), 'utf8')))).join('\n');
+async function openBundle(store: string, _dataset: string, snapshotId: string) {
+  const { manifest, locate } = await new FolderStore(store).openBundle(snapshotId);
+  const text = (await Promise.all(manifest.files.map((file) => readFile(locate(file), 'utf8')))).join('\n');
   const records = async (resource: string) => {
     const out: unknown[] = [];
-    for await (const record of readResourceRecords(manifest, directory, resource)) out.push(record);
+    for await (const record of readResourceRecords(manifest, locate, resource)) out.push(record);
     return out;
   };
   return { manifest, text, records };

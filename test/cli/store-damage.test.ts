@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { bundleFilePath } from '../helpers/bundle-file.js';
 import { REPO_ROOT, runCli, runCliProcess, tempDir } from '../helpers/cli.js';
 
 // The committed sample is dated for this instant; later builds stay within its freshness.
@@ -154,7 +155,7 @@ describe('a store damaged from outside pdsnap', () => {
 
   it("a folder restored where a part file belongs is that bundle's damage, named, not an unexpected error", async () => {
     const { store, first } = await storeBuiltAt10();
-    const part = path.join(store, 'bundles/articles', first.report.snapshotId, 'articles/00000.ndjson');
+    const part = await bundleFilePath(store, first.report.snapshotId, 'articles/00000.ndjson');
     await rm(part);
     await mkdir(part);
     const validate = await runCli(['validate', '--store', store, '--datasets', 'articles', '--now', NOW, '--json']);

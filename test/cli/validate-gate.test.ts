@@ -6,6 +6,7 @@ import type { FreshnessFacts } from '../../src/model/freshness.js';
 import { FolderStore } from '../../src/publish/folder-store.js';
 import { DEFAULT_LIMITS, freshUntil } from '../../src/validate/freshness.js';
 import type { ValidationReport } from '../../src/validate/report.js';
+import { bundleFilePath } from '../helpers/bundle-file.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { article, calendarEvent } from '../helpers/records.js';
 import { consensusRow, investor, trade } from '../validate/records.js';
@@ -144,7 +145,7 @@ describe('pdsnap validate', () => {
     const id = await publish(store, 'articles');
     await publish(store, 'calendar');
     await publish(store, 'smart-money');
-    const file = path.join(store, 'bundles/articles', id, 'articles/00000.ndjson');
+    const file = await bundleFilePath(store, id, 'articles/00000.ndjson');
     const bytes = await readFile(file);
     const at = bytes.indexOf('Jane Doe') + 5;
     bytes[at] = bytes[at]! ^ 0x01; // 'D' -> 'E': same size, different digest

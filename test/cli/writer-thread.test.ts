@@ -1,6 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FolderStore } from '../../src/publish/folder-store.js';
+import { bundleFiles as listedFiles } from '../../src/publish/manifest-check.js';
 import { REPO_ROOT, runCli, runCliProcess, tempDir } from '../helpers/cli.js';
 
 /**
@@ -45,12 +47,14 @@ async function buildProfiled(env: Record<string, string>) {
 }
 
 /** Every file of a store's bundles, by path, with its bytes. */
+/** Every bundle's manifest and every file it lists, by `<snapshotId>/<name>`. */
 async function bundleFiles(store: string): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
-  const root = path.join(store, 'bundles');
-  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile())
-      files.set(path.relative(root, path.join(entry.parentPath, entry.name)), await readFile(path.join(entry.parentPath, entry.name)));
+  const folder = new FolderStore(store);
+  for (const { snapshotId } of await folder.listSnapshots()) {
+    const bundle = await folder.openBundle(snapshotId);
+    files.set(`${snapshotId}/manifest.json`, await readFile(path.join(folder.bundleDir(snapshotId), 'manifest.json')));
+    for (const entry of listedFiles(bundle.manifest)) files.set(`${snapshotId}/${entry.path}`, await readFile(bundle.locate(entry)));
   }
   return files;
 }

@@ -1,6 +1,7 @@
 import { cp, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { bundleFilePath } from './bundle-file.js';
 import { hostileCase, MARKER, NOW, SAMPLE_SOURCES, type Dataset } from './hostile-inputs.js';
 import { expect } from 'vitest';
 import { runCli, runCliMeasured, tempDir } from './cli.js';
@@ -153,14 +154,13 @@ export async function published(
   resource: string,
 ): Promise<{ manifest: { sources: { path: string; resolvedPath?: string }[] }; records: unknown[] }> {
   const pointer = JSON.parse(await readFile(path.join(store, 'current', `${dataset}.json`), 'utf8')) as { snapshotId: string };
-  const bundle = path.join(store, 'bundles', dataset, pointer.snapshotId);
-  const manifest = JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8')) as {
+  const manifest = JSON.parse(await readFile(path.join(store, 'bundles', dataset, pointer.snapshotId, 'manifest.json'), 'utf8')) as {
     sources: { path: string; resolvedPath?: string }[];
     files: { path: string }[];
   };
   const records: unknown[] = [];
   for (const file of manifest.files.filter((entry) => entry.path.startsWith(`${resource}/`))) {
-    const text = await readFile(path.join(bundle, file.path), 'utf8');
+    const text = await readFile(await bundleFilePath(store, pointer.snapshotId, file.path), 'utf8');
     for (const line of text.split('\n')) if (line !== '') records.push(JSON.parse(line));
   }
   return { manifest, records };

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recordKey } from '../../src/model/record-keys.js';
 import { type BundleSide, diffBundles, type ResourceDiff } from '../../src/publish/bundle-diff.js';
+import { inFolder } from '../../src/publish/bundle-files.js';
 import { BundleIntegrityError } from '../../src/publish/store-errors.js';
 import { tempDir } from '../helpers/cli.js';
 
@@ -21,7 +22,7 @@ function line(trade: Trade): string {
   return JSON.stringify(Object.fromEntries(Object.entries(trade).sort(([a], [b]) => (a < b ? -1 : 1))));
 }
 
-async function writeSide(root: string, label: string, lines: string[], parts: number): Promise<BundleSide> {
+async function writeSide(root: string, label: string, lines: string[], parts: number): Promise<BundleSide & { directory: string }> {
   const directory = path.join(root, label);
   await mkdir(path.join(directory, 'trades'), { recursive: true });
   const files = [];
@@ -38,7 +39,7 @@ async function writeSide(root: string, label: string, lines: string[], parts: nu
       records: slice.length,
     });
   }
-  return { label, directory, files };
+  return { label, directory, locate: inFolder(directory), files };
 }
 
 function model(before: string[], after: string[], limit: number): Omit<ResourceDiff, 'resource'> {

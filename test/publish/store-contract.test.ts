@@ -1,15 +1,17 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATASET_RESOURCES } from '../../src/model/dataset.js';
 import type { DriftAcceptance } from '../../src/model/manifest.js';
 import { diffBundles } from '../../src/publish/bundle-diff.js';
+import { bundleFiles } from '../../src/publish/manifest-check.js';
 import { FolderStore } from '../../src/publish/folder-store.js';
 import { openStore } from '../../src/publish/open-store.js';
 import { parseBucketLocation } from '../../src/publish/s3-location.js';
 import type { SnapshotStore } from '../../src/publish/snapshot-store.js';
 import type { ManifestFields } from '../../src/publish/staged-bundle.js';
 import { CurrentMovedError, StoreUnavailableError } from '../../src/publish/store-errors.js';
+import { bundleFilePath } from '../helpers/bundle-file.js';
 import { tempDir } from '../helpers/cli.js';
 import { article } from '../helpers/records.js';
 import { startS3, type TestS3 } from '../helpers/s3-server.js';
@@ -23,11 +25,12 @@ interface StoreUnderTest {
   name: string;
   /** A new, empty store of this kind. */
   fresh(): Promise<SnapshotStore>;
-  /** Overwrites a stored object's bytes, as bit rot or a hand edit would (path relative to the store). */
-  damage(store: SnapshotStore, file: string, edit: (bytes: Buffer) => Buffer): Promise<void>;
-  remove(store: SnapshotStore, file: string): Promise<void>;
+  /** The local file that holds a bundle's file (`manifest.json`, or a name its manifest lists). */
+  fileOf(store: SnapshotStore, snapshotId: string, name: string): Promise<string>;
   /** A store of this kind that cannot exist. */
   missing(): SnapshotStore;
+  /** The digests of the blobs the store holds. */
+  blobs(store: SnapshotStore): Promise<string[]>;
 }
 
 let s3: TestS3;
@@ -53,28 +56,50 @@ afterAll(async () => {
   await s3?.dispose();
 });
 
+/** Where a bundle's file is, relative to the store: its manifest in the bundle's folder, any other file a blob. */
+async function keyOf(store: SnapshotStore, snapshotId: string, name: string): Promise<string> {
+  if (name === 'manifest.json') return `bundles/articles/${snapshotId}/manifest.json`;
+  const entry = bundleFiles(await store.readManifest(snapshotId)).find((file) => file.path === name)!;
+  return `blobs/sha256/${entry.sha256}`;
+}
+
 const folder: StoreUnderTest = {
   name: 'a folder',
   fresh: async () => new FolderStore(await tempDir('contract-folder')),
-  damage: async (store, file, edit) => {
-    const full = path.join(store.location, file);
-    await writeFile(full, edit(await readFile(full)));
-  },
-  remove: async (store, file) => rm(path.join(store.location, file)),
+  fileOf: async (store, snapshotId, name) =>
+    name === 'manifest.json'
+      ? path.join(store.location, await keyOf(store, snapshotId, name))
+      : bundleFilePath(store.location, snapshotId, name),
   // Under a file: the folder can never be created (ENOTDIR).
   missing: () => new FolderStore(path.join(fileInTheWay, 'store')),
+  blobs: async (store) => filesUnder(path.join(store.location, 'blobs')),
 };
 
 const bucket: StoreUnderTest = {
   name: 'a bucket',
-  fresh: async () => openStore(`s3://${s3.bucket}/store-${++stores}`),
-  damage: async (store, file, edit) => {
-    const full = s3.objectFile(`${parseBucketLocation(store.location).prefix}${file}`);
-    await writeFile(full, edit(await readFile(full)));
-  },
-  remove: async (store, file) => rm(s3.objectFile(`${parseBucketLocation(store.location).prefix}${file}`)),
+  // gc may delete an unlisted blob at once: no upload of these tests is under way while it runs.
+  fresh: async () => openStore(`s3://${s3.bucket}/store-${++stores}`, { uploadGraceMs: 0 }),
+  fileOf: async (store, snapshotId, name) =>
+    s3.objectFile(`${parseBucketLocation(store.location).prefix}${await keyOf(store, snapshotId, name)}`),
   missing: () => openStore('s3://no-such-bucket/prefix'),
+  blobs: async (store) =>
+    (await filesUnder(path.join(s3.dir, s3.bucket, `${parseBucketLocation(store.location).prefix}blobs`)))
+      .map((name) => name.replace('._S3rver_object', ''))
+      .filter((name) => /^[0-9a-f]{64}$/.test(name)),
 };
+
+async function filesUnder(folder: string): Promise<string[]> {
+  const names: string[] = [];
+  for (const entry of await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []))
+    if (entry.isFile()) names.push(entry.name);
+  return names.sort();
+}
+
+/** Overwrites a stored file's bytes, as bit rot or a hand edit would. */
+async function damage(kind: StoreUnderTest, store: SnapshotStore, snapshotId: string, name: string, edit: (bytes: Buffer) => Buffer) {
+  const file = await kind.fileOf(store, snapshotId, name);
+  await writeFile(file, edit(await readFile(file)));
+}
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
@@ -101,9 +126,6 @@ async function publish(store: SnapshotStore, slugs: string[], generatedAt: Date,
 async function current(store: SnapshotStore): Promise<string | null> {
   return (await store.currentPointer('articles'))?.snapshotId ?? null;
 }
-
-const part = (snapshotId: string) => `bundles/articles/${snapshotId}/articles/00000.ndjson`;
-const manifestFile = (snapshotId: string) => `bundles/articles/${snapshotId}/manifest.json`;
 
 /** Changes one byte and keeps the size: only a digest tells. */
 const flipByte = (bytes: Buffer) => {
@@ -188,7 +210,7 @@ describe.each([folder, bucket])('the store contract on $name', (kind) => {
 
       const side = async (id: string) => {
         const bundle = await store.openBundle(id);
-        return { label: id, directory: bundle.directory, files: bundle.manifest.files };
+        return { label: id, locate: bundle.locate, files: bundle.manifest.files };
       };
       const [diff] = await diffBundles(
         await side(older.snapshotId),
@@ -223,13 +245,13 @@ describe.each([folder, bucket])('the store contract on $name', (kind) => {
     const store = await kind.fresh();
     try {
       const first = await publish(store, ['a', 'b'], at(0));
-      await kind.damage(store, part(first.snapshotId), flipByte);
+      await damage(kind, store, first.snapshotId, 'articles/00000.ndjson', flipByte);
       await expect(store.verifyBundle(first.snapshotId)).rejects.toThrow(/articles\/00000\.ndjson/);
       const repaired = await publish(store, ['a', 'b'], at(0));
       expect(repaired.republishedDamaged).toMatch(/articles\/00000\.ndjson/);
       await store.verifyBundle(first.snapshotId);
 
-      await kind.damage(store, manifestFile(first.snapshotId), (bytes) =>
+      await damage(kind, store, first.snapshotId, 'manifest.json', (bytes) =>
         Buffer.from(bytes.toString().replace('"allowStale": false', '"allowStale": true')),
       );
       await expect(store.readManifest(first.snapshotId)).rejects.toThrow(/does not match its snapshot id/);
@@ -245,7 +267,7 @@ describe.each([folder, bucket])('the store contract on $name', (kind) => {
     const store = await kind.fresh();
     try {
       const first = await publish(store, ['a'], at(0));
-      await kind.remove(store, manifestFile(first.snapshotId));
+      await rm(await kind.fileOf(store, first.snapshotId, 'manifest.json'));
       const states = await store.pointerStates();
       expect(states.articles).toMatchObject({ state: 'broken', snapshotId: first.snapshotId });
       expect(states.articles.reason).toContain(`points at ${first.snapshotId}, which is not in the store`);
@@ -279,6 +301,64 @@ describe.each([folder, bucket])('the store contract on $name', (kind) => {
         await one.close();
         await other.close();
       }
+    }
+  });
+
+  it('stores each file once: an unchanged snapshot adds its manifest and no blob, and gc deletes a blob only when no kept manifest lists it', async () => {
+    const store = await kind.fresh();
+    try {
+      const first = await publish(store, ['a', 'b'], at(0));
+      const second = await publish(store, ['a', 'b'], at(1));
+      expect(second).toMatchObject({ published: true, madeCurrent: true });
+      expect(second.snapshotId).not.toBe(first.snapshotId);
+      const shared = (await store.readManifest(first.snapshotId)).files[0]!.sha256;
+      expect((await store.readManifest(second.snapshotId)).files[0]!.sha256).toBe(shared);
+      expect(await kind.blobs(store)).toEqual([shared]);
+
+      const third = await publish(store, ['c'], at(2));
+      const own = (await store.readManifest(third.snapshotId)).files[0]!.sha256;
+      expect(await kind.blobs(store)).toEqual([shared, own].sort());
+      // first goes; second, the one before current, keeps the shared blob listed.
+      const kept = await store.gc(1, false);
+      expect(kept.deleted).toEqual([first.snapshotId]);
+      expect(kept.blobs).toEqual({ deleted: 0, bytes: 0, skipped: null });
+      expect(await kind.blobs(store)).toEqual([shared, own].sort());
+
+      await publish(store, ['d'], at(3));
+      const dry = await store.gc(1, true);
+      expect(dry.deleted).toEqual([second.snapshotId]);
+      expect(dry.blobs.deleted).toBe(1);
+      expect(await kind.blobs(store)).toContain(shared);
+      const swept = await store.gc(1, false);
+      expect(swept.blobs).toMatchObject({ deleted: 1, skipped: null });
+      expect(await kind.blobs(store)).not.toContain(shared);
+      await store.verifyBundle(third.snapshotId);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reads and serves a bundle of format 3, whose files are in its own folder', async () => {
+    const store = await kind.fresh();
+    try {
+      const { staged } = await store.stage('articles', (sink) => {
+        sink.add('articles', article('legacy'));
+      });
+      const old = await store.commit({ ...staged, format: 3 }, fields(at(0)), at(0));
+      expect((await store.readManifest(old.snapshotId)).format).toBe(3);
+      expect(await kind.blobs(store)).toEqual([]);
+      await store.verifyBundle(old.snapshotId);
+      const slugs: string[] = [];
+      for await (const record of (await store.openBundle(old.snapshotId)).records('articles'))
+        slugs.push((record as { slug: string }).slug);
+      expect(slugs).toEqual(['legacy']);
+      // A later build in the current format shares nothing with it, and gc deletes the old folder whole.
+      await publish(store, ['new'], at(1));
+      await publish(store, ['newer'], at(2));
+      expect((await store.gc(1, false)).deleted).toEqual([old.snapshotId]);
+      await expect(store.readManifest(old.snapshotId)).rejects.toThrow(/does not exist/);
+    } finally {
+      await store.close();
     }
   });
 

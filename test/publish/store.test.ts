@@ -6,6 +6,7 @@ import { canonicalJson } from '../../src/publish/canonical-json.js';
 import type { ManifestFields } from '../../src/publish/staged-bundle.js';
 import { FolderStore } from '../../src/publish/folder-store.js';
 import { BundleIntegrityError } from '../../src/publish/store-errors.js';
+import { bundleFilePath } from '../helpers/bundle-file.js';
 import { article } from '../helpers/records.js';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
@@ -53,7 +54,7 @@ describe('FolderStore', () => {
     const result = await publish(store, records);
     expect(result).toMatchObject({ published: true, madeCurrent: true, previousSnapshotId: null });
     expect(result.snapshotId).toMatch(/^articles-20261122T120000Z-[0-9a-f]{12}$/);
-    const bytes = await readFile(path.join(root, 'bundles/articles', result.snapshotId, 'articles/00000.ndjson'), 'utf8');
+    const bytes = await readFile(await bundleFilePath(root, result.snapshotId, 'articles/00000.ndjson'), 'utf8');
     expect(bytes).toBe(records.map((record) => `${canonicalJson(record)}\n`).join(''));
     const loaded = await store.openCurrent('articles');
     expect(await readAll(loaded!.records('articles'))).toEqual(records);
@@ -95,7 +96,7 @@ describe('FolderStore', () => {
 
   it('refuses a bundle with one flipped byte in a resource', async () => {
     const { snapshotId } = await publish(store, [article('one')]);
-    const file = path.join(root, 'bundles/articles', snapshotId, 'articles/00000.ndjson');
+    const file = await bundleFilePath(root, snapshotId, 'articles/00000.ndjson');
     const bytes = await readFile(file);
     bytes[5] = bytes[5]! ^ 0x01;
     await writeFile(file, bytes);

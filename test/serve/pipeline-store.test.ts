@@ -2,6 +2,7 @@ import { copyFile, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bundleFilePath } from '../helpers/bundle-file.js';
 import { runCli } from '../helpers/cli.js';
 import { openSqlite } from '../../src/lib/sqlite.js';
 import { checkServingIndex } from '../../src/publish/serving-index.js';
@@ -74,7 +75,7 @@ describe('serving pipeline-built bundles', () => {
     const records = async (resource: string) => {
       const lines: string[] = [];
       for (const file of manifest.files.filter((f: { path: string }) => f.path.startsWith(`${resource}/`))) {
-        lines.push(...(await readFile(path.join(bundle, file.path), 'utf8')).split('\n').filter(Boolean));
+        lines.push(...(await readFile(await bundleFilePath(store, id!, file.path), 'utf8')).split('\n').filter(Boolean));
       }
       return lines.map((line) => JSON.parse(line));
     };
@@ -128,7 +129,7 @@ describe('serving pipeline-built bundles', () => {
           .reduce((sum: number, f: { records: number }) => sum + f.records, 0),
       ]),
     );
-    const current = path.join(bundle, 'serving-index.sqlite');
+    const current = await bundleFilePath(store, id!, 'serving-index.sqlite');
     expect(manifest.servingIndex.schema).toBe(3);
     expect(checkServingIndex(current, 3, counts)).toBeNull();
     const folder = await mkdtemp(path.join(tmpdir(), 'pdsnap-layout-'));
@@ -222,7 +223,7 @@ describe('serving pipeline-built bundles', () => {
 
   it('reads a Smart Money page once per snapshot and answers it again from memory, the same as read anew', async () => {
     const [id] = await readdir(path.join(store, 'bundles/smart-money'));
-    const file = path.join(store, 'bundles/smart-money', id!, 'serving-index.sqlite');
+    const file = await bundleFilePath(store, id!, 'serving-index.sqlite');
     const [served, fresh] = [SmartMoneyIndex.open(file), SmartMoneyIndex.open(file)];
     try {
       const text = (page: { data: readonly unknown[] }) => page.data.map((row) => (row as StoredJson).utf8.toString());

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, bearer, get, newKey, type RunningServer, startServer, TestClock } from './helpers/harness.js';
 import { articles } from './helpers/records.js';
 import { SnapshotRegistry } from '../../src/serve/snapshots.js';
+import { bundleFilePath } from '../helpers/bundle-file.js';
 import { articleResources, calendarResources, makeStore, publishDataset, smartMoneyResources } from './helpers/test-store.js';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
@@ -197,7 +198,7 @@ describe('unavailable datasets', () => {
       freshUntil: new Date(NOW.getTime() + 7 * DAY),
       facts: { coverageThrough: '2027-03-31' },
     });
-    const file = path.join(store.bundleDir(badId), 'events/00000.ndjson');
+    const file = await bundleFilePath(store.root, badId, 'events/00000.ndjson');
     const bytes = await readFile(file, 'utf8');
     await writeFile(file, bytes.replace('CPI y/y', 'CPI y/Y'));
     await server.app.snapshots.reload();
@@ -218,7 +219,7 @@ describe('read errors and corruption at start', () => {
   it('answers 503 when the only snapshot of a dataset fails verification', async () => {
     const clock = new TestClock(NOW);
     const made = await makeStore(NOW);
-    const file = path.join(made.store.bundleDir(made.ids.calendar as string), 'events/00000.ndjson');
+    const file = await bundleFilePath(made.store.root, made.ids.calendar as string, 'events/00000.ndjson');
     await writeFile(file, (await readFile(file, 'utf8')).replace('CPI y/y', 'CPI y/Y'));
     const key = await newKey(made.root, ALL_SCOPES, 'premium');
     server = await startServer(made.root, clock);
@@ -231,7 +232,7 @@ describe('read errors and corruption at start', () => {
   it('does not remember a read error as corruption: the next reload serves the bundle once it reads', async () => {
     const clock = new TestClock(NOW);
     const made = await makeStore(NOW);
-    const file = path.join(made.store.bundleDir(made.ids.articles as string), 'articles/00000.ndjson');
+    const file = await bundleFilePath(made.store.root, made.ids.articles as string, 'articles/00000.ndjson');
     // A folder where the part belongs: reading it fails with EISDIR, an I/O error, not a mismatch.
     await rename(file, `${file}.away`);
     await mkdir(file);
@@ -279,7 +280,7 @@ describe('smart money resources', () => {
     expect((await call('/v1/smart-money/trades?limit=100')).body.data).toEqual(resources.trades.slice(1));
 
     const damagedId = await withoutChunks(2, resources.trades.slice(2));
-    const index = path.join(store.bundleDir(damagedId), 'serving-index.sqlite');
+    const index = await bundleFilePath(store.root, damagedId, 'serving-index.sqlite');
     const bytes = await readFile(index);
     bytes.writeUInt8(bytes.readUInt8(100) ^ 0x01, 100);
     await writeFile(index, bytes);
@@ -300,7 +301,7 @@ describe('smart money resources', () => {
       { ...resources, trades: resources.trades.slice(1) },
       { generatedAt: at, freshUntil: new Date(NOW.getTime() + 7 * DAY) },
     );
-    const index = path.join(store.bundleDir(badId), 'serving-index.sqlite');
+    const index = await bundleFilePath(store.root, badId, 'serving-index.sqlite');
     const bytes = await readFile(index);
     bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 0x01, bytes.length - 1);
     await writeFile(index, bytes);

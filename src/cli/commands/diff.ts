@@ -90,7 +90,7 @@ async function open(store: SnapshotStore, dataset: DatasetName, name: string) {
   }
   const bundle = await store.openBundle(snapshotId);
   if (bundle.manifest.dataset !== dataset) throw new UsageError(`snapshot ${snapshotId} does not belong to dataset ${dataset}`);
-  return { label: snapshotId, directory: bundle.directory, files: bundle.manifest.files };
+  return { label: snapshotId, locate: bundle.locate, files: bundle.manifest.files };
 }
 
 function printDiff(report: DiffReport): void {

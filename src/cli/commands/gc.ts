@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { openStore } from '../../publish/open-store.js';
 import { DEFAULT_STORE, parseOptions, StoreOption, STORE_HELP } from '../options.js';
 import { withPathDefaults } from '../path-options.js';
+import { formatBytes } from '../../lib/byte-size.js';
 import { printJson, printLine } from '../output.js';
 import { requireStore } from '../required-path.js';
 
@@ -43,6 +44,9 @@ export function gcCommand(): Command {
         printLine(`kept ${id}: its manifest cannot be read (look at it; gc never deletes what it cannot read)`);
       for (const { dataset, reason } of result.skipped) printLine(`kept every ${dataset} bundle: ${reason}`);
       for (const left of result.removedLeftovers) printLine(`removed ${left}, left by a process that died`);
+      if (result.blobs.skipped) printLine(result.blobs.skipped);
+      else if (result.blobs.deleted > 0)
+        printLine(`${verb} ${result.blobs.deleted} blob(s) no kept snapshot lists (${formatBytes(result.blobs.bytes)})`);
       printLine(`${verb} ${result.deleted.length} bundle(s), kept ${result.kept.length}`);
     });
 }

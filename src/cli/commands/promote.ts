@@ -54,7 +54,7 @@ export function promoteCommand(): Command {
         if (bundle.manifest.dataset !== dataset) throw new UsageError(`snapshot ${snapshotId} does not belong to dataset ${dataset}`);
         const judgement = await judgeCandidate(
           store,
-          { dataset, side: sideOf(bundle.manifest, bundle.directory), facts: bundle.manifest.facts, publishedId: snapshotId },
+          { dataset, side: sideOf(bundle.manifest, bundle.locate), facts: bundle.manifest.facts, publishedId: snapshotId },
           {
             now: options.now,
             limits: config.limits,

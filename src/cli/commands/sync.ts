@@ -105,7 +105,7 @@ async function sync(from: SnapshotStore, to: SnapshotStore, datasets: DatasetNam
         continue;
       }
       const bundle = await from.openBundle(snapshot.snapshotId);
-      const staged = await to.stageCopy(bundle.manifest, bundle.directory);
+      const staged = await to.stageCopy(bundle.manifest, bundle.locate);
       await to.commit(staged, fieldsOf(bundle.manifest), now, { promote: false, candidate: snapshot.candidate });
       await from.retainOnly([]); // a bucket source's download is not needed any more
       report.copied.push(snapshot.snapshotId);

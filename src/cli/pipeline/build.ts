@@ -15,6 +15,7 @@ import { freshUntil } from '../../validate/freshness.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
 import type { DriftThresholds } from '../../validate/drift.js';
 import { recordsPerResource } from '../../model/manifest.js';
+import { inFolder } from '../../publish/bundle-files.js';
 import type { DriftSide } from './drift.js';
 import { judgeCandidate, newerCurrentAdvice } from './promotion.js';
 import { RECIPES } from './recipes.js';
@@ -190,7 +191,7 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
   const facts: FreshnessFacts = { generatedAt: options.now.toISOString(), ...derived.facts };
   const candidateSide: DriftSide = {
     label: `${dataset} candidate`,
-    directory: staged.directory,
+    locate: inFolder(staged.directory),
     files: staged.files,
     generatedAt: facts.generatedAt,
     facts,

@@ -5,6 +5,7 @@ import { type DriftAcceptance, type Manifest, recordsPerResource } from '../../m
 import { DRIFT_KEYED } from '../../model/record-keys.js';
 import { DAY_MS } from '../../lib/time.js';
 import { type BundleSide, diffBundles, type ResourceDiff } from '../../publish/bundle-diff.js';
+import type { FileLocator } from '../../publish/bundle-files.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
 import { BundleIntegrityError, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store-errors.js';
 import {
@@ -36,8 +37,8 @@ export interface DriftCheck {
   rules: RuleResult[];
 }
 
-export function sideOf(manifest: Manifest, directory: string): DriftSide {
-  return { label: manifest.snapshotId, directory, files: manifest.files, generatedAt: manifest.generatedAt, facts: manifest.facts };
+export function sideOf(manifest: Manifest, locate: FileLocator): DriftSide {
+  return { label: manifest.snapshotId, locate, files: manifest.files, generatedAt: manifest.generatedAt, facts: manifest.facts };
 }
 
 export async function checkDrift(
@@ -151,7 +152,7 @@ export async function baselineFor(store: SnapshotStore, manifest: Manifest): Pro
 async function openSide(store: SnapshotStore, snapshotId: string): Promise<{ side: DriftSide | null; note: string | undefined }> {
   try {
     const bundle = await store.openBundle(snapshotId);
-    return { side: sideOf(bundle.manifest, bundle.directory), note: undefined };
+    return { side: sideOf(bundle.manifest, bundle.locate), note: undefined };
   } catch (error) {
     if (error instanceof BundleIntegrityError || error instanceof SnapshotNotFoundError) {
       return { side: null, note: `the snapshot to compare with cannot be used (${error.message})` };

@@ -124,7 +124,7 @@ async function validateDataset(
     // Drift against the snapshot before it: is it whole, not only fresh? Accepted drift passes, saying so.
     const baseline = await baselineFor(store, bundle.manifest);
     const driftRules = withAcceptance(
-      (await checkDrift(dataset, baseline.side, sideOf(bundle.manifest, bundle.directory), drift, baseline.note)).rules,
+      (await checkDrift(dataset, baseline.side, sideOf(bundle.manifest, bundle.locate), drift, baseline.note)).rules,
       await store.acceptedDrift(bundle.manifest),
     );
     // The gate's own rule stays last: it is the verdict a deploy reads.

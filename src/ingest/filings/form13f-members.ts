@@ -4,7 +4,8 @@ import { pipeline, type Readable, Transform } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
 import yauzl from 'yauzl';
 import type { BuildNote } from '../../model/report.js';
-import { formatBytes, MAX_DATASET_MEMBER_BYTES, MAX_DATASET_MEMBERS } from '../source-limits.js';
+import { formatBytes } from '../../lib/byte-size.js';
+import { MAX_DATASET_MEMBER_BYTES, MAX_DATASET_MEMBERS } from '../source-limits.js';
 import { SourceProblem } from '../source-problem.js';
 
 /**

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
-import { MAX_DATASET_LINE_BYTES, formatBytes } from '../source-limits.js';
+import { formatBytes } from '../../lib/byte-size.js';
+import { MAX_DATASET_LINE_BYTES } from '../source-limits.js';
 import { firstInvalidUtf8 } from '../source-text.js';
 
 /**
