@@ -1,5 +1,3 @@
-import type { DatasetName } from './dataset.js';
-
 /**
  * The identity of a record within its resource: what `diff` matches records by and what drift
  * counts as a key lost or new. A change of any other field makes the record "changed", not
@@ -19,10 +17,3 @@ export function recordKey(resource: string, record: unknown): string {
   if (key === undefined || typeof record !== 'object' || record === null) throw new Error(`no record key for resource ${resource}`);
   return key(record as Record<string, unknown>);
 }
-
-/** The resources of each dataset whose key churn drift judges; trades are recomputed every quarter by design. */
-export const DRIFT_KEYED: Record<DatasetName, readonly string[]> = {
-  articles: ['articles'],
-  calendar: ['events'],
-  'smart-money': ['investors', 'consensus'],
-};

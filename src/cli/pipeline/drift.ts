@@ -2,19 +2,15 @@ import { DATASET_RESOURCES, type DatasetName } from '../../model/dataset.js';
 import type { FreshnessFacts } from '../../model/freshness.js';
 import type { RuleResult } from '../../model/rule-result.js';
 import { type DriftAcceptance, type Manifest, recordsPerResource } from '../../model/manifest.js';
-import { DRIFT_KEYED } from '../../model/record-keys.js';
-import { DAY_MS } from '../../lib/time.js';
 import { type BundleSide, diffBundles, type ResourceDiff } from '../../publish/bundle-diff.js';
 import type { FileLocator } from '../../publish/bundle-files.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
 import { BundleIntegrityError, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store-errors.js';
 import {
   type DatasetDriftThresholds,
-  type DatasetWatch,
   type DriftComparison,
-  type EventDates,
+  driftReading,
   evaluateDrift,
-  type InvestorFiling,
   type ResourceChange,
   SAMPLE_SIZE,
   standInBaselineRule,
@@ -50,18 +46,19 @@ export async function checkDrift(
   standIn?: RuleResult,
 ): Promise<DriftCheck> {
   if (baseline === null) return { baseline: null, rules: evaluateDrift(null, thresholds, noBaseline) };
-  const watch = new WatchCollector(dataset, baseline, candidate);
+  // The watched facts of each side, gathered from the records as the engine streams them.
+  const reading = driftReading(dataset);
+  const watch = { before: reading.watch(baseline), after: reading.watch(candidate) };
+  const watched = new Set([watch.before.resource]);
   // Records are compared only where drift judges them: key churn, and the watched facts. The other
   // resources (trades, which churn by design) are judged by their counts, which the manifests give;
   // reading them cost most of a full-scale check, and all of it when a new quarter changes every trade.
-  const compared = Object.keys(DATASET_RESOURCES[dataset]).filter(
-    (resource) => DRIFT_KEYED[dataset].includes(resource) || watch.resources.has(resource),
-  );
+  const compared = Object.keys(DATASET_RESOURCES[dataset]).filter((resource) => reading.keyed.includes(resource) || watched.has(resource));
   let diffs: ResourceDiff[];
   try {
     diffs = await diffBundles(baseline, candidate, compared, {
       limit: SAMPLE_SIZE,
-      observe: { resources: watch.resources, record: (side, resource, record) => watch.record(side, resource, record) },
+      observe: { resources: watched, record: (side, _resource, record) => watch[side].record(record) },
     });
   } catch (error) {
     // A damaged snapshot to compare with is no baseline (as at open): a build must still be able
@@ -74,21 +71,27 @@ export async function checkDrift(
   }
   const comparison: DriftComparison = {
     baseline: baseline.label,
-    resources: changesOf(dataset, baseline, candidate, diffs),
-    watch: watch.result(),
+    resources: changesOf(dataset, reading.keyed, baseline, candidate, diffs),
+    watch: { before: watch.before.result(), after: watch.after.result() },
   };
   const rules = evaluateDrift(comparison, thresholds);
   return { baseline: baseline.label, rules: standIn ? [standIn, ...rules] : rules };
 }
 
 /** The figures drift judges: counts of every resource from the manifests, key churn from the diff where keys are stable. */
-function changesOf(dataset: DatasetName, baseline: BundleSide, candidate: BundleSide, diffs: readonly ResourceDiff[]) {
+function changesOf(
+  dataset: DatasetName,
+  keyed: readonly string[],
+  baseline: BundleSide,
+  candidate: BundleSide,
+  diffs: readonly ResourceDiff[],
+) {
   const before = recordsPerResource(baseline.files);
   const after = recordsPerResource(candidate.files);
   const changes: Record<string, ResourceChange> = {};
   for (const resource of Object.keys(DATASET_RESOURCES[dataset])) {
     const counts = { before: before[resource] ?? 0, after: after[resource] ?? 0 };
-    const diff = DRIFT_KEYED[dataset].includes(resource) ? diffs.find((d) => d.resource === resource) : undefined;
+    const diff = keyed.includes(resource) ? diffs.find((d) => d.resource === resource) : undefined;
     changes[resource] = diff ? { ...counts, keys: { lost: diff.removed, added: diff.added, lostSample: diff.removedKeys } } : counts;
   }
   return changes;
@@ -177,76 +180,3 @@ export function withAcceptance(rules: RuleResult[], acceptance: DriftAcceptance 
       : rule,
   );
 }
-
-/** The facts a domain expert watches, gathered from the records as the engine streams them. */
-class WatchCollector {
-  readonly resources: ReadonlySet<string>;
-  private readonly newest = { before: null as string | null, after: null as string | null };
-  private readonly upcoming = { before: 0, after: 0 };
-  private readonly locales = { before: new Map<string, number>(), after: new Map<string, number>() };
-  private readonly events = { before: new Map<string, EventDates>(), after: new Map<string, EventDates>() };
-  private readonly investors = { before: new Map<string, InvestorFiling>(), after: new Map<string, InvestorFiling>() };
-
-  constructor(
-    private readonly dataset: DatasetName,
-    private readonly before: DriftSide,
-    private readonly after: DriftSide,
-  ) {
-    this.resources = new Set(dataset === 'articles' ? ['articles'] : dataset === 'calendar' ? ['events'] : ['investors']);
-  }
-
-  record(side: 'before' | 'after', resource: string, record: unknown): void {
-    const r = record as Record<string, string>;
-    if (resource === 'articles') {
-      this.locales[side].set(r.locale!, (this.locales[side].get(r.locale!) ?? 0) + 1);
-      if (this.newest[side] === null || r.publishedAt! > this.newest[side]!) this.newest[side] = r.publishedAt!;
-    } else if (resource === 'events') {
-      const from = Date.parse(this[side].generatedAt);
-      const at = Date.parse(r.scheduledAt!);
-      if (at >= from && at <= from + THIRTY_DAYS_MS) this.upcoming[side] += 1;
-      this.events[side].set(r.id!, {
-        scheduledAt: r.scheduledAt!,
-        verifiedAt: r.verifiedAt!,
-        country: r.country!,
-        eventName: r.eventName!,
-      });
-    } else if (resource === 'investors') {
-      const counts = record as { positionCount?: number; reportedValueTotal?: number };
-      this.investors[side].set(r.slug!, {
-        name: r.name!,
-        period: r.period!,
-        filedAt: r.filedAt!,
-        positionCount: counts.positionCount,
-        reportedValueTotal: counts.reportedValueTotal,
-        category: r.category,
-      });
-      if (this.newest[side] === null || r.period! > this.newest[side]!) this.newest[side] = r.period!;
-    }
-  }
-
-  result(): { before: DatasetWatch; after: DatasetWatch } {
-    const of = (side: 'before' | 'after'): DatasetWatch => {
-      if (this.dataset === 'articles') {
-        const feedItems = this[side].facts.feedItems;
-        return {
-          dataset: 'articles',
-          newestPublishedAt: this.newest[side],
-          locales: this.locales[side],
-          ...(feedItems ? { feedItems: new Map(Object.entries(feedItems)) } : {}),
-        };
-      }
-      if (this.dataset === 'calendar') {
-        return {
-          dataset: 'calendar',
-          generatedAt: this[side].generatedAt,
-          eventsNext30Days: this.upcoming[side],
-          events: this.events[side],
-        };
-      }
-      return { dataset: 'smart-money', newestPeriod: this.newest[side], investors: this.investors[side] };
-    };
-    return { before: of('before'), after: of('after') };
-  }
-}
-
-const THIRTY_DAYS_MS = 30 * DAY_MS;
