@@ -39,3 +39,11 @@ export function previousQuarterEnd(period: string): string | null {
       return `${period.slice(0, 4)}-09-30`;
   }
 }
+
+/** The last quarter end on or before the UTC date of `instant` (2026-12-06T… -> 2026-09-30; 2026-09-30T… -> 2026-09-30). */
+export function quarterEndOnOrBefore(instant: Date): string {
+  const year = instant.getUTCFullYear();
+  const date = instant.toISOString().slice(0, 10);
+  const ends = ['03-31', '06-30', '09-30', '12-31'].map((end) => `${String(year).padStart(4, '0')}-${end}`);
+  return ends.filter((end) => end <= date).at(-1) ?? `${String(year - 1).padStart(4, '0')}-12-31`;
+}

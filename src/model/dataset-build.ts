@@ -1,5 +1,7 @@
 import type { DatasetName } from './dataset.js';
 import type { FreshnessFacts } from './freshness.js';
+import type { ContentCheckState } from './content-rules.js';
+import type { ResourceEntry, ServingIndexEntry } from './manifest.js';
 import type { BuildNote, Rejection, SourceFile } from './report.js';
 
 /** Where derivation pushes records; the publisher writes them to the bundle as they arrive. */
@@ -29,7 +31,24 @@ export interface DatasetBuild {
   sources: SourceFile[];
   rejections: Rejection[];
   notes: BuildNote[];
-  derive(sink: RecordSink): DerivedFacts;
+  derive(sink: RecordSink): DerivedFacts | Promise<DerivedFacts>;
+  /**
+   * Set when an earlier build derived from these very inputs (the derivation cache): the files it
+   * published, which the store may still hold, and what derivation said then. When the store holds
+   * them, nothing is derived or written again; otherwise derive() runs as usual.
+   */
+  reuse?: KeptDerivation;
+  /** Keeps what this build derived for the next build of the same inputs, once it is published. */
+  remember?(derivation: KeptDerivation): Promise<void>;
+}
+
+/** What a build derived, as the derivation cache keeps it: the published files and what derivation reported. */
+export interface KeptDerivation {
+  files: ResourceEntry[];
+  servingIndex?: ServingIndexEntry;
+  derived: DerivedFacts;
+  /** The content rules' findings over the records (ContentCheck.state()). */
+  content: ContentCheckState;
 }
 
 /** What an ingester returns: records it could read, and everything it could not. */

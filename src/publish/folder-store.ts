@@ -4,7 +4,15 @@ import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'no
 import path from 'node:path';
 import { DATASET_RESOURCES, DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
-import { CurrentPointer, DriftAcceptance, Manifest, MANIFEST_FORMAT, recordsPerResource } from '../model/manifest.js';
+import {
+  CurrentPointer,
+  DriftAcceptance,
+  Manifest,
+  MANIFEST_FORMAT,
+  recordsPerResource,
+  type ResourceEntry,
+  type ServingIndexEntry,
+} from '../model/manifest.js';
 import { BLOB_FORMAT, blobPath, blobsFolder, type FileLocator, inBlobs, inFolder, type ListedFile } from './bundle-files.js';
 import { withPath } from '../lib/error-path.js';
 import { digestFile } from '../lib/file-digest.js';
@@ -301,6 +309,26 @@ export class FolderStore implements SnapshotStore {
       for (const [name, records] of Object.entries(resources)) for (const record of records) sink.add(name, record);
     });
     return staged;
+  }
+
+  async stageFromBlobs(
+    dataset: DatasetName,
+    files: readonly ResourceEntry[],
+    servingIndex?: ServingIndexEntry,
+  ): Promise<StagedBundle | null> {
+    const listed = [...files, ...(servingIndex ? [servingIndex] : [])];
+    for (const entry of listed) if ((await sizeOf(blobPath(this.root, entry.sha256))) !== entry.bytes) return null;
+    await mkdir(this.tmpDir, { recursive: true });
+    const directory = path.join(this.tmpDir, stagingName(dataset));
+    await mkdir(directory);
+    return {
+      dataset,
+      format: MANIFEST_FORMAT,
+      directory,
+      files: [...files],
+      ...(servingIndex ? { servingIndex } : {}),
+      locate: inBlobs(this.root),
+    };
   }
 
   /**
@@ -777,6 +805,14 @@ async function fileMismatch(file: string, entry: { bytes: number; sha256: string
   if (digest.bytes !== entry.bytes) return `has ${digest.bytes} bytes; manifest says ${entry.bytes}`;
   if (digest.sha256 !== entry.sha256) return 'does not match its sha256';
   return null;
+}
+
+async function sizeOf(file: string): Promise<number | null> {
+  try {
+    return (await stat(file)).size;
+  } catch {
+    return null;
+  }
 }
 
 async function filterAsync<T>(items: readonly T[], keep: (item: T) => Promise<boolean>): Promise<T[]> {

@@ -1,6 +1,6 @@
 import type { DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
-import type { CurrentPointer, DriftAcceptance, Manifest } from '../model/manifest.js';
+import type { CurrentPointer, DriftAcceptance, Manifest, ResourceEntry, ServingIndexEntry } from '../model/manifest.js';
 import { formatBucketLocation, isBucketLocation, parseBucketLocation } from './s3-location.js';
 import type {
   CommitOptions,
@@ -74,6 +74,13 @@ class LazyBucketStore implements SnapshotStore {
   }
   async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<Staged<T>> {
     return (await this.opened()).stage(dataset, produce);
+  }
+  async stageFromBlobs(
+    dataset: DatasetName,
+    files: readonly ResourceEntry[],
+    servingIndex?: ServingIndexEntry,
+  ): Promise<StagedBundle | null> {
+    return (await this.opened()).stageFromBlobs(dataset, files, servingIndex);
   }
   async stageCopy(manifest: Manifest, locate: FileLocator): Promise<StagedBundle> {
     return (await this.opened()).stageCopy(manifest, locate);

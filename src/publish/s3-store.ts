@@ -1,8 +1,15 @@
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
-import { type CurrentPointer, DriftAcceptance, type Manifest } from '../model/manifest.js';
+import {
+  type CurrentPointer,
+  DriftAcceptance,
+  type Manifest,
+  MANIFEST_FORMAT,
+  type ResourceEntry,
+  type ServingIndexEntry,
+} from '../model/manifest.js';
 import { compareText } from '../lib/text-order.js';
 import { makeProcessTempDir } from '../lib/process-temp-dir.js';
 import { DAY_MS } from '../lib/time.js';
@@ -311,6 +318,36 @@ export class S3Store implements SnapshotStore {
 
   async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<Staged<T>> {
     return (await this.stagingStore()).stage(dataset, produce);
+  }
+
+  /**
+   * The blobs are downloaded into a local staging folder, each hashed on the way: a derivation kept
+   * by the cache needs its records where drift reads them. Null when one is missing or damaged.
+   */
+  async stageFromBlobs(
+    dataset: DatasetName,
+    files: readonly ResourceEntry[],
+    servingIndex?: ServingIndexEntry,
+  ): Promise<StagedBundle | null> {
+    const staging = path.join(await this.local(), 'staging', 'tmp');
+    await mkdir(staging, { recursive: true });
+    const staged: StagedBundle = {
+      dataset,
+      format: MANIFEST_FORMAT,
+      directory: await mkdtemp(path.join(staging, `reuse-${dataset}-`)),
+      files: [...files],
+      ...(servingIndex ? { servingIndex } : {}),
+    };
+    for (const entry of [...files, ...(servingIndex ? [servingIndex] : [])]) {
+      const file = path.join(staged.directory, entry.path);
+      await mkdir(path.dirname(file), { recursive: true });
+      const got = await this.objects.digest(this.blobKey(entry.sha256), file);
+      if (got === null || got.bytes !== entry.bytes || got.sha256 !== entry.sha256) {
+        await this.discard(staged);
+        return null;
+      }
+    }
+    return staged;
   }
 
   /** Stages a copy of a bundle (sync): a blob the bucket holds already is not copied, commit checks it instead. */

@@ -1,7 +1,7 @@
 import type { DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
 import type { ContentCheck } from '../model/content-rules.js';
-import type { CurrentPointer, DriftAcceptance, Manifest } from '../model/manifest.js';
+import type { CurrentPointer, DriftAcceptance, Manifest, ResourceEntry, ServingIndexEntry } from '../model/manifest.js';
 import type { FileLocator } from './bundle-files.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 
@@ -124,6 +124,13 @@ export interface SnapshotStore {
   verifyBundle(snapshotId: string): Promise<Manifest>;
   listSnapshots(): Promise<SnapshotEntry[]>;
   stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<Staged<T>>;
+  /**
+   * A staged bundle of files an earlier build published (the derivation cache), or null when the
+   * store no longer holds each of them whole (gc, damage): then the caller derives them again.
+   * Nothing is copied where the store can read its blobs in place; their digests are checked by
+   * readers and by commit, as for any blob a bundle shares.
+   */
+  stageFromBlobs(dataset: DatasetName, files: readonly ResourceEntry[], servingIndex?: ServingIndexEntry): Promise<StagedBundle | null>;
   /**
    * Stages a copy of a bundle (sync), each file's digest checked on the way; a file whose blob this
    * store holds already is not copied (commit checks that blob's digest instead).

@@ -2,6 +2,7 @@ import type { DatasetName } from '../model/dataset.js';
 import type { FreshnessFacts } from '../model/freshness.js';
 import type { DriftAcceptance, Manifest, ResourceEntry, ServingIndexEntry } from '../model/manifest.js';
 import type { SourceFile } from '../model/report.js';
+import type { FileLocator } from './bundle-files.js';
 
 /** Resources written to a private temp folder, not yet visible to any reader. */
 export interface StagedBundle {
@@ -11,6 +12,8 @@ export interface StagedBundle {
   directory: string;
   files: ResourceEntry[];
   servingIndex?: ServingIndexEntry;
+  /** Where the files are when not in `directory`: the store's own blobs, which a reuse did not copy (stageFromBlobs). */
+  locate?: FileLocator;
 }
 
 /** Everything of a manifest except what the store computes (format, files, snapshotId). */

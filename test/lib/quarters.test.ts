@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isQuarterEnd, previousQuarterEnd } from '../../src/lib/quarters.js';
-import { isPeriodTooOld, quarterEndInstant } from '../../src/derive/smart-money/staleness.js';
+import { isQuarterEnd, previousQuarterEnd, quarterEndOnOrBefore } from '../../src/lib/quarters.js';
+import { isPeriodTooOld, newestTooOldPeriod, quarterEndInstant } from '../../src/derive/smart-money/staleness.js';
 
 describe('previousQuarterEnd', () => {
   it.each([
@@ -27,5 +27,33 @@ describe('quarter age', () => {
   it('is at most 180 days old exactly 180 days after that instant, and too old 1 ms later', () => {
     expect(isPeriodTooOld('2026-09-30', new Date('2027-03-29T23:59:59.999Z'), 180)).toBe(false);
     expect(isPeriodTooOld('2026-09-30', new Date('2027-03-30T00:00:00.000Z'), 180)).toBe(true);
+  });
+});
+
+describe('quarterEndOnOrBefore', () => {
+  it.each([
+    ['2026-12-06T10:00:00.000Z', '2026-09-30'],
+    ['2026-09-30T23:59:59.999Z', '2026-09-30'],
+    ['2026-10-01T00:00:00.000Z', '2026-09-30'],
+    ['2026-03-30T00:00:00.000Z', '2025-12-31'],
+    ['2026-12-31T00:00:00.000Z', '2026-12-31'],
+  ])('%s -> %s', (instant, end) => {
+    expect(quarterEndOnOrBefore(new Date(instant))).toBe(end);
+  });
+});
+
+describe('newestTooOldPeriod: the one fact of `now` the 180-day rule depends on', () => {
+  it.each([
+    // 2026-06-30 is fresh through 2026-12-27T23:59:59.999Z, too old one millisecond later.
+    ['2026-12-27T23:59:59.999Z', '2026-03-31'],
+    ['2026-12-28T00:00:00.000Z', '2026-06-30'],
+    ['2026-12-06T00:00:00.000Z', '2026-03-31'],
+    ['2027-03-29T00:00:00.000Z', '2026-06-30'],
+  ])('at %s: %s', (instant, period) => {
+    const now = new Date(instant);
+    expect(newestTooOldPeriod(now, 180)).toBe(period);
+    expect(isPeriodTooOld(period, now, 180)).toBe(true);
+    const next = ['2026-03-31', '2026-06-30', '2026-09-30', '2026-12-31'].find((p) => p > period)!;
+    expect(isPeriodTooOld(next, now, 180)).toBe(false);
   });
 });

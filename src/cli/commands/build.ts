@@ -16,6 +16,9 @@ import { escapeControl } from '../../lib/terminal-text.js';
 import { boundHeapGrowth } from '../../lib/heap-growth.js';
 import { wholeNumberFromEnv } from '../../lib/env-number.js';
 import { writerThreadAllowed } from '../../publish/bundle-file-output.js';
+import { isBucketLocation } from '../../publish/s3-location.js';
+import { type KeyedCache, KeyedFileCache, NO_CACHE } from '../../lib/keyed-file-cache.js';
+import path from 'node:path';
 
 const Options = z.object({
   datasets: DatasetsOption,
@@ -30,6 +33,8 @@ const Options = z.object({
   promote: z.boolean().default(true),
   format: FormatOption,
   allowFutureNow: z.boolean().default(false),
+  /** A folder, or false with --no-cache; absent: the store's own cache/ when it is a folder. */
+  cache: z.union([z.string().min(1), z.literal(false)]).optional(),
   failOn: z.enum(['failed', 'rejected'], { error: 'expected "failed" (the default) or "rejected"' }).default('failed'),
   output: z.string().optional(),
   json: z.boolean().default(false),
@@ -51,6 +56,8 @@ export function buildCommand(): Command {
     .option('--accept-drift <reason>', 'publish although drift checks fail; the reason and the figures are recorded in the manifest')
     .option('--no-promote', 'publish candidates without moving the current pointers (then pdsnap diff, pdsnap promote)')
     .option('--format <format>', 'text (default) or markdown')
+    .option('--cache <dir>', 'the derivation cache (default: cache/ in a folder store; none for a bucket unless named)')
+    .option('--no-cache', 'derive everything again, and keep nothing for the next build')
     .option('--allow-future-now', 'accept a --now ahead of the clock, into a --store named on the command line (rebuilding history)')
     .option(
       '--fail-on <what>',
@@ -82,6 +89,7 @@ export function buildCommand(): Command {
         promote: options.promote,
         progress: stderrProgress(options.quiet || options.json),
         ingestThreads: asUsageError(ingestThreadsFromEnv),
+        cache: derivationCache(options.cache, options.store),
       });
       if (options.output !== undefined) await writeReportFile(options.output, report);
       if (options.json) printJson(report);
@@ -92,6 +100,21 @@ export function buildCommand(): Command {
       // docs/spec.md, Exit codes: rejected records alone never fail a build unless asked to.
       if (options.failOn === 'rejected' && rejectedCount(report) > 0) throw new ExitWith(ExitCode.warn);
     });
+}
+
+/**
+ * The derivation cache: --cache DIR, or cache/ inside a folder store (which list, gc and sync leave
+ * alone); a bucket store has none unless one is named (a CI runner restores it with its cache
+ * step). Bounded by PDSNAP_CACHE_MAX_MB (default 4096), least recently used entries first.
+ */
+function derivationCache(given: string | false | undefined, store: string): KeyedCache {
+  if (given === false) return NO_CACHE;
+  const dir = given !== undefined ? path.resolve(given) : isBucketLocation(store) ? null : path.join(store, 'cache');
+  if (dir === null) return NO_CACHE;
+  const megabytes = asUsageError(
+    () => wholeNumberFromEnv(process.env, 'PDSNAP_CACHE_MAX_MB', 'a whole number of megabytes, at least 1', (value) => value >= 1) ?? 4096,
+  );
+  return new KeyedFileCache(dir, megabytes * 1024 * 1024);
 }
 
 /** PDSNAP_INGEST_THREADS: Form 13F data sets read at once in worker threads; 0 reads them one after the other. */

@@ -10,7 +10,8 @@ import { openStore } from '../../publish/open-store.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
 import type { StagedBundle } from '../../publish/staged-bundle.js';
 import { isBucketError, PublishFailure } from '../../publish/store-errors.js';
-import type { ContentCheck } from '../../model/content-rules.js';
+import { ContentCheck } from '../../model/content-rules.js';
+import type { KeyedCache } from '../../lib/keyed-file-cache.js';
 import { freshUntil } from '../../validate/freshness.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
 import type { DriftThresholds } from '../../validate/drift.js';
@@ -37,6 +38,8 @@ export interface BuildOptions {
   progress: Progress;
   /** Form 13F data sets read at once in worker threads (PDSNAP_INGEST_THREADS); default one per core. */
   ingestThreads?: number;
+  /** The derivation cache (derivation-cache.ts); NO_CACHE with --no-cache. */
+  cache: KeyedCache;
 }
 
 /** failed: the data was refused (stale, invalid, empty, --strict); error: the program failed. */
@@ -145,6 +148,7 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
       allowStale: options.allowStale,
       progress: options.progress,
       ingestThreads: options.ingestThreads,
+      cache: options.cache,
     });
   } catch (error) {
     return fail(`could not read sources: ${(error as Error).message}`);
@@ -161,11 +165,23 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
   let staged: StagedBundle;
   let derived: DerivedFacts;
   let content: ContentCheck;
-  try {
-    ({ staged, result: derived, content } = await store.stage(dataset, (sink) => build.derive(sink)));
-  } catch (error) {
-    if (error instanceof InvalidRecordError) return fail(`a derived record failed its schema check, not published: ${error.message}`);
-    throw error;
+  // The same inputs as a build before (the derivation cache): its files, when the store still holds them.
+  const reused = build.reuse ? await store.stageFromBlobs(dataset, build.reuse.files, build.reuse.servingIndex) : null;
+  if (reused !== null && build.reuse) {
+    staged = reused;
+    derived = build.reuse.derived;
+    content = new ContentCheck(dataset, build.reuse.content);
+    report.notes.push({
+      source: 'derivation cache',
+      message: `the inputs are those of an earlier build: its ${staged.files.length} part(s) were taken as they are, nothing was read or derived again`,
+    });
+  } else {
+    try {
+      ({ staged, result: derived, content } = await store.stage(dataset, (sink) => build.derive(sink)));
+    } catch (error) {
+      if (error instanceof InvalidRecordError) return fail(`a derived record failed its schema check, not published: ${error.message}`);
+      throw error;
+    }
   }
   report.rejected.push(...derived.rejections);
   report.notes.push(...derived.notes);
@@ -191,7 +207,7 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
   const facts: FreshnessFacts = { generatedAt: options.now.toISOString(), ...derived.facts };
   const candidateSide: DriftSide = {
     label: `${dataset} candidate`,
-    locate: inFolder(staged.directory),
+    locate: staged.locate ?? inFolder(staged.directory),
     files: staged.files,
     generatedAt: facts.generatedAt,
     facts,
@@ -269,6 +285,14 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
       };
     }
     throw error;
+  }
+  if (reused === null) {
+    await build.remember?.({
+      files: staged.files,
+      ...(staged.servingIndex ? { servingIndex: staged.servingIndex } : {}),
+      derived,
+      content: content.state(),
+    });
   }
   const storeNotes = [
     ...(result.repairedPointer ? [`repaired current pointer: ${result.repairedPointerFile} was ${result.repairedPointer}`] : []),

@@ -5,7 +5,9 @@ import { ingestArticles } from '../../ingest/articles/index.js';
 import { ingestCalendar } from '../../ingest/calendar/index.js';
 import { ingestFilings } from '../../ingest/filings/index.js';
 import type { DatasetName } from '../../model/dataset.js';
-import type { DatasetBuild, DerivedFacts, IngestResult } from '../../model/dataset-build.js';
+import type { DatasetBuild, DerivedFacts, IngestResult, KeptDerivation, RecordSink } from '../../model/dataset-build.js';
+import { type KeyedCache, NO_CACHE } from '../../lib/keyed-file-cache.js';
+import { keepSmartMoney, keptSmartMoney, smartMoneyInputs, smartMoneyKey } from './derivation-cache.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import { SILENT_PROGRESS, type Progress } from '../../model/progress.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
@@ -22,6 +24,8 @@ export interface RecipeContext {
   progress: Progress;
   /** Form 13F data sets read at once in worker threads; undefined: one per core. */
   ingestThreads?: number | undefined;
+  /** The derivation cache (derivation-cache.ts); NO_CACHE with --no-cache. */
+  cache: KeyedCache;
 }
 
 /**
@@ -55,49 +59,77 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
   articles: singleResourceRecipe('articles', 'articles', ingestArticles, deriveArticles),
   calendar: singleResourceRecipe('calendar', 'events', ingestCalendar, deriveCalendar),
 
-  async 'smart-money'({ sourcesDir, now, limits, allFilers, strict, allowStale, progress, ingestThreads }) {
-    const ingested = await ingestFilings(sourcesDir, progress, {
-      strictTotals: strict,
-      ...(ingestThreads === undefined ? {} : { threads: ingestThreads }),
-    });
+  async 'smart-money'(ctx) {
+    const { sourcesDir, now, limits, allFilers, strict, allowStale, progress, ingestThreads, cache } = ctx;
+    const maxQuarterAgeDays = limits['smart-money'].maxQuarterAgeDays;
+    const inputs = cache === NO_CACHE ? null : await smartMoneyInputs(sourcesDir);
+    const key = inputs && smartMoneyKey(inputs, { now, maxQuarterAgeDays, allFilers, allowStale, strict });
+    const ingest = () =>
+      ingestFilings(sourcesDir, progress, {
+        strictTotals: strict,
+        cache,
+        ...(inputs ? { provenance: inputs.provenance } : {}),
+        ...(ingestThreads === undefined ? {} : { threads: ingestThreads }),
+      });
+    const deriveFrom = (ingested: Awaited<ReturnType<typeof ingest>>, sink: RecordSink): DerivedFacts => {
+      // A bar of investors derived, out of those planned; the summary counts the records written.
+      let step = SILENT_PROGRESS.step('');
+      let records = 0;
+      const derived = streamSmartMoney(
+        { catalog: ingested.catalog, registry: ingested.registry, allFilers, now, maxQuarterAgeDays, keepStaleInvestors: allowStale },
+        (investor, trades) => {
+          sink.add('investors', investor);
+          for (const trade of trades) sink.add('trades', trade);
+          records += 1 + trades.length;
+          step.advance(1);
+        },
+        (investors) => {
+          step = progress.step('smart-money: derive and write investors', investors);
+        },
+      );
+      for (const row of derived.consensus) sink.add('consensus', row);
+      records += derived.consensus.length;
+      step.done(`${records} records written (${derived.consensus.length} consensus rows)`);
+      return {
+        facts: { ...derived.facts, filingsWithDisagreeingTotals: ingested.totalsDisagreements },
+        rejections: [],
+        notes: derived.notes,
+        ...leftOutText(derived.leftOut, maxQuarterAgeDays),
+      };
+    };
+
+    const kept = key === null ? null : await keptSmartMoney(cache, key);
+    if (kept !== null && inputs !== null) {
+      // The same inputs as a build before: what it derived is offered to the store (reuse); only
+      // when the store no longer holds those files is anything read or derived again.
+      const byPath = new Map(inputs.files.map((file) => [file.path, file]));
+      return {
+        dataset: 'smart-money',
+        sources: kept.sourcePaths.map((file) => byPath.get(file)!),
+        rejections: kept.rejections,
+        notes: kept.notes,
+        reuse: kept.derivation,
+        derive: async (sink) => deriveFrom(await ingest(), sink),
+      };
+    }
+    const ingested = await ingest();
     return {
       dataset: 'smart-money',
       sources: ingested.sources,
       rejections: ingested.rejections,
       notes: ingested.notes,
-      derive(sink) {
-        // A bar of investors derived, out of those planned; the summary counts the records written.
-        let step = SILENT_PROGRESS.step('');
-        let records = 0;
-        const derived = streamSmartMoney(
-          {
-            catalog: ingested.catalog,
-            registry: ingested.registry,
-            allFilers,
-            now,
-            maxQuarterAgeDays: limits['smart-money'].maxQuarterAgeDays,
-            keepStaleInvestors: allowStale,
-          },
-          (investor, trades) => {
-            sink.add('investors', investor);
-            for (const trade of trades) sink.add('trades', trade);
-            records += 1 + trades.length;
-            step.advance(1);
-          },
-          (investors) => {
-            step = progress.step('smart-money: derive and write investors', investors);
-          },
-        );
-        for (const row of derived.consensus) sink.add('consensus', row);
-        records += derived.consensus.length;
-        step.done(`${records} records written (${derived.consensus.length} consensus rows)`);
-        return {
-          facts: { ...derived.facts, filingsWithDisagreeingTotals: ingested.totalsDisagreements },
-          rejections: [],
-          notes: derived.notes,
-          ...leftOutText(derived.leftOut, limits['smart-money'].maxQuarterAgeDays),
-        };
-      },
+      derive: (sink) => deriveFrom(ingested, sink),
+      ...(key === null
+        ? {}
+        : {
+            remember: (derivation: KeptDerivation) =>
+              keepSmartMoney(cache, key, {
+                sourcePaths: ingested.sources.map((file) => file.path),
+                rejections: ingested.rejections,
+                notes: ingested.notes,
+                derivation,
+              }),
+          }),
     };
   },
 };

@@ -180,8 +180,10 @@ function planInvestors(input: SmartMoneyInput): { plans: InvestorPlan[]; notes: 
       ? { cik, slug: entry.slug, name: entry.name, category: entry.category }
       : { cik, slug: derivedSlugs.get(cik)!, name: filedName(current.base), category: UNCLASSIFIED_CATEGORY };
     if (isPeriodTooOld(current.base.period, input.now, input.maxQuarterAgeDays)) {
+      // Not the instant itself (the report gives it): the same inputs left out by the same rule give
+      // the same notes on every day the rule gives the same answer, which the derivation cache relies on.
       const age =
-        `its latest report period ${current.base.period} is more than ${input.maxQuarterAgeDays} days old at ${input.now.toISOString()} ` +
+        `its latest report period ${current.base.period} is more than ${input.maxQuarterAgeDays} days old ` +
         `(stale since ${periodFreshUntil(current.base.period, input.maxQuarterAgeDays).toISOString()})`;
       if (input.keepStaleInvestors !== true) {
         leftOut.staleQuarter += 1;

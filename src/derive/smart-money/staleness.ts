@@ -1,4 +1,4 @@
-import { quarterEndLastMs } from '../../lib/quarters.js';
+import { previousQuarterEnd, quarterEndLastMs, quarterEndOnOrBefore } from '../../lib/quarters.js';
 import { DAY_MS } from '../../lib/time.js';
 
 /**
@@ -19,4 +19,15 @@ export function periodFreshUntil(period: string, maxAgeDays: number): Date {
 
 export function isPeriodTooOld(period: string, now: Date, maxAgeDays: number): boolean {
   return now.getTime() > periodFreshUntil(period, maxAgeDays).getTime();
+}
+
+/**
+ * The newest quarter end that the rule calls too old at `now`: every quarter end up to it is, every
+ * later one is not. What the rule makes of any filing at `now` follows from it alone, so two
+ * instants with the same answer here leave out the same investors (the derivation cache's key).
+ */
+export function newestTooOldPeriod(now: Date, maxAgeDays: number): string {
+  let period = quarterEndOnOrBefore(now);
+  while (!isPeriodTooOld(period, now, maxAgeDays)) period = previousQuarterEnd(period)!;
+  return period;
 }

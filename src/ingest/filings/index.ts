@@ -10,6 +10,9 @@ import { FilingIntake, type IntakeOptions } from './filing-intake.js';
 import { type Form13fLocation, findForm13fDatasets } from './form13f-location.js';
 import { type Form13fReading, Form13fWorkers, defaultIngestThreads } from './form13f-workers.js';
 import { readForm13fDataset } from './read-form13f-dataset.js';
+import { cachedIntake, cacheIntake, intakeKey } from './form13f-intake-cache.js';
+import type { KeyedCache } from '../../lib/keyed-file-cache.js';
+import type { IntakeTransfer } from './filing-intake.js';
 import { parseInvestorRegistry } from './investor-registry.js';
 
 export interface IngestFilingsOptions extends IntakeOptions {
@@ -18,6 +21,13 @@ export interface IngestFilingsOptions extends IntakeOptions {
    * The outcome is the same either way. Default: one per core, when the worker script exists.
    */
   threads?: number;
+  /**
+   * Where what a data set was read into is kept, under the digest of its files and of the code
+   * (form13f-intake-cache.ts): a data set read before is taken from there instead of being read.
+   */
+  cache?: KeyedCache;
+  /** Files hashed already (the derivation cache's key), by absolute path: hashed once per build. */
+  provenance?: Map<string, Promise<SourceFile>>;
 }
 
 export interface FilingsIngest {
@@ -48,9 +58,32 @@ export async function ingestFilings(
 
   const form13fDir = path.join(sourcesRoot, 'filings', 'datasets');
   const datasets = await findForm13fDatasets(sourcesRoot, form13fDir);
-  // The data sets are most of the work: read them in worker threads from the start, beside EDGAR.
-  const threads = Math.min(options.threads ?? defaultIngestThreads(), datasets.found.length);
-  const workers = threads > 0 ? new Form13fWorkers(sourcesRoot, datasets.found, { strictTotals: options.strictTotals }, threads) : null;
+  // Each file is hashed once: for its provenance, and for the key of what it was read into.
+  const provenance = options.provenance ?? new Map<string, Promise<SourceFile>>();
+  const provenanceOf = (file: string) => {
+    let known = provenance.get(file);
+    if (known === undefined) {
+      known = sourceProvenance(sourcesRoot, file);
+      provenance.set(file, known);
+    }
+    return known;
+  };
+  const keyOf = async (dataset: Form13fLocation): Promise<string | null> => {
+    try {
+      return intakeKey(dataset, await Promise.all(dataset.files.map(provenanceOf)), options);
+    } catch (error) {
+      if (error instanceof UnreadableSource) return null; // read (and rejected) as usual
+      throw error;
+    }
+  };
+  const keys = options.cache ? await Promise.all(datasets.found.map(keyOf)) : datasets.found.map(() => null);
+  const cached = await Promise.all(keys.map((key) => (options.cache && key !== null ? cachedIntake(options.cache, key) : null)));
+  // The data sets are most of the work: read in worker threads from the start, beside EDGAR, those
+  // that were not read before.
+  const toRead = datasets.found.filter((_, index) => cached[index] === null);
+  const threads = Math.min(options.threads ?? defaultIngestThreads(), toRead.length);
+  const workers = threads > 0 ? new Form13fWorkers(sourcesRoot, toRead, { strictTotals: options.strictTotals }, threads) : null;
+  const readings = new Map(toRead.map((dataset, index) => [dataset, workers?.readings[index]]));
   try {
     const edgarStep = progress.step('smart-money: read EDGAR filings');
     sources.push(...(await ingestEdgarTree(sourcesRoot, intake)));
@@ -60,12 +93,16 @@ export async function ingestFilings(
     for (const [index, dataset] of datasets.found.entries()) {
       const before = catalog.filingCount;
       const label = `smart-money: read ${dataset.source} INFOTABLE (bytes)`;
-      const step = workers
-        ? await takeFromWorker(workers.readings[index]!, dataset, label)
-        : await readForm13fDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
+      const reading = readings.get(dataset);
+      const known = cached[index];
+      const step = known
+        ? await takeFromCache(known, dataset, label)
+        : reading
+          ? await takeFromWorker(reading, dataset, label, keys[index] ?? null)
+          : await readForm13fDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
       for (const file of dataset.files) {
         try {
-          sources.push(await sourceProvenance(sourcesRoot, file));
+          sources.push(await provenanceOf(file));
         } catch (error) {
           if (!(error instanceof UnreadableSource)) throw error;
           intake.reject(error.source, error.location, error.reason);
@@ -82,12 +119,35 @@ export async function ingestFilings(
    * source read before it has committed (a copy of one filing in two sources), the data set read
    * again here, since only then are its duplicates found as they are in order.
    */
-  async function takeFromWorker(reading: Form13fReading, dataset: Form13fLocation, label: string): Promise<ProgressStep> {
+  async function takeFromWorker(
+    reading: Form13fReading,
+    dataset: Form13fLocation,
+    label: string,
+    key: string | null,
+  ): Promise<ProgressStep> {
     const step = progress.step(label, await reading.opened);
     reading.follow(step);
     const transfer = await reading.result;
+    // Kept before absorb() takes the columns over: what a next build of the same files starts from.
+    if (options.cache && key !== null) await cacheIntake(options.cache, key, transfer);
     if (!intake.conflictsWith(transfer)) {
       intake.absorb(transfer);
+      return step;
+    }
+    step.done('read again after the sources before it');
+    return readForm13fDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
+  }
+
+  /** A data set read by an earlier build, taken in as takeFromWorker takes a worker's outcome. */
+  async function takeFromCache(transfer: IntakeTransfer, dataset: Form13fLocation, label: string): Promise<ProgressStep> {
+    const step = progress.step(`${label} (read before)`);
+    if (!intake.conflictsWith(transfer)) {
+      intake.absorb(transfer);
+      intake.notes.push({
+        source: dataset.source,
+        message: 'read by an earlier build: taken from the derivation cache',
+        routine: 'data set(s) taken from the derivation cache, not read again',
+      });
       return step;
     }
     step.done('read again after the sources before it');

@@ -197,7 +197,7 @@ describe('deriveSmartMoney', () => {
         {
           source: 'filings/edgar/brk-q2.txt',
           message:
-            'investor berkshire-hathaway-inc (CIK 1067983) is not published: its latest report period 2026-06-30 is more than 180 days old at 2026-12-28T00:00:00.000Z (stale since 2026-12-27T23:59:59.999Z)',
+            'investor berkshire-hathaway-inc (CIK 1067983) is not published: its latest report period 2026-06-30 is more than 180 days old (stale since 2026-12-27T23:59:59.999Z)',
         },
       ]);
       expect(result.leftOut).toEqual({ staleQuarter: 1, noFiling: 0, noHoldingsReport: 0 });
@@ -209,7 +209,7 @@ describe('deriveSmartMoney', () => {
       expect(result.facts).toEqual({ oldestPeriod: '2026-06-30' });
       expect(result.leftOut.staleQuarter).toBe(0);
       expect(result.notes.map((n) => n.message)).toEqual([
-        'investor berkshire-hathaway-inc (CIK 1067983) is published although its latest report period 2026-06-30 is more than 180 days old at 2026-12-28T00:00:00.000Z (stale since 2026-12-27T23:59:59.999Z): --allow-stale',
+        'investor berkshire-hathaway-inc (CIK 1067983) is published although its latest report period 2026-06-30 is more than 180 days old (stale since 2026-12-27T23:59:59.999Z): --allow-stale',
       ]);
     });
 

@@ -1,0 +1,116 @@
+import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bundleFilePath } from '../helpers/bundle-file.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+
+/**
+ * The derivation cache of a Smart Money build (docs/performance.md, A daily build): the same inputs
+ * give the same snapshot with the cache, without it, and from it; the store's files are reused when
+ * it holds them, derived again when it does not; a damaged entry is never trusted.
+ */
+const NOW = '2026-11-22T12:00:00.000Z';
+const hour = (h: number) => `2026-11-22T${String(h).padStart(2, '0')}:00:00.000Z`;
+
+let sources: string;
+
+beforeAll(async () => {
+  sources = await tempDir('cache-sources');
+  // The sample's EDGAR filings and two small Form 13F data sets.
+  const sample = await runCli(['sample', '--out', sources, '--now', NOW, '--scale', '40', '--force']);
+  expect(sample.exitCode, String(sample.stderr)).toBe(0);
+});
+
+async function build(store: string, now: string, extra: string[] = [], from = sources) {
+  const result = await runCli([
+    'build',
+    '--datasets',
+    'smart-money',
+    '--all-filers',
+    '--sources',
+    from,
+    '--store',
+    store,
+    '--now',
+    now,
+    '--json',
+    ...extra,
+  ]);
+  expect(result.exitCode, String(result.stderr) + String(result.stdout)).toBe(0);
+  const report = JSON.parse(String(result.stdout)).datasets[0] as { snapshotId: string; notes: { source: string; message: string }[] };
+  return { id: report.snapshotId, notes: report.notes.map((note) => `${note.source}: ${note.message}`) };
+}
+
+const reusedNote = (notes: string[]) => notes.some((note) => note.startsWith('derivation cache: the inputs are those of an earlier build'));
+const blobsOf = async (store: string) =>
+  (await readdir(path.join(store, 'blobs'), { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => e.name)
+    .sort();
+
+describe('the derivation cache', () => {
+  it('gives the same snapshot ids with the cache, without it and from it, and a rebuild of the same inputs writes no file', async () => {
+    const plain = await tempDir('store-no-cache');
+    const cached = await tempDir('store-cache');
+    const [without, first] = [await build(plain, hour(12), ['--no-cache']), await build(cached, hour(12))];
+    expect(first.id).toBe(without.id);
+    expect(reusedNote(first.notes)).toBe(false);
+    expect((await readdir(path.join(cached, 'cache'))).sort()).toEqual(['form13f-intake', 'smart-money-derivation']);
+    await expect(readdir(path.join(plain, 'cache'))).rejects.toThrow(/ENOENT/);
+
+    const blobs = await blobsOf(cached);
+    const [again, againWithout] = [await build(cached, hour(13)), await build(plain, hour(13), ['--no-cache'])];
+    expect(again.id).toBe(againWithout.id);
+    expect(again.id).not.toBe(first.id);
+    expect(reusedNote(again.notes)).toBe(true);
+    expect(await blobsOf(cached)).toEqual(blobs);
+    const validate = await runCli(['validate', '--store', cached, '--datasets', 'smart-money', '--now', hour(13)]);
+    expect(validate.exitCode, String(validate.stdout)).toBe(0);
+  });
+
+  it('derives again when the store no longer holds a file it kept, or when its entry is damaged', async () => {
+    const store = await tempDir('store-cache');
+    const plain = await tempDir('store-no-cache');
+    const first = await build(store, hour(12));
+    // A part gone (a hand cleanup): the cache's files are not there whole, so the build derives them.
+    await rm(await bundleFilePath(store, first.id, 'trades/00000.ndjson'));
+    const repaired = await build(store, hour(13));
+    expect(reusedNote(repaired.notes)).toBe(false);
+    expect(repaired.id).toBe((await build(plain, hour(13), ['--no-cache'])).id);
+
+    // The kept derivation damaged on disk: a miss, never a wrong snapshot.
+    const folder = path.join(store, 'cache', 'smart-money-derivation');
+    for (const name of await readdir(folder)) {
+      const bytes = await readFile(path.join(folder, name));
+      bytes[bytes.length - 2] = bytes[bytes.length - 2]! ^ 0x01;
+      await writeFile(path.join(folder, name), bytes);
+    }
+    const rebuilt = await build(store, hour(14));
+    expect(reusedNote(rebuilt.notes)).toBe(false);
+    expect(rebuilt.id).toBe((await build(plain, hour(14), ['--no-cache'])).id);
+  });
+
+  it('reads only what changed when an EDGAR filing is added: the data sets are taken from the cache', async () => {
+    const changed = await tempDir('cache-sources-changed');
+    await cp(sources, changed, { recursive: true });
+    const store = await tempDir('store-cache');
+    await build(store, hour(12), [], changed);
+    // One EDGAR filing folder less: new inputs, the same data sets.
+    const edgar = path.join(changed, 'filings', 'edgar');
+    const [cik] = (await readdir(edgar)).sort();
+    await rm(path.join(edgar, cik!), { recursive: true });
+    const next = await build(store, hour(13), [], changed);
+    expect(reusedNote(next.notes)).toBe(false);
+    const taken = next.notes.filter((note) => note.endsWith('read by an earlier build: taken from the derivation cache'));
+    expect(taken).toHaveLength(2);
+    expect(next.id).toBe((await build(await tempDir('store-no-cache'), hour(13), ['--no-cache'], changed)).id);
+  });
+
+  it('lives where --cache names it, and then not in the store', async () => {
+    const store = await tempDir('store');
+    const elsewhere = path.join(await tempDir('ci-cache'), 'pdsnap');
+    await build(store, hour(12), ['--cache', elsewhere]);
+    expect((await readdir(elsewhere)).sort()).toEqual(['form13f-intake', 'smart-money-derivation']);
+    await expect(readdir(path.join(store, 'cache'))).rejects.toThrow(/ENOENT/);
+  });
+});
