@@ -12,6 +12,7 @@ import { installCors } from './cors.js';
 import { registerDocsPage } from './docs-page/routes.js';
 import { compileParameterValidator, type JsonSchema } from './parameter-validation.js';
 import { FailedAuthThrottle } from './failed-auth-throttle.js';
+import { MAX_HEADER_COUNT } from './header-count.js';
 import { type Lifecycle, registerHealthRoutes } from './health-routes.js';
 import { ServerMetrics } from './metrics.js';
 import { parseQueryString } from './query-string.js';
@@ -154,11 +155,12 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
     return503OnClosing: false,
     // maxParamLength (routerOptions): long enough that an overlong slug reaches validation (400) instead of missing the route.
     // Node refuses a request without Host before any hook could give it an envelope: we check it
-    // ourselves (request-hooks.ts). Header size: Node's 16 KiB, stated here so it is documented.
+    // ourselves (request-hooks.ts). Header size: Node's 16 KiB, and header count: Node's 2,000
+    // (refused once reached, request-hooks.ts), stated here so they are documented.
     // A client that never finishes its request is cut off: 20 s for the headers, 30 s in all (408).
     // An Expect other than 100-continue is refused in the envelope, not with Node's bare 417.
-    serverFactory: (handler) =>
-      createServer(
+    serverFactory: (handler) => {
+      const server = createServer(
         {
           requireHostHeader: false,
           maxHeaderSize: MAX_HEADER_BYTES,
@@ -167,10 +169,13 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
           connectionsCheckingInterval: 1_000,
         },
         handler,
-      ).on(
+      );
+      server.maxHeadersCount = MAX_HEADER_COUNT;
+      return server.on(
         'checkExpectation',
         expectationFailedResponder(options.docsUrl, (profile) => access.headersForUnauthenticated(profile)),
-      ),
+      );
+    },
     routerOptions: { maxParamLength: 4096, querystringParser: parseQueryString },
     clientErrorHandler: clientErrorResponder(
       options.docsUrl,
