@@ -210,7 +210,7 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
   requireDeclaredAccess(app);
   installRequestHooks(app, access, metrics, lifecycle);
   installCors(app, options.corsOrigins ?? []);
-  await registerCompression(app);
+  registerCompression(app);
   // Paths outside both profiles: Profile A's envelope, the versioned description.
   installErrorHandling(app, 'A', options.docsUrl);
 
