@@ -17,6 +17,7 @@ import { type Lifecycle, registerHealthRoutes } from './health-routes.js';
 import { ServerMetrics } from './metrics.js';
 import { parseQueryString } from './query-string.js';
 import { profilePlugin } from './profile-plugin.js';
+import { installPublicRouteLimit, PublicRouteLimit } from './public-route-limit.js';
 import { PROFILE_PREFIX, type Profile } from './profile.js';
 import { installRequestHooks, newRequestId } from './request-hooks.js';
 import { cachingSerializerCompiler } from './response-serializer.js';
@@ -70,6 +71,10 @@ export interface ServerOptions {
   publicUrl?: string;
   /** Exact origins whose pages may call the API from a browser (CORS); none by default. */
   corsOrigins?: readonly string[];
+  /** Requests a second per client address on the public documentation routes; 0 = no limit. Default: DEFAULT_PUBLIC_RATE_PER_SECOND. */
+  publicRatePerSecond?: number;
+  /** The monotonic clock of the public routes' limit (ms); injected by tests. */
+  monotonicMs?: () => number;
   /** More routes inside a profile's plugin, behind its hooks; each must declare its access. Tests add failing routes this way. */
   profileRoutes?: Partial<Record<Profile, (scope: FastifyInstance) => void>>;
 }
@@ -209,6 +214,7 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
   app.setSerializerCompiler(cachingSerializerCompiler);
   requireDeclaredAccess(app);
   installRequestHooks(app, access, metrics, lifecycle);
+  installPublicRouteLimit(app, new PublicRouteLimit(options.publicRatePerSecond, options.monotonicMs));
   installCors(app, options.corsOrigins ?? []);
   registerCompression(app);
   // Paths outside both profiles: Profile A's envelope, the versioned description.

@@ -27,7 +27,8 @@ export function negotiatedEncoding(acceptEncoding: string | string[] | undefined
  * Compresses answers as the client's Accept-Encoding asks, from a cache of compressed answers per
  * ETag and encoding (compressed-answers.ts), so that a page costs its compression once. Only
  * answers with an ETag of at least COMPRESSION_THRESHOLD_BYTES are compressed: every data answer,
- * the reference page and the API descriptions; errors and probes, which carry no tag, are small. A HEAD request uses a compressed answer already made
+ * and the fixed assets, which compress themselves once at a higher quality (fixed-asset.ts); errors
+ * and probes, which carry no tag, are small. A HEAD request uses a compressed answer already made
  * and never compresses: without one it answers with the identity representation's headers.
  *
  * A compressed answer is another representation of the same content, so its ETag gets the
@@ -36,7 +37,7 @@ export function negotiatedEncoding(acceptEncoding: string | string[] | undefined
  */
 export function registerCompression(app: FastifyInstance, answers = new CompressedAnswers()): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    // Compressed already, or no body (304).
+    // Compressed already (a fixed asset), or no body (304).
     if (reply.hasHeader('Content-Encoding') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
     const etag = reply.getHeader('ETag');
     if (typeof etag !== 'string') return payload;

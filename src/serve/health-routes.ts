@@ -9,10 +9,10 @@ export interface Lifecycle {
 /**
  * Probes for orchestrators, outside both profiles and without a key: `/healthz` says the process
  * answers; `/readyz` says it should get traffic: every dataset has a loaded, verified snapshot and
- * the server is not draining. Neither is counted against any key.
+ * the server is not draining. Neither is counted against any key nor limited in any way.
  */
 export function registerHealthRoutes(app: FastifyInstance, lifecycle: Lifecycle, snapshots: () => SnapshotStatus[]): void {
-  const probe = { config: { access: { access: 'public' as const } } };
+  const probe = { config: { access: { access: 'probe' as const } } };
   app.get('/healthz', probe, async (_request, reply) => {
     reply.header('Cache-Control', 'no-store');
     return { status: 'ok' };

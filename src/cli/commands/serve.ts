@@ -10,6 +10,7 @@ import { isBucketLocation } from '../../publish/s3-location.js';
 import { openStore } from '../../publish/open-store.js';
 import { buildServer } from '../../serve/app.js';
 import { isOrigin } from '../../serve/cors.js';
+import { DEFAULT_PUBLIC_RATE_PER_SECOND } from '../../serve/public-route-limit.js';
 import { defaultCursorSecretFile, loadOrCreateCursorSecret } from '../../serve/cursor-secret.js';
 import { UsageError } from '../errors.js';
 import { startupError } from '../startup-error.js';
@@ -56,6 +57,11 @@ const Options = z.object({
     .transform(Number)
     .refine((n) => n <= 65535, 'must be at most 65535')
     .optional(),
+  publicRate: z
+    .string()
+    .regex(/^\d{1,6}$/, 'must be a whole number of requests a second (0: no limit)')
+    .default(String(DEFAULT_PUBLIC_RATE_PER_SECOND))
+    .transform(Number),
   reloadInterval: z.string().regex(/^\d+$/, 'must be a whole number of milliseconds').default('2000').transform(Number),
 });
 
@@ -93,6 +99,10 @@ export function serveCommand(): Command {
     .option('--shutdown-timeout <dur>', 'then wait at most this long for requests in flight before closing their connections (default 10s)')
     .option('--metrics-port <n>', 'serve Prometheus metrics at /metrics on this port (default: no metrics server)')
     .option('--metrics-host <host>', 'address of the metrics server (default 127.0.0.1: not reachable from outside)')
+    .option(
+      '--public-rate <n>',
+      `requests a second per client address on /docs and the OpenAPI descriptions, in bursts of ten seconds' worth; 0 = no limit (default ${DEFAULT_PUBLIC_RATE_PER_SECOND})`,
+    )
     .option('--reload-interval <ms>', 'how often to look for newly published snapshots; 0 = never (default 2000)')
     .action(async (raw) => {
       const options = parseOptions(Options, await withPathDefaults(raw, ['store', 'keys', 'usageDb']));
@@ -133,6 +143,7 @@ export function serveCommand(): Command {
           docsUrl: options.docsUrl,
           ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
           corsOrigins: options.corsOrigin,
+          publicRatePerSecond: options.publicRate,
           cursorSecret,
           ...(fixedNow ? { now: () => new Date(fixedNow.getTime()) } : {}),
           logger: logLevel === 'silent' ? false : { level: logLevel },
