@@ -199,7 +199,8 @@ export function createAccess(options: AccessOptions): Access {
     } catch (error) {
       return { ok: false, ...unavailable(profile, error) };
     }
-    if (!record || !secretMatches(credential.key, record.secretSha256)) return refuse(profile, invalid, 'Invalid API key');
+    // An unknown id is compared too (against a dummy hash): a refusal takes the same time either way.
+    if (!secretMatches(credential.key, record?.secretSha256) || !record) return refuse(profile, invalid, 'Invalid API key');
     // Only the holder of the full secret gets this far, so saying "revoked" tells an attacker nothing.
     if (record.revokedAt !== null) return refuse(profile, invalid, 'API key has been revoked');
     return { ok: true, record };
