@@ -29,7 +29,14 @@ export function registerHealthRoutes(app: FastifyInstance, lifecycle: Lifecycle,
       datasets: Object.fromEntries(
         datasets.map((d) => [
           d.dataset,
-          d.ready ? { ready: true, snapshotId: d.snapshotId, ...(d.refused ? { refused: d.refused } : {}) } : { ready: false },
+          d.ready
+            ? {
+                ready: true,
+                snapshotId: d.snapshotId,
+                ...(d.refused ? { refused: d.refused } : {}),
+                ...(d.unreadablePointer ? { unreadablePointer: d.unreadablePointer } : {}),
+              }
+            : { ready: false },
         ]),
       ),
     };

@@ -29,8 +29,17 @@ export interface ServedSnapshot<D extends DatasetName = DatasetName> {
 }
 
 type DatasetState =
-  /** `pointer` is the last pointer judged: the served snapshot's, or a newer one that was refused. */
-  | { kind: 'ready'; snapshot: ServedSnapshot; pointer: string; refused?: { snapshotId: string; reason: string } }
+  /**
+   * `pointer` is the last pointer judged: the served snapshot's, or a newer one that was refused.
+   * `unreadablePointer`: the pointer is damaged now (not absent), and this snapshot is still served.
+   */
+  | {
+      kind: 'ready';
+      snapshot: ServedSnapshot;
+      pointer: string;
+      refused?: { snapshotId: string; reason: string };
+      unreadablePointer?: { reason: string };
+    }
   | { kind: 'unavailable'; reason: string; pointer: string | null };
 
 export interface SnapshotLog {
@@ -74,8 +83,9 @@ function release(snapshot: ServedSnapshot): void {
  * The current snapshot of each dataset, as the server serves it. A new `current` pointer is picked
  * up by polling: the new bundle is read, digest-verified and indexed first, and only then does one
  * assignment swap it in, so requests in flight keep the snapshot they started with and no request
- * ever sees a half-loaded one. A dataset whose pointer is missing or names a bundle that fails
- * verification becomes unavailable (503) while the others keep serving.
+ * ever sees a half-loaded one. A dataset whose pointer is absent (taken down), or that has nothing
+ * verified to serve, becomes unavailable (503) while the others keep serving; a damaged pointer or
+ * bundle keeps the verified snapshot served while it is fresh.
  */
 export class SnapshotRegistry {
   private readonly states = new Map<DatasetName, DatasetState>();
@@ -151,6 +161,7 @@ export class SnapshotRegistry {
         generatedAtMs: Date.parse(snapshot.generatedAt),
         freshUntilMs: snapshot.freshUntilMs,
         ...(state.refused ? { refused: state.refused } : {}),
+        ...(state.unreadablePointer ? { unreadablePointer: state.unreadablePointer } : {}),
       };
     });
   }
@@ -174,7 +185,22 @@ export class SnapshotRegistry {
       pointer = current ? `${current.snapshotId}@${current.publishedAt}` : null;
     } catch (error) {
       const previousState = this.states.get(dataset);
-      if (!(error instanceof InvalidPointerError) && previousState?.kind === 'ready') {
+      if (error instanceof InvalidPointerError && previousState?.kind === 'ready') {
+        // Damage, not a takedown: a pointer that is there but cannot be read (garbage bytes, a bad
+        // restore, a pointer record edited by hand) says nothing about what should be served, so the
+        // verified snapshot stays served while it is fresh. Named in /readyz, and logged once per reason.
+        // Only a pointer that is validly absent takes the dataset down.
+        if (previousState.unreadablePointer?.reason !== error.message) {
+          this.states.set(dataset, { ...previousState, unreadablePointer: { reason: error.message } });
+          this.log.error(
+            { dataset, servedSnapshotId: previousState.snapshot.snapshotId, reason: error.message },
+            'current pointer damaged; still serving the previous verified snapshot',
+          );
+        }
+        this.onReload(dataset, 'failed');
+        return;
+      }
+      if (previousState?.kind === 'ready') {
         // The store cannot be reached (a bucket's outage, a network error): the pointer is unknown,
         // not broken, so the verified snapshot stays served and the next poll tries again.
         this.log.error(
@@ -188,9 +214,15 @@ export class SnapshotRegistry {
       this.onReload(dataset, 'failed');
       return;
     }
-    const previous = this.states.get(dataset);
-    // A pointer read again: whatever outage was said, the next one is news again.
+    let previous = this.states.get(dataset);
+    // A pointer read again: whatever outage or damage was said, the next one is news again.
     if (pointer !== null) this.outOfReach.delete(dataset);
+    if (pointer !== null && previous?.kind === 'ready' && previous.unreadablePointer) {
+      const { unreadablePointer: _repaired, ...rest } = previous;
+      previous = rest;
+      this.states.set(dataset, previous);
+      this.log.info({ dataset, pointer }, 'current pointer readable again');
+    }
     if (previous && previous.pointer === pointer) return;
     if (pointer === null || !current) {
       // No pointer because there is no store at all (its folder moved, its volume unmounted and its

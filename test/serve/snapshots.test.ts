@@ -170,6 +170,57 @@ describe('unavailable datasets', () => {
     expect((await call('/v1/articles?limit=1')).status).toBe(503);
   });
 
+  it('keeps serving while fresh when the pointer is damaged (not absent), names it in /readyz and the log once, and only an absent pointer takes the dataset down', async () => {
+    const { call, root, ids, server: running } = await setUp(['articles']);
+    const pointerFile = path.join(root, 'snapshots/current/articles.json');
+    const valid = await readFile(pointerFile, 'utf8');
+    await writeFile(pointerFile, 'garbage{\u0000');
+    await running.app.snapshots.reload();
+    const meanwhile = await call('/v1/articles?limit=1');
+    expect(meanwhile.status).toBe(200);
+    expect(meanwhile.body.snapshot.id).toBe(ids.articles);
+    // Ready: the dataset still has its verified snapshot (the others were never published here).
+    const readyz = await get(running.base, '/readyz');
+    expect(readyz.body.datasets.articles).toEqual({
+      ready: true,
+      snapshotId: ids.articles,
+      unreadablePointer: { reason: expect.stringContaining(`${pointerFile} is not a valid current pointer (not JSON: `) },
+    });
+    const metrics = await running.app.metrics.text();
+    expect(metrics).toContain('pdsnap_snapshot_pointer_unreadable{dataset="articles"} 1');
+    // Repaired: the same pointer again, and /readyz no longer names it.
+    await writeFile(pointerFile, valid);
+    await running.app.snapshots.reload();
+    expect((await get(running.base, '/readyz')).body.datasets.articles).toEqual({ ready: true, snapshotId: ids.articles });
+    // Absent, in a store that is there: taken down.
+    await rm(pointerFile);
+    await running.app.snapshots.reload();
+    expect((await call('/v1/articles?limit=1')).status).toBe(503);
+  });
+
+  it('logs a damaged pointer once while it stays the same, and again after it was repaired and damaged again', async () => {
+    const made = await makeStore(NOW, ['articles']);
+    const pointerFile = path.join(made.root, 'snapshots/current/articles.json');
+    const said: string[] = [];
+    const registry = new SnapshotRegistry(path.join(made.root, 'snapshots'), {
+      info: (_details, message) => said.push(message),
+      error: (_details, message) => said.push(message),
+    });
+    await registry.reload();
+    const valid = await readFile(pointerFile, 'utf8');
+    for (let round = 0; round < 2; round++) {
+      await writeFile(pointerFile, '');
+      await registry.reload();
+      await registry.reload();
+      await writeFile(pointerFile, valid);
+      await registry.reload();
+    }
+    expect(said.filter((message) => message.startsWith('current pointer damaged'))).toHaveLength(2);
+    expect(said.filter((message) => message === 'current pointer readable again')).toHaveLength(2);
+    expect(registry.currentIds()).toEqual({ articles: made.ids.articles });
+    await registry.close();
+  });
+
   it('says once per outage that the store is out of reach, and again after it came back and went again', async () => {
     const made = await makeStore(NOW, ['articles']);
     const storeDir = path.join(made.root, 'snapshots');
