@@ -456,7 +456,8 @@ export async function writeKeysFile(file: string, now: Date, count = KEY_COUNT):
       secretSha256: generated.secretSha256,
     });
   }
-  await writeFile(file, serializeKeyFile(records));
+  // Mode 0600, as `keys create` writes it: serve refuses a keys file that others can read.
+  await writeFile(file, serializeKeyFile(records), { mode: 0o600 });
   return rotating(secrets);
 }
 

@@ -6,6 +6,7 @@ import { isQuiet, printNotice, withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_KEY_FILE_MAX_AGE_MS, DEFAULT_KEYS_FILE, DEFAULT_USAGE_DB } from '../../serve/access/index.js';
+import { requirePrivateFile } from '../../lib/private-file.js';
 import { isBucketLocation } from '../../publish/s3-location.js';
 import { openStore } from '../../publish/open-store.js';
 import { buildServer } from '../../serve/app.js';
@@ -129,6 +130,8 @@ export function serveCommand(): Command {
       if (isBucketLocation(options.store)) await requireBucket(options.store);
       else await requireExisting(options.store, 'folder', '--store: the bundle store', 'build into it first, or name the right folder');
       try {
+        // The keys file lists every key (name, scopes, hash): its user's alone, as the cursor secret is.
+        if (!opened) await requirePrivateFile(options.keys);
         if (opened?.kind === 'redis') await opened.store.measureClock();
         const cursorSecret =
           opened?.kind === 'redis' && options.cursorSecretFile === undefined
