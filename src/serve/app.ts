@@ -73,7 +73,7 @@ export interface ServerOptions {
   corsOrigins?: readonly string[];
   /** Requests a second per client address on the public documentation routes; 0 = no limit. Default: DEFAULT_PUBLIC_RATE_PER_SECOND. */
   publicRatePerSecond?: number;
-  /** The monotonic clock of the public routes' limit (ms); injected by tests. */
+  /** The monotonic clock (ms) of the public routes' limit and of the retries of refused snapshots; injected by tests. */
   monotonicMs?: () => number;
   /** More routes inside a profile's plugin, behind its hooks; each must declare its access. Tests add failing routes this way. */
   profileRoutes?: Partial<Record<Profile, (scope: FastifyInstance) => void>>;
@@ -190,7 +190,7 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
     frameworkErrors: frameworkErrorResponder(options.docsUrl, (profile) => access.headersForUnauthenticated(profile)),
   });
 
-  const snapshots = new SnapshotRegistry(options.storeDir, app.log, options.storeCacheDir);
+  const snapshots = new SnapshotRegistry(options.storeDir, app.log, options.storeCacheDir, options.monotonicMs);
   app.addHook('onClose', async () => {
     await snapshots.close();
     await access.close();

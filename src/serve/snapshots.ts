@@ -28,10 +28,27 @@ export interface ServedSnapshot<D extends DatasetName = DatasetName> {
   index: DatasetIndexes[D];
 }
 
+/** When a refused snapshot is judged again, though its pointer has not moved, and the wait before that. */
+interface Retry {
+  atMs: number;
+  delayMs: number;
+}
+
+/**
+ * A snapshot refused for its bundle (missing, or failing verification) is judged again while its
+ * pointer stays the same: a rebuild of the same content, or a restore, repairs a bundle in place
+ * without moving the pointer, and a rollback to the id current already names changes nothing. First
+ * after RETRY_FIRST_MS, then after twice the wait before, up to RETRY_MAX_MS; on the monotonic clock.
+ * Each judgement reads the bundle again (from a bucket: downloads it again), hence the backoff.
+ */
+export const RETRY_FIRST_MS = 15_000;
+export const RETRY_MAX_MS = 30 * 60_000;
+
 type DatasetState =
   /**
    * `pointer` is the last pointer judged: the served snapshot's, or a newer one that was refused.
    * `unreadablePointer`: the pointer is damaged now (not absent), and this snapshot is still served.
+   * `retry`: when the refused pointer is judged again.
    */
   | {
       kind: 'ready';
@@ -39,8 +56,9 @@ type DatasetState =
       pointer: string;
       refused?: { snapshotId: string; reason: string };
       unreadablePointer?: { reason: string };
+      retry?: Retry;
     }
-  | { kind: 'unavailable'; reason: string; pointer: string | null };
+  | { kind: 'unavailable'; reason: string; pointer: string | null; retry?: Retry };
 
 export interface SnapshotLog {
   info(details: object, message: string): void;
@@ -103,14 +121,17 @@ export class SnapshotRegistry {
     storeDir: string,
     private readonly log: SnapshotLog = NO_LOG,
     cacheDir?: string,
+    /** The clock of the retries of refused snapshots (ms); injected by tests. */
+    private readonly monotonicMs: () => number = () => performance.now(),
   ) {
     this.store = openStore(storeDir, { pollHead: true, ...(cacheDir ? { cacheDir } : {}) });
   }
 
   /**
    * Looks at every dataset's pointer and loads what changed. Concurrent calls share one pass. A
-   * pointer that stays the same is not re-read, even after a failure: fixing a dataset means
-   * publishing (or rolling back) again, which changes the pointer.
+   * pointer that stays the same is not loaded again, except a refused one once its retry is due
+   * (RETRY_FIRST_MS, doubling up to RETRY_MAX_MS): a bundle repaired in place is taken without a
+   * restart. Publishing or rolling back, which moves the pointer, is taken at the next poll.
    */
   reload(): Promise<void> {
     this.inFlight ??= this.reloadAll().finally(() => {
@@ -223,7 +244,8 @@ export class SnapshotRegistry {
       this.states.set(dataset, previous);
       this.log.info({ dataset, pointer }, 'current pointer readable again');
     }
-    if (previous && previous.pointer === pointer) return;
+    const retrying = previous?.retry !== undefined && this.monotonicMs() >= previous.retry.atMs;
+    if (previous && previous.pointer === pointer && !retrying) return;
     if (pointer === null || !current) {
       // No pointer because there is no store at all (its folder moved, its volume unmounted and its
       // mount point left empty): that is the store out of reach, not a dataset taken down, so the
@@ -296,13 +318,18 @@ export class SnapshotRegistry {
         (error instanceof BundleIntegrityError && !(error instanceof UnreadableBundleFileError)) || error instanceof SnapshotNotFoundError;
       const reason = known ? (error as Error).message : `load failed: ${(error as Error).message}`;
       this.onReload(dataset, 'failed');
+      // A refused pointer is judged again after a backoff (longer after each refusal of the same
+      // pointer); a read error is retried at the next poll, also when it met a pointer refused before.
+      const sameAsBefore = previous?.pointer === pointer ? previous.retry : undefined;
+      const retry = known ? this.nextRetry(sameAsBefore) : sameAsBefore && { atMs: this.monotonicMs(), delayMs: sameAsBefore.delayMs };
       if (previous?.kind === 'ready') {
         // Keep serving the last verified snapshot (require() still refuses it once it is stale).
-        // A refused pointer is not tried again until it moves; a read error is retried next poll.
+        const { retry: _done, ...served } = previous;
         this.states.set(dataset, {
-          ...previous,
+          ...served,
           pointer: known ? pointer : previous.pointer,
           refused: { snapshotId: current.snapshotId, reason },
+          ...(retry ? { retry } : {}),
         });
         this.log.error(
           { dataset, refusedSnapshotId: current.snapshotId, servedSnapshotId: previous.snapshot.snapshotId, reason },
@@ -310,8 +337,13 @@ export class SnapshotRegistry {
         );
         return;
       }
-      this.markUnavailable(dataset, reason, known ? pointer : null);
+      this.markUnavailable(dataset, reason, known ? pointer : null, retry);
     }
+  }
+
+  private nextRetry(previous: Retry | undefined): Retry {
+    const delayMs = previous === undefined ? RETRY_FIRST_MS : Math.min(previous.delayMs * 2, RETRY_MAX_MS);
+    return { atMs: this.monotonicMs() + delayMs, delayMs };
   }
 
   /**
@@ -323,11 +355,16 @@ export class SnapshotRegistry {
     return this.store.holdsNothing().catch(() => false);
   }
 
-  private markUnavailable(dataset: DatasetName, reason: string, pointer: string | null): void {
+  private markUnavailable(dataset: DatasetName, reason: string, pointer: string | null, retry?: Retry): void {
     const previous = this.states.get(dataset);
-    if (previous?.kind === 'unavailable' && previous.pointer === pointer && previous.reason === reason) return;
+    const state: DatasetState = { kind: 'unavailable', reason, pointer, ...(retry ? { retry } : {}) };
+    if (previous?.kind === 'unavailable' && previous.pointer === pointer && previous.reason === reason) {
+      // Said already: only when to look again changes.
+      this.states.set(dataset, state);
+      return;
+    }
     if (previous?.kind === 'ready') release(previous.snapshot);
-    this.states.set(dataset, { kind: 'unavailable', reason, pointer });
+    this.states.set(dataset, state);
     this.log.error({ dataset, reason }, 'dataset unavailable');
   }
 }
