@@ -91,7 +91,7 @@ async function serveFrom(
       '--now',
       NOW,
       '--reload-interval',
-      '200',
+      '200ms',
       ...extra,
     ],
     { ...s3.env, ...env },

@@ -22,6 +22,22 @@ import { STATE_OPTION_HELP, openStateForCommand, stateLocationOf } from '../stat
 
 const DEFAULT_DOCS_URL = 'https://docs.example.com/api';
 
+/**
+ * A duration like every other duration option. It took a number of milliseconds until 2026-12-06;
+ * a plain number is refused with what to write instead, never read in another unit.
+ */
+const ReloadIntervalOption = z
+  .string()
+  .optional()
+  .superRefine((value, ctx) => {
+    if (value !== undefined && /^\d+$/.test(value.trim()))
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${value}" is not a duration (this option took milliseconds until 2026-12-06): write it like 2s or 500ms, or 0s for never`,
+      });
+  })
+  .pipe(DurationOption('2s'));
+
 const Options = z.object({
   store: StoreOption(DEFAULT_STORE),
   host: z.string().min(1).default('127.0.0.1'),
@@ -63,7 +79,7 @@ const Options = z.object({
     .regex(/^\d{1,6}$/, 'must be a whole number of requests a second (0: no limit)')
     .default(String(DEFAULT_PUBLIC_RATE_PER_SECOND))
     .transform(Number),
-  reloadInterval: z.string().regex(/^\d+$/, 'must be a whole number of milliseconds').default('2000').transform(Number),
+  reloadInterval: ReloadIntervalOption,
 });
 
 /** `pdsnap serve`: both API profiles over the store's current bundles, until SIGINT or SIGTERM. */
@@ -104,7 +120,7 @@ export function serveCommand(): Command {
       '--public-rate <n>',
       `requests a second per client address on /docs and the OpenAPI descriptions, in bursts of ten seconds' worth; 0 = no limit (default ${DEFAULT_PUBLIC_RATE_PER_SECOND})`,
     )
-    .option('--reload-interval <ms>', 'how often to look for newly published snapshots; 0 = never (default 2000)')
+    .option('--reload-interval <dur>', 'how often to look for newly published snapshots, like 2s or 500ms; 0s = never (default 2s)')
     .action(async (raw) => {
       const options = parseOptions(Options, await withPathDefaults(raw, ['store', 'keys', 'usageDb']));
       // --quiet: warnings and errors only, unless --log-level says otherwise.
