@@ -94,7 +94,7 @@ export async function benchBucket(cli: string, repoRoot: string, filers: number)
         '--port',
         '0',
         '--reload-interval',
-        '500',
+        '500ms',
         '--keys',
         keysFile,
         '--usage-db',

@@ -9,7 +9,8 @@ import { benchSmartMoney, formatSmartMoney } from './smart-money.js';
 /**
  * npm run bench [-- smart-money|server|hostile|scale|bucket] — benchmarks, not tests: they print figures for
  * docs/performance.md and fail only when the Smart Money build breaks its 1 GiB memory budget.
- * BENCH_FILERS overrides the number of filers per quarter (default 9000, the size of a real quarter).
+ * BENCH_FILERS overrides the number of filers per quarter (default 9000, the size of a real quarter);
+ * BENCH_SERVER_PARTS picks parts of the server benchmark (load, compression, public, auth, redis).
  */
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(repoRoot, 'dist/bin/pdsnap.js');
@@ -23,7 +24,8 @@ if (which === 'all' || which === 'smart-money') {
   failed ||= !result.withinBudget || result.duckdb.mismatches.length > 0;
 }
 if (which === 'all' || which === 'server') {
-  process.stdout.write(`${formatServer(await benchServer(cli, repoRoot))}\n`);
+  // BENCH_CLI: another build of pdsnap to load (an earlier commit's, for before and after on one machine).
+  process.stdout.write(`${formatServer(await benchServer(process.env.BENCH_CLI ?? cli, repoRoot))}\n`);
 }
 if (which === 'scale') {
   // Not part of `all` either: at 3x it generates and builds about 20 million INFOTABLE rows.

@@ -124,7 +124,7 @@ export async function measureServe(
       '--port',
       '0',
       '--reload-interval',
-      '0',
+      '0s',
       '--keys',
       keysFile,
       '--usage-db',

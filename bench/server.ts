@@ -2,8 +2,9 @@ import autocannon from 'autocannon';
 import { execa, type ResultPromise } from 'execa';
 import { closeSync, openSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
+import { type AuthTimingResult, formatAuthTiming, measureAuthTiming } from './auth-timing.js';
 import { fixedRateInChild } from './fixed-rate.js';
 import { cpuSecondsOf, percentiles, readRequestLog } from './measure.js';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,8 @@ export interface LoadResult {
   server?: { p50Ms: number; p99Ms: number };
   /** req/s of the bare route's series run right after this one, on the same machine a moment later. */
   pairedBare?: number;
+  /** For a series run while the docs routes were hammered: what the hammer got. */
+  hammer?: { total: number; non2xx: number; requestsPerSecond: number };
 }
 
 /** Headers for each request, rotating over the key secrets (kept, for a client in another process). */
@@ -106,6 +109,7 @@ async function load(
   headers: RotatingHeaders | (() => Record<string, string>),
   rate?: number,
   serverLog?: string,
+  method: 'GET' | 'HEAD' = 'GET',
 ): Promise<LoadResult> {
   const { base } = target;
   const first = await wireGet(base + urlPath, headers());
@@ -125,6 +129,7 @@ async function load(
       url: base + urlPath,
       connections: CONNECTIONS,
       duration,
+      method,
       requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, ...headers() } }) }],
     });
   // Not counted: the first seconds of a process run its code before the JIT has compiled it, which
@@ -185,19 +190,51 @@ async function loadPaired(label: string, target: Target, urlPath: string, header
   return rows;
 }
 
+/** What the server benchmark measured: its load series, and the timing of failed authentications. */
+export interface ServerBenchResults {
+  loads: LoadResult[];
+  authTiming: AuthTimingResult | null;
+}
+
+/** Parts of the server benchmark; BENCH_SERVER_PARTS names some of them (default: all). */
+const SERVER_PARTS = ['load', 'compression', 'public', 'auth', 'redis'] as const;
+type ServerPart = (typeof SERVER_PARTS)[number];
+
+function serverParts(): Set<ServerPart> {
+  const named = process.env.BENCH_SERVER_PARTS?.split(',').map((p) => p.trim());
+  if (named === undefined) return new Set(SERVER_PARTS);
+  const unknown = named.filter((p) => !(SERVER_PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0) throw new Error(`BENCH_SERVER_PARTS: unknown part ${unknown.join(', ')} (parts: ${SERVER_PARTS.join(', ')})`);
+  return new Set(named as ServerPart[]);
+}
+
+/** The Redoc bundle, 1.1 MB: the largest answer a request without a key can ask for. */
+const DOCS_BUNDLE = '/docs/redoc.standalone.js';
+/** The docs routes hammered at this rate over HAMMER_CONNECTIONS (the issue's four curl loops made about 42 a second). */
+const HAMMER_RATE = 50;
+const HAMMER_CONNECTIONS = 4;
+/** The keyed page's rate beside the hammer: low enough that a shared 2-core machine keeps up with it alone. */
+const KEYED_RATE = 100;
+/** Failed authentications per class (unknown key id, existing id with a wrong secret). */
+const AUTH_TRIES = 3000;
+
 /**
  * Loads the real `pdsnap serve` (a child process, logs at info to a file of its own) on loopback
  * with an authenticated Profile A list page and a Profile B list page, once over the file state
  * (keys file, SQLite) and once over Redis (a redis-server of its own in the temporary folder, when
  * the machine has one), each as fast as it answers and at a fixed 1,000 requests a second; and a
  * bare Fastify route that returns a body of the same size, loaded right after each Profile A
- * series (loadPaired), so the cost of pdsnap's request path can be read off side by side.
+ * series (loadPaired), so the cost of pdsnap's request path can be read off side by side. Then
+ * compressed pages, what requests without a key cost (the Redoc bundle; a keyed page while the
+ * docs routes are hammered), and the timing of failed authentications by class.
  */
-export async function benchServer(cli: string, repoRoot: string): Promise<LoadResult[]> {
+export async function benchServer(cli: string, repoRoot: string): Promise<ServerBenchResults> {
+  const parts = serverParts();
   const dir = await mkdtemp(path.join(tmpdir(), 'pdsnap-bench-serve-'));
   const now = new Date();
   const children: ResultPromise[] = [];
   const results: LoadResult[] = [];
+  let authTiming: AuthTimingResult | null = null;
   try {
     const sources = path.join(dir, 'sources');
     const store = path.join(dir, 'store');
@@ -206,14 +243,11 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
 
     const keysFile = path.join(dir, 'keys.json');
     const fileKeys = await writeKeysFile(keysFile, now);
-    const serveArgs = ['serve', '--store', store, '--port', '0', '--reload-interval', '0'];
+    // The default reload interval (a look at three pointer files every 2 s): the option's unit changed once.
+    const serveArgs = ['serve', '--store', store, '--port', '0'];
+    const fileArgs = [cli, ...serveArgs, '--keys', keysFile, '--usage-db', path.join(dir, 'usage.sqlite')];
     const fileLog = path.join(dir, 'file-serve.log');
-    const fileServe = await startChild(
-      'node',
-      [cli, ...serveArgs, '--keys', keysFile, '--usage-db', path.join(dir, 'usage.sqlite')],
-      repoRoot,
-      fileLog,
-    );
+    const fileServe = await startChild('node', fileArgs, repoRoot, fileLog);
     children.push(fileServe.child);
     // The baseline: a bare Fastify route returning a body of the Profile A page's size, from the
     // start, so that each Profile A series is compared with a bare series run right after it.
@@ -223,23 +257,40 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
     // Beside this module (dist/bench), wherever the CLI being measured lives.
     const bare = await startChild('node', [fileURLToPath(new URL('./bare-server.js', import.meta.url)), bodyFile], repoRoot);
     children.push(bare.child);
-    results.push(...(await loadPaired('file   Profile A  GET /v1/articles?limit=20', fileServe, '/v1/articles?limit=20', fileKeys, bare)));
-    results.push(await load('file   Profile B  GET /api/v1/articles?limit=20', fileServe, '/api/v1/articles?limit=20', fileKeys));
-    results.push(await load('file   Profile A, fixed rate', fileServe, '/v1/articles?limit=20', fileKeys, FIXED_RATE, fileLog));
-    // Compression: the largest consensus page (10 rows of 10 top holders: its size does not grow with
-    // the number of filers) and the largest article page, as they are and as brotli and gzip.
-    for (const [name, urlPath] of [
-      ['consensus', '/v1/smart-money/consensus?limit=10'],
-      ['articles ', '/v1/articles?limit=100'],
-    ] as const) {
-      for (const encoding of ['identity', 'br', 'gzip'] as const) {
-        const withEncoding = encoding === 'identity' ? fileKeys : () => ({ ...fileKeys(), 'accept-encoding': encoding });
-        results.push(await load(`file   ${name} ${encoding.padEnd(8)}`, fileServe, urlPath, withEncoding));
+    if (parts.has('load')) {
+      results.push(
+        ...(await loadPaired('file   Profile A  GET /v1/articles?limit=20', fileServe, '/v1/articles?limit=20', fileKeys, bare)),
+      );
+      results.push(await load('file   Profile B  GET /api/v1/articles?limit=20', fileServe, '/api/v1/articles?limit=20', fileKeys));
+      results.push(await load('file   Profile A, fixed rate', fileServe, '/v1/articles?limit=20', fileKeys, FIXED_RATE, fileLog));
+    }
+    if (parts.has('compression')) {
+      // The largest consensus page (10 rows of 10 top holders: its size does not grow with the
+      // number of filers) and the largest article page, as they are and as brotli and gzip.
+      for (const [name, urlPath] of [
+        ['consensus', '/v1/smart-money/consensus?limit=10'],
+        ['articles ', '/v1/articles?limit=100'],
+      ] as const) {
+        for (const encoding of ['identity', 'br', 'gzip'] as const) {
+          const withEncoding = encoding === 'identity' ? fileKeys : () => ({ ...fileKeys(), 'accept-encoding': encoding });
+          results.push(await load(`file   ${name} ${encoding.padEnd(8)}`, fileServe, urlPath, withEncoding));
+        }
       }
     }
+    if (parts.has('public')) {
+      // The same server without the documentation routes' limit, where the build has one: what the assets themselves cost.
+      const unlimitedLog = path.join(dir, 'unlimited-serve.log');
+      const unlimited = (await hasOption(cli, 'serve', '--public-rate'))
+        ? await startChild('node', [...fileArgs, '--public-rate', '0'], repoRoot, unlimitedLog)
+        : null;
+      if (unlimited) children.push(unlimited.child);
+      results.push(...(await loadPublic(fileServe, unlimited && { ...unlimited, log: unlimitedLog }, fileKeys, fileLog)));
+      unlimited?.child.kill('SIGTERM');
+    }
+    if (parts.has('auth')) authTiming = await measureAuthTiming(fileServe.base, fileKeys.secrets, AUTH_TRIES, fileLog);
     fileServe.child.kill('SIGTERM');
 
-    const redis = await startRedis(dir, repoRoot);
+    const redis = parts.has('redis') ? await startRedis(dir, repoRoot) : null;
     if (redis) {
       children.push(redis.child);
       const redisState = await openRedisState(redis.url);
@@ -253,16 +304,127 @@ export async function benchServer(cli: string, repoRoot: string): Promise<LoadRe
       results.push(await load('redis  Profile B  GET /api/v1/articles?limit=20', redisServe, '/api/v1/articles?limit=20', redisKeys));
       results.push(await load('redis  Profile A, fixed rate', redisServe, '/v1/articles?limit=20', redisKeys, FIXED_RATE, redisLog));
       redisServe.child.kill('SIGTERM');
-    } else {
+    } else if (parts.has('redis')) {
       process.stderr.write('bench: no redis-server on this machine; the Redis rows are left out\n');
     }
 
-    results.push(await load(`bare Fastify, fixed rate`, bare, '/bare', NO_KEY, FIXED_RATE));
-    return results;
+    if (parts.has('load')) results.push(await load(`bare Fastify, fixed rate`, bare, '/bare', NO_KEY, FIXED_RATE));
+    return { loads: results, authTiming };
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await Promise.allSettled(children);
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * What requests without a key cost: the Redoc bundle as brotli and gzip and by HEAD, each as fast
+ * as the server answers (its CPU per request), from `unlimited` (the server without the
+ * documentation routes' limit) when there is one; then a keyed page at KEYED_RATE with the docs
+ * routes idle and while they are hammered at HAMMER_RATE, on the server as configured by default
+ * and, when there is one, on `unlimited` too.
+ */
+async function loadPublic(
+  target: Target,
+  unlimited: (Target & { log: string }) | null,
+  keys: RotatingHeaders,
+  serverLog: string,
+): Promise<LoadResult[]> {
+  const rows: LoadResult[] = [];
+  const assets = unlimited ?? target;
+  for (const encoding of ['br', 'gzip'] as const) {
+    const headers = () => ({ 'accept-encoding': encoding });
+    rows.push(await load(`file   docs bundle ${encoding.padEnd(8)} (no key)`, assets, DOCS_BUNDLE, headers));
+  }
+  rows.push(await loadHead('file   docs bundle br HEAD  (no key)', assets, DOCS_BUNDLE, { 'accept-encoding': 'br' }));
+  const keyed = '/v1/articles?limit=20';
+  rows.push(await load(`file   Profile A at ${KEYED_RATE}/s, docs idle`, target, keyed, keys, KEYED_RATE, serverLog));
+  for (const [server, log, which] of [
+    [target, serverLog, ''],
+    ...(unlimited ? [[unlimited, unlimited.log, ', no docs limit'] as const] : []),
+  ] as const) {
+    const hammer = autocannon({
+      url: server.base + DOCS_BUNDLE,
+      connections: HAMMER_CONNECTIONS,
+      overallRate: HAMMER_RATE,
+      // Longer than the keyed series, which starts a moment later; stopped when it is done.
+      duration: DURATION_S + 30,
+      headers: { 'accept-encoding': 'br' },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const hammered = await load(
+      `file   Profile A at ${KEYED_RATE}/s, docs at ${HAMMER_RATE}/s${which}`,
+      server,
+      keyed,
+      keys,
+      KEYED_RATE,
+      log,
+    );
+    (hammer as unknown as { stop(): void }).stop();
+    const docs = await hammer;
+    rows.push({ ...hammered, hammer: { total: docs.requests.total, non2xx: docs.non2xx, requestsPerSecond: docs.requests.average } });
+  }
+  return rows;
+}
+
+/** Whether a build of pdsnap has an option (an earlier build loaded through BENCH_CLI may not). */
+async function hasOption(cli: string, command: string, option: string): Promise<boolean> {
+  const help = await execa('node', [cli, 'help', command], { reject: false });
+  return String(help.stdout).includes(option);
+}
+
+/**
+ * HEAD requests as fast as answered over CONNECTIONS keep-alive connections (autocannon waits for
+ * the body a HEAD answer announces and never gets), with the server's CPU per request.
+ */
+async function loadHead(label: string, target: Target, urlPath: string, headers: Record<string, string>): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const head = () =>
+    new Promise<number>((resolve, reject) => {
+      request(target.base + urlPath, { agent, method: 'HEAD', headers }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      })
+        .on('error', reject)
+        .end();
+    });
+  const run = async (durationS: number) => {
+    const until = performance.now() + durationS * 1000;
+    let total = 0;
+    let non2xx = 0;
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (performance.now() < until) {
+          const status = await head();
+          total += 1;
+          if (status < 200 || status >= 300) non2xx += 1;
+        }
+      }),
+    );
+    return { total, non2xx };
+  };
+  try {
+    await run(WARM_UP_S);
+    const cpuBefore = await cpuSecondsOf(target.child.pid);
+    const started = performance.now();
+    const { total, non2xx } = await run(DURATION_S);
+    const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = await cpuSecondsOf(target.child.pid);
+    return {
+      label,
+      path: urlPath,
+      bodyBytes: 0,
+      requestsPerSecond: total / seconds,
+      p50Ms: 0,
+      p99Ms: 0,
+      non2xx,
+      total,
+      ...(cpuBefore === undefined || cpuAfter === undefined || total === 0
+        ? {}
+        : { cpuMicrosPerRequest: Math.round(((cpuAfter - cpuBefore) * 1e6) / total) }),
+    };
+  } finally {
+    agent.destroy();
   }
 }
 
@@ -294,7 +456,8 @@ export async function writeKeysFile(file: string, now: Date, count = KEY_COUNT):
       secretSha256: generated.secretSha256,
     });
   }
-  await writeFile(file, serializeKeyFile(records));
+  // Mode 0600, as `keys create` writes it: serve refuses a keys file that others can read.
+  await writeFile(file, serializeKeyFile(records), { mode: 0o600 });
   return rotating(secrets);
 }
 
@@ -333,7 +496,7 @@ async function startRedis(dir: string, cwd: string): Promise<{ url: string; chil
   throw new Error('bench: redis-server did not start');
 }
 
-export function formatServer(results: LoadResult[]): string {
+export function formatServer({ loads: results, authTiming }: ServerBenchResults): string {
   const isBare = (r: LoadResult) => r.label.startsWith('bare') && r.rate === undefined;
   const bareMedian = median(results.filter(isBare).map((r) => r.requestsPerSecond));
   const percent = (value: number) => `${(100 * value).toFixed(0).padStart(3)} %`;
@@ -348,12 +511,16 @@ export function formatServer(results: LoadResult[]): string {
     const rate = r.rate ? ` (at ${r.rate}/s)` : '';
     const server = r.server ? `  (server's own: p50 ${r.server.p50Ms} ms, p99 ${r.server.p99Ms} ms)` : '';
     const cpu = r.cpuMicrosPerRequest === undefined ? '' : `  server CPU ${r.cpuMicrosPerRequest} µs/req`;
-    return `  ${r.label.padEnd(48)} ${String(r.bodyBytes).padStart(7)} B  ${r.requestsPerSecond.toFixed(0).padStart(6)} req/s${rate}  p50 ${String(r.p50Ms).padStart(3)} ms  p99 ${String(r.p99Ms).padStart(3)} ms  non-2xx ${r.non2xx}/${r.total}${share}${cpu}${server}`;
+    const hammer = r.hammer
+      ? `  (docs hammer: ${r.hammer.requestsPerSecond.toFixed(0)} req/s, non-2xx ${r.hammer.non2xx}/${r.hammer.total})`
+      : '';
+    return `  ${r.label.padEnd(48)} ${String(r.bodyBytes).padStart(7)} B  ${r.requestsPerSecond.toFixed(0).padStart(6)} req/s${rate}  p50 ${String(r.p50Ms).padStart(3)} ms  p99 ${String(r.p99Ms).padStart(3)} ms  non-2xx ${r.non2xx}/${r.total}${share}${cpu}${server}${hammer}`;
   });
   return [
     `Server on loopback, ${DURATION_S} s each: autocannon with ${CONNECTIONS} connections as fast as answered (after ${WARM_UP_S} s not counted); "fixed rate": requests sent evenly by a client process of its own, latency from their scheduled instant`,
     ...rows,
     ...shareSummaries(results),
+    ...(authTiming ? formatAuthTiming(authTiming) : []),
   ].join('\n');
 }
 

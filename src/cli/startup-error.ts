@@ -1,3 +1,4 @@
+import { ExposedFileError } from '../lib/private-file.js';
 import { sqliteEnvironmentFailure } from '../lib/sqlite.js';
 import { KeyFileError } from '../serve/access/key-record.js';
 import { StateLocationError } from '../serve/access/state-location.js';
@@ -16,7 +17,7 @@ export function startupError(error: unknown, context: string): unknown {
 }
 
 function isOperatorFixable(error: unknown): boolean {
-  const known = [KeyFileError, KeyRecordError, StateLocationError, StateUnavailableError, CursorSecretError];
+  const known = [KeyFileError, KeyRecordError, StateLocationError, StateUnavailableError, CursorSecretError, ExposedFileError];
   if (known.some((type) => error instanceof type)) return true;
   // Named, not imported: importing s3-objects would load the AWS SDK into every serve.
   if (error instanceof Error && error.name === 'BucketError') return true;

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { addVary } from './conditional.js';
-import { etagOf, matchingTag } from './etag.js';
+import { FixedAsset } from './fixed-asset.js';
 import type { Operation } from './operation.js';
 import { openApiDocument } from './openapi.js';
-import type { Profile } from './profile.js';
+import { PROFILE_PREFIX, type Profile } from './profile.js';
 
 export interface DescriptionOptions {
   docsUrl: string;
@@ -15,9 +14,9 @@ export interface DescriptionOptions {
 const DESCRIPTION_MAX_AGE_SECONDS = 300;
 
 /**
- * `GET <prefix>/openapi.json`: the profile's OpenAPI description, public (no key, no limit): it
- * describes the contract and holds no data. Built once, on the first request (the listening address
- * is known by then), and answered 304 to its ETag.
+ * `GET <prefix>/openapi.json`: the profile's OpenAPI description, public (no key; the public routes'
+ * limit per address): it describes the contract and holds no data. Built once, on the first request
+ * (the listening address is known by then), compressed once per encoding, and answered 304 to its ETag.
  */
 export function registerApiDescription(
   scope: FastifyInstance,
@@ -25,23 +24,20 @@ export function registerApiDescription(
   operations: readonly Operation[],
   options: DescriptionOptions,
 ): void {
-  let built: { body: string; etag: string } | null = null;
+  let built: FixedAsset | null = null;
   const document = () => {
-    if (!built) {
-      const body = JSON.stringify(
+    built ??= new FixedAsset(
+      `${PROFILE_PREFIX[profile]}/openapi.json`,
+      'application/json; charset=utf-8',
+      JSON.stringify(
         openApiDocument(profile, operations, { docsUrl: options.docsUrl, publicUrl: options.publicUrl ?? listeningUrl(scope) }),
-      );
-      built = { body, etag: etagOf(['openapi', body], false) };
-    }
+      ),
+    );
     return built;
   };
   scope.get('/openapi.json', { config: { access: { access: 'public' } } }, async (request, reply) => {
-    const { body, etag } = document();
-    reply.headers({ ETag: etag, 'Cache-Control': `public, max-age=${DESCRIPTION_MAX_AGE_SECONDS}` });
-    addVary(reply, 'accept-encoding');
-    const held = matchingTag(request.headers['if-none-match'], etag);
-    if (held !== null) return reply.header('ETag', held).code(304).send();
-    return reply.type('application/json; charset=utf-8').send(body);
+    reply.header('Cache-Control', `public, max-age=${DESCRIPTION_MAX_AGE_SECONDS}`);
+    return document().send(request, reply);
   });
 }
 

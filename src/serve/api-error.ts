@@ -49,10 +49,16 @@ export class CursorProblem extends Error {
 }
 
 /**
- * A request that uses something this server does not implement (a transfer coding other than
- * chunked): 501, with the profile's code for a bad request (invalid_request, invalid_params).
+ * A request refused for how it was sent, not for what it asks: a transfer coding other than chunked
+ * (501, not implemented) or a header section as long as the server reads (431). Answered with the
+ * profile's code for a bad request (invalid_request, invalid_params).
  */
-export class NotImplementedProblem extends Error {
-  override readonly name = 'NotImplementedProblem';
-  readonly statusCode = 501;
+export class TransportProblem extends Error {
+  override readonly name = 'TransportProblem';
+  constructor(
+    readonly statusCode: 431 | 501,
+    message: string,
+  ) {
+    super(message);
+  }
 }

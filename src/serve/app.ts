@@ -12,10 +12,12 @@ import { installCors } from './cors.js';
 import { registerDocsPage } from './docs-page/routes.js';
 import { compileParameterValidator, type JsonSchema } from './parameter-validation.js';
 import { FailedAuthThrottle } from './failed-auth-throttle.js';
+import { MAX_HEADER_COUNT } from './header-count.js';
 import { type Lifecycle, registerHealthRoutes } from './health-routes.js';
 import { ServerMetrics } from './metrics.js';
 import { parseQueryString } from './query-string.js';
 import { profilePlugin } from './profile-plugin.js';
+import { installPublicRouteLimit, PublicRouteLimit } from './public-route-limit.js';
 import { PROFILE_PREFIX, type Profile } from './profile.js';
 import { installRequestHooks, newRequestId } from './request-hooks.js';
 import { cachingSerializerCompiler } from './response-serializer.js';
@@ -69,6 +71,10 @@ export interface ServerOptions {
   publicUrl?: string;
   /** Exact origins whose pages may call the API from a browser (CORS); none by default. */
   corsOrigins?: readonly string[];
+  /** Requests a second per client address on the public documentation routes; 0 = no limit. Default: DEFAULT_PUBLIC_RATE_PER_SECOND. */
+  publicRatePerSecond?: number;
+  /** The monotonic clock (ms) of the public routes' limit and of the retries of refused snapshots; injected by tests. */
+  monotonicMs?: () => number;
   /** More routes inside a profile's plugin, behind its hooks; each must declare its access. Tests add failing routes this way. */
   profileRoutes?: Partial<Record<Profile, (scope: FastifyInstance) => void>>;
 }
@@ -154,11 +160,12 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
     return503OnClosing: false,
     // maxParamLength (routerOptions): long enough that an overlong slug reaches validation (400) instead of missing the route.
     // Node refuses a request without Host before any hook could give it an envelope: we check it
-    // ourselves (request-hooks.ts). Header size: Node's 16 KiB, stated here so it is documented.
+    // ourselves (request-hooks.ts). Header size: Node's 16 KiB, and header count: Node's 2,000
+    // (refused once reached, request-hooks.ts), stated here so they are documented.
     // A client that never finishes its request is cut off: 20 s for the headers, 30 s in all (408).
     // An Expect other than 100-continue is refused in the envelope, not with Node's bare 417.
-    serverFactory: (handler) =>
-      createServer(
+    serverFactory: (handler) => {
+      const server = createServer(
         {
           requireHostHeader: false,
           maxHeaderSize: MAX_HEADER_BYTES,
@@ -167,10 +174,13 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
           connectionsCheckingInterval: 1_000,
         },
         handler,
-      ).on(
+      );
+      server.maxHeadersCount = MAX_HEADER_COUNT;
+      return server.on(
         'checkExpectation',
         expectationFailedResponder(options.docsUrl, (profile) => access.headersForUnauthenticated(profile)),
-      ),
+      );
+    },
     routerOptions: { maxParamLength: 4096, querystringParser: parseQueryString },
     clientErrorHandler: clientErrorResponder(
       options.docsUrl,
@@ -180,7 +190,7 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
     frameworkErrors: frameworkErrorResponder(options.docsUrl, (profile) => access.headersForUnauthenticated(profile)),
   });
 
-  const snapshots = new SnapshotRegistry(options.storeDir, app.log, options.storeCacheDir);
+  const snapshots = new SnapshotRegistry(options.storeDir, app.log, options.storeCacheDir, options.monotonicMs);
   app.addHook('onClose', async () => {
     await snapshots.close();
     await access.close();
@@ -204,8 +214,9 @@ async function assemble(options: ServerOptions, now: () => Date, access: Access)
   app.setSerializerCompiler(cachingSerializerCompiler);
   requireDeclaredAccess(app);
   installRequestHooks(app, access, metrics, lifecycle);
+  installPublicRouteLimit(app, new PublicRouteLimit(options.publicRatePerSecond, options.monotonicMs));
   installCors(app, options.corsOrigins ?? []);
-  await registerCompression(app);
+  registerCompression(app);
   // Paths outside both profiles: Profile A's envelope, the versioned description.
   installErrorHandling(app, 'A', options.docsUrl);
 

@@ -1,7 +1,10 @@
-import { constants } from 'node:zlib';
-import compress from '@fastify/compress';
-import type { FastifyInstance, onSendHookHandler } from 'fastify';
-import { encodedTag, TAGGED_ENCODINGS } from './etag.js';
+import negotiate from '@fastify/accept-negotiator';
+import type { FastifyInstance } from 'fastify';
+import { CompressedAnswers } from './compressed-answers.js';
+import { addVary } from './conditional.js';
+import { type Encoding, encodedTag, TAGGED_ENCODINGS } from './etag.js';
+
+export { BROTLI_QUALITY } from './compressed-answers.js';
 
 /**
  * Bodies smaller than this go out as they are: below about one TCP segment, compressing saves no
@@ -10,51 +13,52 @@ import { encodedTag, TAGGED_ENCODINGS } from './etag.js';
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
 
 /**
- * Brotli quality for answers, which are compressed on every request. Quality 2 took a third of
- * quality 4's time on a 39 KB page of 100 trades (0.37 against 1.35 ms) for 9% more bytes (4,250
- * against 3,881), and less time than gzip's fastest level (docs/performance.md, Compression).
+ * The content coding for a request's Accept-Encoding: brotli or gzip by the client's q-values,
+ * brotli on a tie (@fastify/accept-negotiator); null when it accepts neither. `*` and `x-gzip` mean
+ * gzip, as HTTP/1.1 clients have long sent them (RFC 9110 section 12.5.3).
  */
-export const BROTLI_QUALITY = 2;
+export function negotiatedEncoding(acceptEncoding: string | string[] | undefined): Encoding | null {
+  if (acceptEncoding === undefined) return null;
+  const header = Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding;
+  return negotiate(header.toLowerCase().replace(/\*|x-gzip/g, 'gzip'), [...TAGGED_ENCODINGS]);
+}
 
 /**
- * Bodies up to this size are compressed inline, as one call, instead of through a stream on the
- * thread pool (the plugin's ceiling on a 2-core machine is 8 KiB). Every answer is a bounded page
- * (a consensus page, the largest, stays under 512 KiB), and at BROTLI_QUALITY a 39 KB page takes
- * about 0.4 ms inline, less than the stream's own setup and hand-offs cost per request.
- */
-const INLINE_COMPRESSION_MAX_BYTES = 512 * 1024;
-
-/**
- * Compression negotiated from Accept-Encoding by @fastify/compress: brotli (BROTLI_QUALITY) or gzip
- * (level 6), above the threshold only. Register it before any route: it attaches itself to routes
- * as they are registered.
+ * Compresses answers as the client's Accept-Encoding asks, from a cache of compressed answers per
+ * ETag and encoding (compressed-answers.ts), so that a page costs its compression once. Only
+ * answers with an ETag of at least COMPRESSION_THRESHOLD_BYTES are compressed: every data answer,
+ * and the fixed assets, which compress themselves once at a higher quality (fixed-asset.ts); errors
+ * and probes, which carry no tag, are small. A HEAD request uses a compressed answer already made
+ * and never compresses: without one it answers with the identity representation's headers.
  *
- * A compressed answer is another representation of the same content, so its ETag is rewritten
- * after compression (`W/"<tag>-br"`, see etag.ts); every route gets this as its last onSend hook
- * (route-level hooks run after the instance's, and this one is added after the plugin's).
+ * A compressed answer is another representation of the same content, so its ETag gets the
+ * encoding (`W/"<tag>-br"`, see etag.ts). An instance hook, so it runs before the route-level one
+ * that drops the body of a HEAD answer: HEAD gets the headers GET would send (RFC 9110 9.3.2).
  */
-export async function registerCompression(app: FastifyInstance): Promise<void> {
-  await app.register(compress, {
-    global: true,
-    encodings: [...TAGGED_ENCODINGS],
-    threshold: COMPRESSION_THRESHOLD_BYTES,
-    syncThreshold: INLINE_COMPRESSION_MAX_BYTES,
-    brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } },
-  });
-  app.addHook('onRoute', (route) => {
-    const existing = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
-    const hooks = [...existing, tagEncodedRepresentation];
-    // Fastify's own HEAD route drops the body in an onSend hook that it puts before the plugin's,
-    // so HEAD went out uncompressed, with another ETag and length than GET. It goes last: HEAD
-    // answers with GET's headers (RFC 9110 9.3.2). test/serve/compression.test.ts checks it.
-    const dropsBody = (hook: unknown) => typeof hook === 'function' && hook.name === 'headRouteOnSendHandler';
-    route.onSend = route.method === 'HEAD' ? [...hooks.filter((h) => !dropsBody(h)), ...hooks.filter(dropsBody)] : hooks;
+export function registerCompression(app: FastifyInstance, answers = new CompressedAnswers()): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    // Compressed already (a fixed asset), or no body (304).
+    if (reply.hasHeader('Content-Encoding') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
+    const etag = reply.getHeader('ETag');
+    if (typeof etag !== 'string') return payload;
+    const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    if (body.length < COMPRESSION_THRESHOLD_BYTES) return payload;
+    const encoding = negotiatedEncoding(request.headers['accept-encoding']);
+    if (encoding === null) return payload;
+    const encoded = answers.encode(body, encoding, etag, variableTailStart(body, request.id), request.method === 'HEAD');
+    if (encoded === null) return payload;
+    addVary(reply, 'accept-encoding');
+    reply.headers({ 'Content-Encoding': encoding, 'Content-Length': encoded.length, ETag: encodedTag(etag, encoding) });
+    return encoded;
   });
 }
 
-const tagEncodedRepresentation: onSendHookHandler = async (_request, reply, payload) => {
-  const encoding = reply.getHeader('Content-Encoding');
-  const etag = reply.getHeader('ETag');
-  if (typeof encoding === 'string' && encoding !== 'identity' && typeof etag === 'string') reply.header('ETag', encodedTag(etag, encoding));
-  return payload;
-};
+/**
+ * Where the part of a body that differs from request to request starts: a Profile A body ends with
+ * its request id (`…"requestId":"req_…"}`, the envelope's last property); every other body is the
+ * same for its tag from its first byte to its last.
+ */
+function variableTailStart(body: Buffer, requestId: string): number {
+  const at = body.length - requestId.length - 2;
+  return at > 0 && body.toString('latin1', at, at + requestId.length) === requestId ? at : body.length;
+}

@@ -81,7 +81,7 @@ function httpDate(ms: number): string {
   return lastDate.text;
 }
 
-/** Adds a field to Vary, keeping what is there (lower case, as @fastify/compress looks for it). */
+/** Adds a field to Vary, keeping what is there (lower case, as compression.ts writes it). */
 export function addVary(reply: FastifyReply, field: string): void {
   const current = reply.getHeader('Vary');
   if (current === undefined) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { requirePrivateFile } from '../lib/private-file.js';
 
 /** A cursor secret file that must not be used as it is; the message names the file and what to do. */
 export class CursorSecretError extends Error {
@@ -19,7 +20,8 @@ export function defaultCursorSecretFile(keysFile: string): string {
  */
 export async function loadOrCreateCursorSecret(file: string): Promise<string> {
   try {
-    await refuseExposed(file);
+    // Whoever reads the secret can forge cursors: it must be the server's user's alone.
+    await requirePrivateFile(file);
     return checked(await readFile(file, 'utf8'), file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
@@ -32,20 +34,6 @@ export async function loadOrCreateCursorSecret(file: string): Promise<string> {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
   return checked(await readFile(file, 'utf8'), file);
-}
-
-/**
- * Whoever reads the secret can forge cursors: it must be the server's user's alone. A file that
- * group or others can read, or that another user owns, is refused rather than used.
- */
-async function refuseExposed(file: string): Promise<void> {
-  const info = await stat(file);
-  const mode = (info.mode & 0o777).toString(8);
-  if ((info.mode & 0o077) !== 0)
-    throw new CursorSecretError(`${file} is readable by group or others (mode ${mode}): run chmod 600 ${file}`);
-  const uid = process.getuid?.();
-  if (uid !== undefined && info.uid !== uid)
-    throw new CursorSecretError(`${file} belongs to user ${info.uid}, not to the user running pdsnap (${uid})`);
 }
 
 function checked(text: string, file: string): string {

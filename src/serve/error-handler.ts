@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, CursorProblem, NotImplementedProblem, ParameterProblem } from './api-error.js';
+import { ApiError, CursorProblem, ParameterProblem, TransportProblem } from './api-error.js';
 import { errorEnvelope } from './error-envelope.js';
 import { profileNamedByPath, type Profile } from './profile.js';
 
@@ -17,8 +17,8 @@ function toApiError(error: unknown, profile: Profile): ApiError | null {
     if (error.parameter === 'region' && error.kind === 'value') return new ApiError(400, 'invalid_region', REGION_MESSAGE);
     return new ApiError(400, 'invalid_params', error.message);
   }
-  if (error instanceof NotImplementedProblem)
-    return new ApiError(501, profile === 'A' ? 'invalid_request' : 'invalid_params', error.message);
+  if (error instanceof TransportProblem)
+    return new ApiError(error.statusCode, profile === 'A' ? 'invalid_request' : 'invalid_params', error.message);
   if (error instanceof CursorProblem) {
     return profile === 'A' ? new ApiError(400, 'invalid_cursor', error.message) : new ApiError(400, 'invalid_params', error.message);
   }

@@ -14,6 +14,7 @@ export function etagOf(parts: readonly unknown[], weak: boolean): string {
 
 /** Content codings the server may apply; a compressed answer's tag ends in `-<coding>`. */
 export const TAGGED_ENCODINGS = ['br', 'gzip'] as const;
+export type Encoding = (typeof TAGGED_ENCODINGS)[number];
 const ENCODING_SUFFIX = new RegExp(`-(?:${TAGGED_ENCODINGS.join('|')})"$`);
 
 /**

@@ -9,10 +9,10 @@ export interface Lifecycle {
 /**
  * Probes for orchestrators, outside both profiles and without a key: `/healthz` says the process
  * answers; `/readyz` says it should get traffic: every dataset has a loaded, verified snapshot and
- * the server is not draining. Neither is counted against any key.
+ * the server is not draining. Neither is counted against any key nor limited in any way.
  */
 export function registerHealthRoutes(app: FastifyInstance, lifecycle: Lifecycle, snapshots: () => SnapshotStatus[]): void {
-  const probe = { config: { access: { access: 'public' as const } } };
+  const probe = { config: { access: { access: 'probe' as const } } };
   app.get('/healthz', probe, async (_request, reply) => {
     reply.header('Cache-Control', 'no-store');
     return { status: 'ok' };
@@ -29,7 +29,14 @@ export function registerHealthRoutes(app: FastifyInstance, lifecycle: Lifecycle,
       datasets: Object.fromEntries(
         datasets.map((d) => [
           d.dataset,
-          d.ready ? { ready: true, snapshotId: d.snapshotId, ...(d.refused ? { refused: d.refused } : {}) } : { ready: false },
+          d.ready
+            ? {
+                ready: true,
+                snapshotId: d.snapshotId,
+                ...(d.refused ? { refused: d.refused } : {}),
+                ...(d.unreadablePointer ? { unreadablePointer: d.unreadablePointer } : {}),
+              }
+            : { ready: false },
         ]),
       ),
     };

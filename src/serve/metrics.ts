@@ -10,6 +10,8 @@ export interface SnapshotStatus {
   freshUntilMs?: number;
   /** Why a newer snapshot was refused while this one kept being served. */
   refused?: { snapshotId: string; reason: string };
+  /** What is wrong with the current pointer (damaged, not absent) while this snapshot kept being served. */
+  unreadablePointer?: { reason: string };
 }
 
 /**
@@ -71,6 +73,12 @@ export class ServerMetrics {
       labelNames: ['dataset'] as const,
       registers: [this.registry],
     });
+    const unreadablePointer = new Gauge({
+      name: 'pdsnap_snapshot_pointer_unreadable',
+      help: "1 while the dataset's current pointer is damaged (not absent) and the verified snapshot is still served",
+      labelNames: ['dataset'] as const,
+      registers: [this.registry],
+    });
     const untilStale = new Gauge({
       name: 'pdsnap_snapshot_seconds_until_stale',
       help: 'Seconds until the served snapshot stops being fresh (negative: stale, answering 503)',
@@ -84,6 +92,7 @@ export class ServerMetrics {
       for (const status of snapshots()) {
         ready.set({ dataset: status.dataset }, status.ready ? 1 : 0);
         refused.set({ dataset: status.dataset }, status.refused ? 1 : 0);
+        unreadablePointer.set({ dataset: status.dataset }, status.unreadablePointer ? 1 : 0);
         if (!status.ready || status.snapshotId === undefined) {
           age.remove({ dataset: status.dataset });
           untilStale.remove({ dataset: status.dataset });

@@ -1,5 +1,6 @@
 import { SCOPES } from './access/index.js';
 import type { ErrorCode } from './api-error.js';
+import { MAX_HEADER_COUNT } from './header-count.js';
 import type { Profile } from './profile.js';
 import { PROFILE_A_ERROR_ENVELOPE, PROFILE_B_ERROR_ENVELOPE } from './schemas/envelopes.js';
 import type { JsonSchema } from './parameter-validation.js';
@@ -63,6 +64,12 @@ const SHARED_ERRORS: ProfileDescription['errors'] = [
 
 const EXAMPLE_REQUEST_ID = 'req_5f0c6a2e9b1d4c7a8e3f2b10';
 
+/** Refusals of how a request was sent, before any operation: not listed per operation, stated once. */
+const transportRefusals = (code: 'invalid_request' | 'invalid_params'): string =>
+  ' A request refused for how it was sent, before any operation, gets the same error envelope with the code ' +
+  `\`${code}\`: 431 for a header section over 16 KiB or of ${MAX_HEADER_COUNT.toLocaleString('en-US')} header fields or more, ` +
+  '417 for an `Expect` other than `100-continue`, 501 for a transfer coding other than `chunked`.';
+
 export const PROFILE_DESCRIPTIONS: Readonly<Record<Profile, ProfileDescription>> = {
   A: {
     title: 'Public Data API (Profile A)',
@@ -70,7 +77,8 @@ export const PROFILE_DESCRIPTIONS: Readonly<Record<Profile, ProfileDescription>>
     description:
       'Read-only articles, an economic calendar and Smart Money (SEC Form 13F) data, served from immutable snapshots. ' +
       'Lists are paged with opaque cursors (`page.nextCursor`). Responses carry `ETag`, `Last-Modified` and `Cache-Control`; ' +
-      'send `If-None-Match` to get 304 Not Modified, and `Accept-Encoding: br` or `gzip` for compressed bodies.',
+      'send `If-None-Match` to get 304 Not Modified, and `Accept-Encoding: br` or `gzip` for compressed bodies.' +
+      transportRefusals('invalid_request'),
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: `\`Authorization: Bearer <API key>\`. ${SCOPE_TEXT}` },
     },
@@ -111,7 +119,8 @@ export const PROFILE_DESCRIPTIONS: Readonly<Record<Profile, ProfileDescription>>
     summary: 'Articles and economic calendar by region, offset-paged.',
     description:
       'Read-only articles and economic calendar events of a region (us, kr, jp), served from immutable snapshots and paged with `offset` and `limit`. ' +
-      'Responses carry `ETag`, `Last-Modified` and `Cache-Control`; send `If-None-Match` to get 304 Not Modified, and `Accept-Encoding: br` or `gzip` for compressed bodies.',
+      'Responses carry `ETag`, `Last-Modified` and `Cache-Control`; send `If-None-Match` to get 304 Not Modified, and `Accept-Encoding: br` or `gzip` for compressed bodies.' +
+      transportRefusals('invalid_params'),
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: `\`Authorization: Bearer <API key>\`. ${SCOPE_TEXT}` },
       apiKeyAuth: {

@@ -41,7 +41,7 @@ export function profilePlugin(profile: Profile, operations: readonly Operation[]
         reply.headers({ ...deps.access.headersForUnauthenticated(profile), 'Retry-After': String(retryAfter) });
         throw new ApiError(429, 'rate_limited', 'Too many failed authentication attempts from this address; retry after the window resets');
       }
-      const outcome = await deps.access.authorize(profile, credentialHeaders(request), access?.scope);
+      const outcome = await deps.access.authorize(profile, credentialHeaders(request), access?.access === 'key' ? access.scope : undefined);
       reply.headers(outcome.headers);
       if (outcome.key) request.keyId = outcome.key.id;
       if (!outcome.ok) {

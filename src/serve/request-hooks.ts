@@ -1,7 +1,8 @@
 import { randomFillSync } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Access } from './access/index.js';
-import { ApiError, NotImplementedProblem, ParameterProblem } from './api-error.js';
+import { ApiError, ParameterProblem, TransportProblem } from './api-error.js';
+import { HEADER_COUNT_MESSAGE, headerCountReached } from './header-count.js';
 import type { Lifecycle } from './health-routes.js';
 import type { ServerMetrics } from './metrics.js';
 import { requestTargetProblem } from './request-target.js';
@@ -47,8 +48,9 @@ export function hostProblem(rawHeaders: readonly string[], httpVersion: string):
 }
 
 /**
- * Hooks every request passes, whichever route it matched: its request id first, a Host check (the
- * HTTP server leaves it to us so that the refusal wears an error envelope), and checks of the request
+ * Hooks every request passes, whichever route it matched: its request id first, a refusal of a
+ * header section that reached MAX_HEADER_COUNT, a Host check (the HTTP server leaves it to us so
+ * that the refusal wears an error envelope), and checks of the request
  * target and transfer codings (which the HTTP parser lets through), then, after the answer,
  * the release of a 5xx from the bill and one log line. Authentication belongs to each profile's
  * plugin (profile-plugin.ts), decided by the matched route.
@@ -56,12 +58,18 @@ export function hostProblem(rawHeaders: readonly string[], httpVersion: string):
 export function installRequestHooks(app: FastifyInstance, access: Access, metrics: ServerMetrics, lifecycle: Lifecycle): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    // First: every check below reads the header list, which is not whole once it reached the count.
+    // The connection is closed after the answer, whatever framing headers were past the count.
+    if (headerCountReached(request.raw.rawHeaders)) {
+      reply.header('Connection', 'close');
+      throw new TransportProblem(431, HEADER_COUNT_MESSAGE);
+    }
     const problem = hostProblem(request.raw.rawHeaders, request.raw.httpVersion);
     if (problem !== null) throw new ParameterProblem('Host', problem);
     const targetProblem = requestTargetProblem(request.raw.url ?? '');
     if (targetProblem !== null) throw new ParameterProblem('request target', targetProblem);
     if (hasUnknownTransferCoding(request.raw.rawHeaders))
-      throw new NotImplementedProblem('the only transfer coding implemented is chunked');
+      throw new TransportProblem(501, 'the only transfer coding implemented is chunked');
   });
 
   // While draining, every answer asks its client to reconnect, which a load balancer sends elsewhere.

@@ -7,8 +7,10 @@ import type { Scope } from './access/index.js';
  * dot segments, absolute form) can reach a handler without the checks its route declares.
  */
 export type RouteAccess =
-  /** No key, no limit: descriptions of the API and probes of the process. */
+  /** No key; a limit per client address (public-route-limit.ts): the API's documentation and descriptions. */
   | { access: 'public' }
+  /** No key, no limit: the orchestrator's probes of the process, which must always answer. */
+  | { access: 'probe' }
   /** A key with this scope, counted against its limits. */
   | { access: 'key'; scope: Scope };
 
@@ -25,7 +27,7 @@ declare module 'fastify' {
 export function requireDeclaredAccess(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const access = (route.config as { access?: RouteAccess } | undefined)?.access;
-    if (access?.access !== 'public' && access?.access !== 'key') {
+    if (access?.access !== 'public' && access?.access !== 'probe' && access?.access !== 'key') {
       throw new Error(`route ${String(route.method)} ${route.url} declares no access rule (config.access): refusing to register it`);
     }
   });

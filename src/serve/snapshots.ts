@@ -28,10 +28,37 @@ export interface ServedSnapshot<D extends DatasetName = DatasetName> {
   index: DatasetIndexes[D];
 }
 
+/** When a refused snapshot is judged again, though its pointer has not moved, and the wait before that. */
+interface Retry {
+  atMs: number;
+  delayMs: number;
+}
+
+/**
+ * A snapshot refused for its bundle (missing, or failing verification) is judged again while its
+ * pointer stays the same: a rebuild of the same content, or a restore, repairs a bundle in place
+ * without moving the pointer, and a rollback to the id current already names changes nothing. First
+ * after RETRY_FIRST_MS, then after twice the wait before, up to RETRY_MAX_MS; on the monotonic clock.
+ * Each judgement reads the bundle again (from a bucket: downloads it again), hence the backoff.
+ */
+export const RETRY_FIRST_MS = 15_000;
+export const RETRY_MAX_MS = 30 * 60_000;
+
 type DatasetState =
-  /** `pointer` is the last pointer judged: the served snapshot's, or a newer one that was refused. */
-  | { kind: 'ready'; snapshot: ServedSnapshot; pointer: string; refused?: { snapshotId: string; reason: string } }
-  | { kind: 'unavailable'; reason: string; pointer: string | null };
+  /**
+   * `pointer` is the last pointer judged: the served snapshot's, or a newer one that was refused.
+   * `unreadablePointer`: the pointer is damaged now (not absent), and this snapshot is still served.
+   * `retry`: when the refused pointer is judged again.
+   */
+  | {
+      kind: 'ready';
+      snapshot: ServedSnapshot;
+      pointer: string;
+      refused?: { snapshotId: string; reason: string };
+      unreadablePointer?: { reason: string };
+      retry?: Retry;
+    }
+  | { kind: 'unavailable'; reason: string; pointer: string | null; retry?: Retry };
 
 export interface SnapshotLog {
   info(details: object, message: string): void;
@@ -74,8 +101,9 @@ function release(snapshot: ServedSnapshot): void {
  * The current snapshot of each dataset, as the server serves it. A new `current` pointer is picked
  * up by polling: the new bundle is read, digest-verified and indexed first, and only then does one
  * assignment swap it in, so requests in flight keep the snapshot they started with and no request
- * ever sees a half-loaded one. A dataset whose pointer is missing or names a bundle that fails
- * verification becomes unavailable (503) while the others keep serving.
+ * ever sees a half-loaded one. A dataset whose pointer is absent (taken down), or that has nothing
+ * verified to serve, becomes unavailable (503) while the others keep serving; a damaged pointer or
+ * bundle keeps the verified snapshot served while it is fresh.
  */
 export class SnapshotRegistry {
   private readonly states = new Map<DatasetName, DatasetState>();
@@ -93,14 +121,17 @@ export class SnapshotRegistry {
     storeDir: string,
     private readonly log: SnapshotLog = NO_LOG,
     cacheDir?: string,
+    /** The clock of the retries of refused snapshots (ms); injected by tests. */
+    private readonly monotonicMs: () => number = () => performance.now(),
   ) {
     this.store = openStore(storeDir, { pollHead: true, ...(cacheDir ? { cacheDir } : {}) });
   }
 
   /**
    * Looks at every dataset's pointer and loads what changed. Concurrent calls share one pass. A
-   * pointer that stays the same is not re-read, even after a failure: fixing a dataset means
-   * publishing (or rolling back) again, which changes the pointer.
+   * pointer that stays the same is not loaded again, except a refused one once its retry is due
+   * (RETRY_FIRST_MS, doubling up to RETRY_MAX_MS): a bundle repaired in place is taken without a
+   * restart. Publishing or rolling back, which moves the pointer, is taken at the next poll.
    */
   reload(): Promise<void> {
     this.inFlight ??= this.reloadAll().finally(() => {
@@ -151,6 +182,7 @@ export class SnapshotRegistry {
         generatedAtMs: Date.parse(snapshot.generatedAt),
         freshUntilMs: snapshot.freshUntilMs,
         ...(state.refused ? { refused: state.refused } : {}),
+        ...(state.unreadablePointer ? { unreadablePointer: state.unreadablePointer } : {}),
       };
     });
   }
@@ -174,7 +206,22 @@ export class SnapshotRegistry {
       pointer = current ? `${current.snapshotId}@${current.publishedAt}` : null;
     } catch (error) {
       const previousState = this.states.get(dataset);
-      if (!(error instanceof InvalidPointerError) && previousState?.kind === 'ready') {
+      if (error instanceof InvalidPointerError && previousState?.kind === 'ready') {
+        // Damage, not a takedown: a pointer that is there but cannot be read (garbage bytes, a bad
+        // restore, a pointer record edited by hand) says nothing about what should be served, so the
+        // verified snapshot stays served while it is fresh. Named in /readyz, and logged once per reason.
+        // Only a pointer that is validly absent takes the dataset down.
+        if (previousState.unreadablePointer?.reason !== error.message) {
+          this.states.set(dataset, { ...previousState, unreadablePointer: { reason: error.message } });
+          this.log.error(
+            { dataset, servedSnapshotId: previousState.snapshot.snapshotId, reason: error.message },
+            'current pointer damaged; still serving the previous verified snapshot',
+          );
+        }
+        this.onReload(dataset, 'failed');
+        return;
+      }
+      if (previousState?.kind === 'ready') {
         // The store cannot be reached (a bucket's outage, a network error): the pointer is unknown,
         // not broken, so the verified snapshot stays served and the next poll tries again.
         this.log.error(
@@ -188,10 +235,17 @@ export class SnapshotRegistry {
       this.onReload(dataset, 'failed');
       return;
     }
-    const previous = this.states.get(dataset);
-    // A pointer read again: whatever outage was said, the next one is news again.
+    let previous = this.states.get(dataset);
+    // A pointer read again: whatever outage or damage was said, the next one is news again.
     if (pointer !== null) this.outOfReach.delete(dataset);
-    if (previous && previous.pointer === pointer) return;
+    if (pointer !== null && previous?.kind === 'ready' && previous.unreadablePointer) {
+      const { unreadablePointer: _repaired, ...rest } = previous;
+      previous = rest;
+      this.states.set(dataset, previous);
+      this.log.info({ dataset, pointer }, 'current pointer readable again');
+    }
+    const retrying = previous?.retry !== undefined && this.monotonicMs() >= previous.retry.atMs;
+    if (previous && previous.pointer === pointer && !retrying) return;
     if (pointer === null || !current) {
       // No pointer because there is no store at all (its folder moved, its volume unmounted and its
       // mount point left empty): that is the store out of reach, not a dataset taken down, so the
@@ -264,13 +318,18 @@ export class SnapshotRegistry {
         (error instanceof BundleIntegrityError && !(error instanceof UnreadableBundleFileError)) || error instanceof SnapshotNotFoundError;
       const reason = known ? (error as Error).message : `load failed: ${(error as Error).message}`;
       this.onReload(dataset, 'failed');
+      // A refused pointer is judged again after a backoff (longer after each refusal of the same
+      // pointer); a read error is retried at the next poll, also when it met a pointer refused before.
+      const sameAsBefore = previous?.pointer === pointer ? previous.retry : undefined;
+      const retry = known ? this.nextRetry(sameAsBefore) : sameAsBefore && { atMs: this.monotonicMs(), delayMs: sameAsBefore.delayMs };
       if (previous?.kind === 'ready') {
         // Keep serving the last verified snapshot (require() still refuses it once it is stale).
-        // A refused pointer is not tried again until it moves; a read error is retried next poll.
+        const { retry: _done, ...served } = previous;
         this.states.set(dataset, {
-          ...previous,
+          ...served,
           pointer: known ? pointer : previous.pointer,
           refused: { snapshotId: current.snapshotId, reason },
+          ...(retry ? { retry } : {}),
         });
         this.log.error(
           { dataset, refusedSnapshotId: current.snapshotId, servedSnapshotId: previous.snapshot.snapshotId, reason },
@@ -278,8 +337,13 @@ export class SnapshotRegistry {
         );
         return;
       }
-      this.markUnavailable(dataset, reason, known ? pointer : null);
+      this.markUnavailable(dataset, reason, known ? pointer : null, retry);
     }
+  }
+
+  private nextRetry(previous: Retry | undefined): Retry {
+    const delayMs = previous === undefined ? RETRY_FIRST_MS : Math.min(previous.delayMs * 2, RETRY_MAX_MS);
+    return { atMs: this.monotonicMs() + delayMs, delayMs };
   }
 
   /**
@@ -291,11 +355,16 @@ export class SnapshotRegistry {
     return this.store.holdsNothing().catch(() => false);
   }
 
-  private markUnavailable(dataset: DatasetName, reason: string, pointer: string | null): void {
+  private markUnavailable(dataset: DatasetName, reason: string, pointer: string | null, retry?: Retry): void {
     const previous = this.states.get(dataset);
-    if (previous?.kind === 'unavailable' && previous.pointer === pointer && previous.reason === reason) return;
+    const state: DatasetState = { kind: 'unavailable', reason, pointer, ...(retry ? { retry } : {}) };
+    if (previous?.kind === 'unavailable' && previous.pointer === pointer && previous.reason === reason) {
+      // Said already: only when to look again changes.
+      this.states.set(dataset, state);
+      return;
+    }
     if (previous?.kind === 'ready') release(previous.snapshot);
-    this.states.set(dataset, { kind: 'unavailable', reason, pointer });
+    this.states.set(dataset, state);
     this.log.error({ dataset, reason }, 'dataset unavailable');
   }
 }

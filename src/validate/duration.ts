@@ -1,20 +1,25 @@
 import { DAY_MS, HOUR_MS } from '../lib/time.js';
 
 const UNIT_MS = { d: DAY_MS, h: HOUR_MS, m: 60_000, s: 1_000 } as const;
-const DURATION = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
+const DURATION = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?$/;
 
 /**
- * Parses a duration written like `24h`, `7d`, `90m`, `30s` or `1d12h` (units in that order, each at
- * most once) into milliseconds. Anything else is refused, naming the value, so a typo such as `24` or
- * `2w` never silently becomes zero.
+ * Parses a duration written like `24h`, `7d`, `90m`, `30s`, `500ms` or `1d12h` (units in that order,
+ * each at most once) into milliseconds. Anything else is refused, naming the value, so a typo such as
+ * `24` or `2w` never silently becomes zero.
  */
 export function parseDuration(text: string): number {
   const match = DURATION.exec(text.trim());
   if (!match || text.trim() === '') {
-    throw new Error(`"${text}" is not a duration; write it like 24h, 7d, 90m, 30s or 1d12h`);
+    throw new Error(`"${text}" is not a duration; write it like 24h, 7d, 90m, 30s, 500ms or 1d12h`);
   }
-  const [, d, h, m, s] = match;
-  const ms = Number(d ?? 0) * UNIT_MS.d + Number(h ?? 0) * UNIT_MS.h + Number(m ?? 0) * UNIT_MS.m + Number(s ?? 0) * UNIT_MS.s;
+  const [, d, h, m, s, milliseconds] = match;
+  const ms =
+    Number(d ?? 0) * UNIT_MS.d +
+    Number(h ?? 0) * UNIT_MS.h +
+    Number(m ?? 0) * UNIT_MS.m +
+    Number(s ?? 0) * UNIT_MS.s +
+    Number(milliseconds ?? 0);
   // Beyond any snapshot's life, and beyond what a date can add: 300000000d made "Invalid time value".
   if (ms > MAX_DURATION_MS) throw new Error(`"${text}" is longer than the ${MAX_DURATION_MS / UNIT_MS.d}d (100 years) a duration may be`);
   return ms;

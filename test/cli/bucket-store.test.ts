@@ -58,12 +58,7 @@ async function buildProcess(store: string, now: string, datasets: string) {
 
 /** Writes an object as a tool other than pdsnap would. */
 async function putObject(key: string, body: string): Promise<void> {
-  const client = new S3Client({
-    endpoint: s3.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: s3.env.AWS_ACCESS_KEY_ID!, secretAccessKey: s3.env.AWS_SECRET_ACCESS_KEY! },
-  });
+  const client = s3Client();
   try {
     await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body }));
   } finally {
@@ -123,7 +118,7 @@ async function serveFrom(
       '--now',
       NOW,
       '--reload-interval',
-      '200',
+      '200ms',
       ...extra,
     ],
     { ...s3.env, ...env },
@@ -131,7 +126,22 @@ async function serveFrom(
   return { server, root, key };
 }
 
-type Readiness = { datasets: Record<string, { ready: boolean; snapshotId?: string; refused?: { snapshotId: string; reason: string } }> };
+type Readiness = {
+  datasets: Record<
+    string,
+    { ready: boolean; snapshotId?: string; refused?: { snapshotId: string; reason: string }; unreadablePointer?: { reason: string } }
+  >;
+};
+
+/** A client of the test's s3rver, for writing objects as another tool would. */
+function s3Client(): S3Client {
+  return new S3Client({
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.env.AWS_ACCESS_KEY_ID!, secretAccessKey: s3.env.AWS_SECRET_ACCESS_KEY! },
+  });
+}
 
 async function readiness(base: string): Promise<Readiness> {
   return (await get(base, '/readyz')).body as Readiness;
@@ -484,6 +494,51 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
         () => readiness(server.base),
         (r) => r.datasets.articles?.snapshotId === second,
       );
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('keeps serving while fresh when the newest pointer record is garbage, names it in /readyz and the log, until a newer record repairs it', async () => {
+    const store = bucket('pointer-damage');
+    const first = await builtId(store, NOW);
+    const { server, key } = await serveFrom(store);
+    try {
+      expect((await readiness(server.base)).datasets.articles?.snapshotId).toBe(first);
+      const records = await readdir(path.join(s3.dir, s3.bucket, 'pointer-damage', 'current', 'articles'));
+      const newest = records
+        .filter((name) => name.endsWith('._S3rver_object'))
+        .sort()
+        .at(-1)!
+        .replace('._S3rver_object', '');
+      await putObject(`pointer-damage/current/articles/${newest}`, 'garbage{');
+      // The head is only a hint, whose records are listed every 30 s or when it changes: a changed
+      // head makes the server list them at its next poll instead of within 30 s.
+      const head = await readFile(s3.objectFile('pointer-damage/current/articles.json'), 'utf8');
+      await putObject('pointer-damage/current/articles.json', `${head} `);
+      const damaged = await until(
+        'the damage named',
+        () => readiness(server.base),
+        (r) => r.datasets.articles?.unreadablePointer !== undefined,
+      );
+      expect(damaged.datasets.articles).toMatchObject({ ready: true, snapshotId: first });
+      expect(damaged.datasets.articles?.unreadablePointer?.reason).toContain(`s3://${s3.bucket}/pointer-damage/current/articles/${newest}`);
+      const served = await get(server.base, '/v1/articles?limit=1', bearer(key));
+      expect(served.status).toBe(200);
+      expect(served.body.snapshot.id).toBe(first);
+      await until(
+        'the log line',
+        async () => server.stdout(),
+        (text) => text.includes('current pointer damaged; still serving the previous verified snapshot'),
+      );
+      // A rollback adds a newer record: the pointer reads again, and the damage is no longer named.
+      expect((await cli(['rollback', 'articles', first, '--store', store, '--now', LATER])).exitCode).toBe(0);
+      const repaired = await until(
+        'the repair',
+        () => readiness(server.base),
+        (r) => r.datasets.articles?.unreadablePointer === undefined,
+      );
+      expect(repaired.datasets.articles).toEqual({ ready: true, snapshotId: first });
     } finally {
       await server.stop();
     }

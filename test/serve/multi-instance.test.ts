@@ -29,7 +29,7 @@ async function serveTwo(): Promise<[ServeProcess, ServeProcess]> {
     '--log-level',
     'silent',
     '--reload-interval',
-    '0',
+    '0s',
   ];
   const pair = await Promise.all([startServe(args), startServe(args)]);
   servers.push(...pair);

@@ -1,4 +1,4 @@
-import { chmod, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildServer } from '../../src/serve/app.js';
@@ -274,5 +274,33 @@ describe('the cursor secret on disk', () => {
 describe('the keys file on disk', () => {
   it('is written readable by its owner only, since it names every key', async () => {
     expect((await stat(path.join(root, 'keys.json'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('is refused by serve (exit 3) when group or others can read it, as a cursor secret is', async () => {
+    const dir = await tempDir('keys');
+    const keys = path.join(dir, 'keys.json');
+    await copyFile(path.join(root, 'keys.json'), keys);
+    const serve = (keysFile: string, secret: string) =>
+      runCli([
+        'serve',
+        ...['--store', path.join(root, 'snapshots'), '--keys', keysFile, '--usage-db', path.join(dir, 'u.sqlite')],
+        ...['--cursor-secret-file', secret, '--port', '0', '--log-level', 'silent'],
+      ]);
+    await chmod(keys, 0o644);
+    const exposedKeys = await serve(keys, path.join(dir, 'cursor-secret'));
+    expect(exposedKeys.exitCode).toBe(3);
+    expect(String(exposedKeys.stderr)).toContain(
+      `cannot start the server: ${keys} is readable by group or others (mode 644): run chmod 600 ${keys}`,
+    );
+    // The same words for a cursor secret at the same mode, beside a keys file that is in order.
+    await chmod(keys, 0o600);
+    const secret = path.join(dir, 'other-secret');
+    await writeFile(secret, `${'f'.repeat(64)}\n`);
+    await chmod(secret, 0o644);
+    const exposedSecret = await serve(keys, secret);
+    expect(exposedSecret.exitCode).toBe(3);
+    expect(String(exposedSecret.stderr)).toContain(
+      `cannot start the server: ${secret} is readable by group or others (mode 644): run chmod 600 ${secret}`,
+    );
   });
 });

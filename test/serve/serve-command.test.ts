@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { ALL_SCOPES, bearer, get, newKey } from './helpers/harness.js';
 import { startServe } from './helpers/serve-process.js';
 import { makeStore } from './helpers/test-store.js';
@@ -41,5 +42,17 @@ describe('pdsnap serve', () => {
 
     expect(await server.stop()).toBe(0);
     expect(server.stderr()).toContain('shutting down');
+  });
+
+  it('takes --reload-interval as a duration like every other, and refuses a plain number of milliseconds with what to write', async () => {
+    const { root } = await makeStore(new Date('2026-11-22T12:00:00.000Z'));
+    for (const value of ['2000', '0', '2', '2w']) {
+      const result = await runCli(['serve', '--store', path.join(root, 'snapshots'), '--reload-interval', value, '--port', '0']);
+      expect(result.exitCode, value).toBe(3);
+      expect(String(result.stderr), value).toContain(`--reload-interval: "${value}" is not a duration`);
+    }
+    expect(String((await runCli(['serve', '--reload-interval', '2000'])).stderr)).toContain(
+      'this option took milliseconds until 2026-12-06): write it like 2s or 500ms, or 0s for never',
+    );
   });
 });

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, bearer, get, newKey, type RunningServer, startServer, TestClock } from './helpers/harness.js';
 import { articles } from './helpers/records.js';
-import { SnapshotRegistry } from '../../src/serve/snapshots.js';
+import { buildServer } from '../../src/serve/app.js';
+import { RETRY_MAX_MS, SnapshotRegistry } from '../../src/serve/snapshots.js';
 import { bundleFilePath } from '../helpers/bundle-file.js';
 import { articleResources, calendarResources, makeStore, publishDataset, smartMoneyResources } from './helpers/test-store.js';
 
@@ -171,6 +172,57 @@ describe('unavailable datasets', () => {
     expect((await call('/v1/articles?limit=1')).status).toBe(503);
   });
 
+  it('keeps serving while fresh when the pointer is damaged (not absent), names it in /readyz and the log once, and only an absent pointer takes the dataset down', async () => {
+    const { call, root, ids, server: running } = await setUp(['articles']);
+    const pointerFile = path.join(root, 'snapshots/current/articles.json');
+    const valid = await readFile(pointerFile, 'utf8');
+    await writeFile(pointerFile, 'garbage{\u0000');
+    await running.app.snapshots.reload();
+    const meanwhile = await call('/v1/articles?limit=1');
+    expect(meanwhile.status).toBe(200);
+    expect(meanwhile.body.snapshot.id).toBe(ids.articles);
+    // Ready: the dataset still has its verified snapshot (the others were never published here).
+    const readyz = await get(running.base, '/readyz');
+    expect(readyz.body.datasets.articles).toEqual({
+      ready: true,
+      snapshotId: ids.articles,
+      unreadablePointer: { reason: expect.stringContaining(`${pointerFile} is not a valid current pointer (not JSON: `) },
+    });
+    const metrics = await running.app.metrics.text();
+    expect(metrics).toContain('pdsnap_snapshot_pointer_unreadable{dataset="articles"} 1');
+    // Repaired: the same pointer again, and /readyz no longer names it.
+    await writeFile(pointerFile, valid);
+    await running.app.snapshots.reload();
+    expect((await get(running.base, '/readyz')).body.datasets.articles).toEqual({ ready: true, snapshotId: ids.articles });
+    // Absent, in a store that is there: taken down.
+    await rm(pointerFile);
+    await running.app.snapshots.reload();
+    expect((await call('/v1/articles?limit=1')).status).toBe(503);
+  });
+
+  it('logs a damaged pointer once while it stays the same, and again after it was repaired and damaged again', async () => {
+    const made = await makeStore(NOW, ['articles']);
+    const pointerFile = path.join(made.root, 'snapshots/current/articles.json');
+    const said: string[] = [];
+    const registry = new SnapshotRegistry(path.join(made.root, 'snapshots'), {
+      info: (_details, message) => said.push(message),
+      error: (_details, message) => said.push(message),
+    });
+    await registry.reload();
+    const valid = await readFile(pointerFile, 'utf8');
+    for (let round = 0; round < 2; round++) {
+      await writeFile(pointerFile, '');
+      await registry.reload();
+      await registry.reload();
+      await writeFile(pointerFile, valid);
+      await registry.reload();
+    }
+    expect(said.filter((message) => message.startsWith('current pointer damaged'))).toHaveLength(2);
+    expect(said.filter((message) => message === 'current pointer readable again')).toHaveLength(2);
+    expect(registry.currentIds()).toEqual({ articles: made.ids.articles });
+    await registry.close();
+  });
+
   it('says once per outage that the store is out of reach, and again after it came back and went again', async () => {
     const made = await makeStore(NOW, ['articles']);
     const storeDir = path.join(made.root, 'snapshots');
@@ -245,6 +297,90 @@ describe('read errors and corruption at start', () => {
     const back = await get(server.base, '/v1/articles', bearer(key));
     expect(back.status).toBe(200);
     expect(back.body.snapshot.id).toBe(made.ids.articles);
+  });
+});
+
+describe('a refused snapshot repaired in place', () => {
+  it('is judged again after a backoff while its pointer stays the same, and served once it verifies, without a restart', async () => {
+    const made = await makeStore(NOW, ['articles']);
+    const manifest = path.join(made.store.bundleDir(made.ids.articles as string), 'manifest.json');
+    await rename(manifest, `${manifest}.away`);
+    let monotonic = 0;
+    const key = await newKey(made.root, ALL_SCOPES, 'premium');
+    const running = await buildServer({
+      storeDir: path.join(made.root, 'snapshots'),
+      keysFile: path.join(made.root, 'keys.json'),
+      usageDbFile: path.join(made.root, 'usage.sqlite'),
+      docsUrl: 'https://docs.example.test/api',
+      cursorSecret: 'test-cursor-secret-0123456789abcdef0123456789',
+      now: () => NOW,
+      logger: false,
+      reloadIntervalMs: 0,
+      monotonicMs: () => monotonic,
+    });
+    try {
+      const base = await running.listen({ port: 0, host: '127.0.0.1' });
+      let attempts = 0;
+      running.snapshots.onReload = () => (attempts += 1);
+      expect((await get(base, '/v1/articles?limit=1', bearer(key))).status).toBe(503);
+      // The same pointer: not judged again before its retry is due, then after 15 s, 30 s, 60 s...
+      const judgedAfter = async (ms: number) => {
+        const before = attempts;
+        monotonic += ms;
+        await running.snapshots.reload();
+        return attempts - before;
+      };
+      expect(await judgedAfter(14_999)).toBe(0);
+      expect(await judgedAfter(1)).toBe(1);
+      expect(await judgedAfter(29_999)).toBe(0);
+      expect(await judgedAfter(1)).toBe(1);
+      expect(await judgedAfter(59_999)).toBe(0);
+      // Restored in place (a rebuild of the same content, a restore): served at the next judgement.
+      await rename(`${manifest}.away`, manifest);
+      expect(await judgedAfter(1)).toBe(1);
+      const served = await get(base, '/v1/articles?limit=1', bearer(key));
+      expect(served.status).toBe(200);
+      expect(served.body.snapshot.id).toBe(made.ids.articles);
+      // Served: nothing to judge again.
+      expect(await judgedAfter(RETRY_MAX_MS)).toBe(0);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('is judged again while an earlier snapshot is served, backing off up to its cap', async () => {
+    const made = await makeStore(NOW, ['articles']);
+    let monotonic = 0;
+    const registry = new SnapshotRegistry(path.join(made.root, 'snapshots'), undefined, undefined, () => monotonic);
+    await registry.reload();
+    const at = new Date(NOW.getTime() + 60_000);
+    const badId = await publishDataset(made.store, 'articles', articleResources(at), {
+      generatedAt: at,
+      freshUntil: new Date(NOW.getTime() + 7 * DAY),
+    });
+    const part = await bundleFilePath(made.store.root, badId, 'articles/00000.ndjson');
+    const bytes = await readFile(part, 'utf8');
+    await writeFile(part, bytes.replace('"title":"', '"title":"X'));
+    let attempts = 0;
+    registry.onReload = () => (attempts += 1);
+    await registry.reload();
+    expect(attempts).toBe(1);
+    expect(registry.statuses()[0]).toMatchObject({ snapshotId: made.ids.articles, refused: { snapshotId: badId } });
+    // 15 s, 30 s, ... 16 min, then every 30 min.
+    for (const wait of [15_000, 30_000, 60_000, 120_000, 240_000, 480_000, 960_000, RETRY_MAX_MS, RETRY_MAX_MS]) {
+      monotonic += wait - 1;
+      await registry.reload();
+      expect(attempts, String(wait)).toBe(1);
+      monotonic += 1;
+      await registry.reload();
+      expect(attempts, String(wait)).toBe(2);
+      attempts = 1;
+    }
+    await writeFile(part, bytes);
+    monotonic += RETRY_MAX_MS;
+    await registry.reload();
+    expect(registry.currentIds()).toEqual({ articles: badId });
+    await registry.close();
   });
 });
 

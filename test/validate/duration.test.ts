@@ -10,13 +10,19 @@ describe('parseDuration', () => {
     ['1d12h', 36 * 3_600_000],
     ['2d3h4m5s', ((2 * 24 + 3) * 60 * 60 + 4 * 60 + 5) * 1000],
     ['0s', 0],
+    ['500ms', 500],
+    ['1s500ms', 1500],
+    ['90ms', 90],
   ])('reads %s as %i ms', (text, ms) => {
     expect(parseDuration(text)).toBe(ms);
   });
 
-  it.each(['', '24', '2w', '1.5h', '-1h', '12h1d', '1h 30m', 'h', '24H', '7days'])('refuses "%s", naming the value', (text) => {
-    expect(() => parseDuration(text)).toThrow(`"${text}" is not a duration`);
-  });
+  it.each(['', '24', '2w', '1.5h', '-1h', '12h1d', '1h 30m', 'h', '24H', '7days', '500MS', 'ms', '5ms1s'])(
+    'refuses "%s", naming the value',
+    (text) => {
+      expect(() => parseDuration(text)).toThrow(`"${text}" is not a duration`);
+    },
+  );
 });
 
 describe('formatDuration', () => {

@@ -6,10 +6,12 @@ import { isQuiet, printNotice, withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_KEY_FILE_MAX_AGE_MS, DEFAULT_KEYS_FILE, DEFAULT_USAGE_DB } from '../../serve/access/index.js';
+import { requirePrivateFile } from '../../lib/private-file.js';
 import { isBucketLocation } from '../../publish/s3-location.js';
 import { openStore } from '../../publish/open-store.js';
 import { buildServer } from '../../serve/app.js';
 import { isOrigin } from '../../serve/cors.js';
+import { DEFAULT_PUBLIC_RATE_PER_SECOND } from '../../serve/public-route-limit.js';
 import { defaultCursorSecretFile, loadOrCreateCursorSecret } from '../../serve/cursor-secret.js';
 import { UsageError } from '../errors.js';
 import { startupError } from '../startup-error.js';
@@ -19,6 +21,22 @@ import { requireExisting } from '../required-path.js';
 import { STATE_OPTION_HELP, openStateForCommand, stateLocationOf } from '../state-option.js';
 
 const DEFAULT_DOCS_URL = 'https://docs.example.com/api';
+
+/**
+ * A duration like every other duration option. It took a number of milliseconds until 2026-12-06;
+ * a plain number is refused with what to write instead, never read in another unit.
+ */
+const ReloadIntervalOption = z
+  .string()
+  .optional()
+  .superRefine((value, ctx) => {
+    if (value !== undefined && /^\d+$/.test(value.trim()))
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${value}" is not a duration (this option took milliseconds until 2026-12-06): write it like 2s or 500ms, or 0s for never`,
+      });
+  })
+  .pipe(DurationOption('2s'));
 
 const Options = z.object({
   store: StoreOption(DEFAULT_STORE),
@@ -56,7 +74,12 @@ const Options = z.object({
     .transform(Number)
     .refine((n) => n <= 65535, 'must be at most 65535')
     .optional(),
-  reloadInterval: z.string().regex(/^\d+$/, 'must be a whole number of milliseconds').default('2000').transform(Number),
+  publicRate: z
+    .string()
+    .regex(/^\d{1,6}$/, 'must be a whole number of requests a second (0: no limit)')
+    .default(String(DEFAULT_PUBLIC_RATE_PER_SECOND))
+    .transform(Number),
+  reloadInterval: ReloadIntervalOption,
 });
 
 /** `pdsnap serve`: both API profiles over the store's current bundles, until SIGINT or SIGTERM. */
@@ -93,7 +116,11 @@ export function serveCommand(): Command {
     .option('--shutdown-timeout <dur>', 'then wait at most this long for requests in flight before closing their connections (default 10s)')
     .option('--metrics-port <n>', 'serve Prometheus metrics at /metrics on this port (default: no metrics server)')
     .option('--metrics-host <host>', 'address of the metrics server (default 127.0.0.1: not reachable from outside)')
-    .option('--reload-interval <ms>', 'how often to look for newly published snapshots; 0 = never (default 2000)')
+    .option(
+      '--public-rate <n>',
+      `requests a second per client address on /docs and the OpenAPI descriptions, in bursts of ten seconds' worth; 0 = no limit (default ${DEFAULT_PUBLIC_RATE_PER_SECOND})`,
+    )
+    .option('--reload-interval <dur>', 'how often to look for newly published snapshots, like 2s or 500ms; 0s = never (default 2s)')
     .action(async (raw) => {
       const options = parseOptions(Options, await withPathDefaults(raw, ['store', 'keys', 'usageDb']));
       // --quiet: warnings and errors only, unless --log-level says otherwise.
@@ -119,6 +146,8 @@ export function serveCommand(): Command {
       if (isBucketLocation(options.store)) await requireBucket(options.store);
       else await requireExisting(options.store, 'folder', '--store: the bundle store', 'build into it first, or name the right folder');
       try {
+        // The keys file lists every key (name, scopes, hash): its user's alone, as the cursor secret is.
+        if (!opened) await requirePrivateFile(options.keys);
         if (opened?.kind === 'redis') await opened.store.measureClock();
         const cursorSecret =
           opened?.kind === 'redis' && options.cursorSecretFile === undefined
@@ -133,6 +162,7 @@ export function serveCommand(): Command {
           docsUrl: options.docsUrl,
           ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
           corsOrigins: options.corsOrigin,
+          publicRatePerSecond: options.publicRate,
           cursorSecret,
           ...(fixedNow ? { now: () => new Date(fixedNow.getTime()) } : {}),
           logger: logLevel === 'silent' ? false : { level: logLevel },

@@ -91,7 +91,9 @@ export interface Access {
    * authenticate, then admit, as the request path does it: the admission counts only while the key
    * record the request was authenticated on is still the stored one (UsageLedger.admit). When it
    * changed in between (revoked through another server), the key is read again and the request
-   * decided anew, so a revocation made anywhere refuses the next request everywhere.
+   * decided anew, so a revocation made anywhere refuses the next request everywhere. A key that
+   * lacks `requiredScope` is admitted to its per-minute window only (never billed) and answered
+   * 403, or 429 once the window is full: no authenticated request is free of every limit.
    */
   authorize(profile: Profile, headers: RequestHeaders, requiredScope?: Scope): Promise<Authorization>;
   /**
@@ -118,6 +120,11 @@ export type AccessOptions = {
 const STALE = Symbol('stale');
 /** A request whose key record changes under it more often than this gets a 503. */
 const MAX_AUTHORIZE_ATTEMPTS = 3;
+
+/** Whether a key's scopes grant `requiredScope` (none required: yes). */
+function inScope(record: KeyRecord, requiredScope: Scope | undefined): boolean {
+  return requiredScope === undefined || record.scopes.includes(requiredScope);
+}
 
 /** What a handler may know of a key record. */
 function authenticatedKey(record: KeyRecord): AuthenticatedKey {
@@ -174,11 +181,10 @@ export function createAccess(options: AccessOptions): Access {
     }
   };
 
-  /** authenticate, with the record it was decided on (which never leaves this module). */
+  /** The key a request presents, with its record (which never leaves this module), or why it is refused (401, 503). */
   const authenticateRecord = async (
     profile: Profile,
     headers: RequestHeaders,
-    requiredScope: Scope | undefined,
     fresh: boolean,
   ): Promise<{ ok: true; record: KeyRecord } | AuthFailure> => {
     const invalid: AuthErrorCode = profile === 'A' ? 'invalid_api_key' : 'invalid_key';
@@ -193,44 +199,51 @@ export function createAccess(options: AccessOptions): Access {
     } catch (error) {
       return { ok: false, ...unavailable(profile, error) };
     }
-    if (!record || !secretMatches(credential.key, record.secretSha256)) return refuse(profile, invalid, 'Invalid API key');
+    // An unknown id is compared too (against a dummy hash): a refusal takes the same time either way.
+    if (!secretMatches(credential.key, record?.secretSha256) || !record) return refuse(profile, invalid, 'Invalid API key');
     // Only the holder of the full secret gets this far, so saying "revoked" tells an attacker nothing.
     if (record.revokedAt !== null) return refuse(profile, invalid, 'API key has been revoked');
-    if (requiredScope !== undefined && !record.scopes.includes(requiredScope)) {
-      // Answered from a cached record, a 403 could be a key revoked (401) or given the scope since:
-      // a refusal counts nothing, so it is decided on the stored record.
-      if (!fresh) return authenticateRecord(profile, headers, requiredScope, true);
-      // A 403 carries its key's own headers, unchanged (nothing counted).
-      const at = now();
-      let counts;
-      try {
-        counts = await usage.counts(record.id, utcMonth(at), windowStartSeconds(at));
-      } catch (error) {
-        return { ok: false, ...unavailable(profile, error, record.tier) };
-      }
-      return {
-        ok: false,
-        status: 403,
-        code: 'insufficient_scope',
-        message: `API key lacks the scope ${requiredScope}`,
-        headers: limitHeaders(profile, record.tier, counts, at),
-      };
-    }
     return { ok: true, record };
   };
 
-  /** admit; given the record the request was authorized on, STALE when that record changed meanwhile. */
-  const admitOn = async (profile: Profile, keyId: string, tier: TierName, authorizedOn?: KeyRecord): Promise<Admission | typeof STALE> => {
+  /**
+   * authenticateRecord, where a key that lacks the scope is decided on the stored record: answered
+   * from a cache, it could be a key revoked (401) or given the scope since.
+   */
+  const authenticateForScope = async (profile: Profile, headers: RequestHeaders, requiredScope: Scope | undefined, fresh: boolean) => {
+    const outcome = await authenticateRecord(profile, headers, fresh);
+    if (fresh || !outcome.ok || inScope(outcome.record, requiredScope)) return outcome;
+    return authenticateRecord(profile, headers, true);
+  };
+
+  const scopeRefusal = (requiredScope: Scope | undefined) => ({
+    ok: false as const,
+    status: 403 as const,
+    code: 'insufficient_scope' as const,
+    message: `API key lacks the scope ${requiredScope}`,
+  });
+
+  /**
+   * admit; given the record the request was authorized on, STALE when that record changed meanwhile.
+   * `billed` false: a request refused for its scope, counted in the window only (limits.ts).
+   */
+  const admitOn = async (
+    profile: Profile,
+    keyId: string,
+    tier: TierName,
+    authorizedOn?: KeyRecord,
+    billed = true,
+  ): Promise<Admission | typeof STALE> => {
     const at = now();
     const month = utcMonth(at);
     let counted;
     try {
-      counted = await usage.admit(keyId, tier, month, windowStartSeconds(at), TIERS[tier], authorizedOn);
+      counted = await usage.admit(keyId, tier, month, windowStartSeconds(at), TIERS[tier], authorizedOn, billed);
     } catch (error) {
       return { allowed: false, ...unavailable(profile, error, tier) };
     }
     if (counted.stale) return STALE;
-    const decision = decideAdmission(tier, counted.before, at);
+    const decision = decideAdmission(tier, counted.before, at, billed);
     if (decision.allowed !== counted.admitted) {
       throw new Error(`the ${store.description} state store and the limits disagree on a request of ${keyId}`);
     }
@@ -246,8 +259,19 @@ export function createAccess(options: AccessOptions): Access {
 
   return {
     async authenticate(profile, headers, requiredScope) {
-      const outcome = await authenticateRecord(profile, headers, requiredScope, false);
-      return outcome.ok ? { ok: true, key: authenticatedKey(outcome.record) } : outcome;
+      const outcome = await authenticateForScope(profile, headers, requiredScope, false);
+      if (!outcome.ok) return outcome;
+      if (inScope(outcome.record, requiredScope)) return { ok: true, key: authenticatedKey(outcome.record) };
+      // Counts nothing: the key's own headers, as they stand.
+      const { record } = outcome;
+      const at = now();
+      let counts;
+      try {
+        counts = await usage.counts(record.id, utcMonth(at), windowStartSeconds(at));
+      } catch (error) {
+        return { ok: false, ...unavailable(profile, error, record.tier) };
+      }
+      return { ...scopeRefusal(requiredScope), headers: limitHeaders(profile, record.tier, counts, at) };
     },
 
     async admit(profile, keyId, tier) {
@@ -259,13 +283,19 @@ export function createAccess(options: AccessOptions): Access {
     async authorize(profile, headers, requiredScope) {
       for (let attempt = 0; attempt < MAX_AUTHORIZE_ATTEMPTS; attempt++) {
         // After a stale admission the cached record is known to be old: read the key from the store.
-        const outcome = await authenticateRecord(profile, headers, requiredScope, attempt > 0);
+        const outcome = await authenticateForScope(profile, headers, requiredScope, attempt > 0);
         if (!outcome.ok) return { ...outcome, key: null };
         const key = authenticatedKey(outcome.record);
-        const admission = await admitOn(profile, key.id, key.tier, outcome.record);
+        // A request outside the key's scopes is not billed, but it is not free of every limit: it
+        // takes its place in the key's per-minute window, and past it is answered 429 like any other.
+        const billed = inScope(outcome.record, requiredScope);
+        const admission = await admitOn(profile, key.id, key.tier, outcome.record, billed);
         if (admission === STALE) continue;
-        if (admission.allowed) return { ok: true, key, headers: admission.headers, month: admission.month };
-        return { ok: false, status: admission.status, code: admission.code, message: admission.message, headers: admission.headers, key };
+        if (!admission.allowed) {
+          return { ok: false, status: admission.status, code: admission.code, message: admission.message, headers: admission.headers, key };
+        }
+        if (!billed) return { ...scopeRefusal(requiredScope), headers: admission.headers, key };
+        return { ok: true, key, headers: admission.headers, month: admission.month };
       }
       const error = new StateUnavailableError(`the key record changed ${MAX_AUTHORIZE_ATTEMPTS} times while one request was admitted`);
       return { ok: false, ...unavailable(profile, error), key: null };

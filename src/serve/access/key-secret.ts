@@ -34,9 +34,21 @@ export function keyIdOfSecret(presented: string): string | null {
   return match ? `key_${match[1]}` : null;
 }
 
-/** Compares in constant time (digests of equal length), so response timing leaks nothing of the stored hash. */
-export function secretMatches(presented: string, storedSha256: string): boolean {
-  const expected = Buffer.from(storedSha256, 'hex');
+/**
+ * Stands in for the stored hash of a key id that does not exist: a well-formed key with an unknown
+ * id is compared against it, the same work as a wrong secret for an id that exists, so the time a
+ * refusal takes does not say whether the id exists. Random per process: no secret matches it.
+ */
+const NO_SUCH_KEY_SHA256 = randomBytes(32).toString('hex');
+
+/**
+ * Compares in constant time (digests of equal length), so response timing leaks nothing of the
+ * stored hash. `storedSha256` undefined (no key with the presented id): compared against a dummy
+ * hash all the same, and false.
+ */
+export function secretMatches(presented: string, storedSha256: string | undefined): boolean {
+  const expected = Buffer.from(storedSha256 ?? NO_SUCH_KEY_SHA256, 'hex');
   const actual = hash('sha256', presented, 'buffer');
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+  const equal = expected.length === actual.length && timingSafeEqual(expected, actual);
+  return equal && storedSha256 !== undefined;
 }

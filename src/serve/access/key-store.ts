@@ -43,7 +43,7 @@ export class KeyStore implements KeyDirectory {
     const id = keyIdOfSecret(presented);
     if (id === null) return null;
     const record = this.recordById(id);
-    return record && secretMatches(presented, record.secretSha256) ? record : null;
+    return secretMatches(presented, record?.secretSha256) && record ? record : null;
   }
 
   recordById(id: string): KeyRecord | null {

@@ -36,12 +36,15 @@ export type AdmissionDecision =
  * (a key over its monthly cap is refused whatever its minute looks like, with the longer wait),
  * then the per-minute window. An admitted request is counted in both; a refused one in neither,
  * so `counts` is what the response headers should report.
+ *
+ * `billed` false: a request refused for its scope (403), which is never billed but must not be free
+ * of every limit either: it is judged by the per-minute window alone and counted in it only.
  */
-export function decideAdmission(tier: TierName, before: UsageCounts, now: Date): AdmissionDecision {
+export function decideAdmission(tier: TierName, before: UsageCounts, now: Date, billed = true): AdmissionDecision {
   const limits = TIERS[tier];
   // The state stores apply the same two comparisons where they count (usage-store.ts in SQL,
-  // redis-state.ts in Lua): under the hard cap and under the per-minute limit.
-  if (before.month >= limits.hardCapPerMonth) {
+  // redis-state.ts in Lua): under the hard cap (billed requests only) and under the per-minute limit.
+  if (billed && before.month >= limits.hardCapPerMonth) {
     const reset = nextUtcMonthStart(now);
     return {
       allowed: false,
@@ -61,5 +64,5 @@ export function decideAdmission(tier: TierName, before: UsageCounts, now: Date):
       counts: before,
     };
   }
-  return { allowed: true, counts: { month: before.month + 1, window: before.window + 1 } };
+  return { allowed: true, counts: { month: before.month + (billed ? 1 : 0), window: before.window + 1 } };
 }

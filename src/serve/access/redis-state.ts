@@ -53,9 +53,11 @@ const windowCounter = (keyId: string, windowStart: number) => `${PREFIX}window:$
 /**
  * Decides and counts a batch of requests in one script, which Redis runs atomically. Per request,
  * KEYS holds its month hash, window counter and key hash (stride 3), ARGV its key id, tier, hard
- * cap, per-minute limit, window TTL, and the secret's SHA-256 and scopes it was authorized on, or
- * two empty strings (stride 7); the last ARGV is the instant, in ms on Redis's clock, after which
- * the call must not start. The rule is decideAdmission's of limits.ts. A request authorized on
+ * cap, per-minute limit, window TTL, the secret's SHA-256 and scopes it was authorized on, or
+ * two empty strings, and whether it is billed, 1 or 0 (stride 8); the last ARGV is the instant, in
+ * ms on Redis's clock, after which the call must not start. The rule is decideAdmission's of
+ * limits.ts: a request that is not billed (refused for its scope) is judged by the window alone
+ * and, admitted, counted in the window only. A request authorized on
  * a key record counts only while the stored key still has that secret, tier and those scopes and no
  * revokedAt; otherwise it gets {-1, 0, 0} (stale) and counts nothing. Returns {admitted 0|1|-1|-2,
  * month count before, window count before} per request, flattened, or {-3} alone when it started
@@ -84,8 +86,8 @@ local function count(value)
   return tonumber(value)
 end
 for k = 1, #KEYS, 3 do
-  local a = (k - 1) / 3 * 7
-  local keyId, tier = ARGV[a + 1], ARGV[a + 2]
+  local a = (k - 1) / 3 * 8
+  local keyId, tier, billed = ARGV[a + 1], ARGV[a + 2], ARGV[a + 8] == '1'
   local verdict = nil
   if ARGV[a + 6] ~= '' then
     local key = redis.pcall('HMGET', KEYS[k + 2], 'secretSha256', 'tier', 'scopes', 'revokedAt')
@@ -103,8 +105,8 @@ for k = 1, #KEYS, 3 do
     end
     if verdict == nil then
       redis.call('HSET', KEYS[k], keyId .. ':tier', tier)
-      if month < tonumber(ARGV[a + 3]) and window < tonumber(ARGV[a + 4]) then
-        redis.call('HINCRBY', KEYS[k], monthField, 1)
+      if (not billed or month < tonumber(ARGV[a + 3])) and window < tonumber(ARGV[a + 4]) then
+        if billed then redis.call('HINCRBY', KEYS[k], monthField, 1) end
         redis.call('INCR', KEYS[k + 1])
         redis.call('EXPIRE', KEYS[k + 1], ARGV[a + 5])
         verdict = 1
@@ -467,9 +469,10 @@ class RedisUsageLedger implements UsageLedger {
     windowStart: number,
     limits: AdmissionLimits,
     authorizedOn?: KeyRecord,
+    billed = true,
   ): Promise<CountedAdmission> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ keyId, tier, month, windowStart, limits, authorizedOn, resolve, reject });
+      this.pending.push({ keyId, tier, month, windowStart, limits, authorizedOn, billed, resolve, reject });
       if (this.pending.length === 1) setImmediate(this.sendPending);
     });
   }
@@ -485,11 +488,11 @@ class RedisUsageLedger implements UsageLedger {
   private async decide(batch: PendingAdmission[]): Promise<void> {
     const keys: string[] = [];
     const args: Array<string | number> = [];
-    for (const { keyId, tier, month, windowStart, limits, authorizedOn } of batch) {
+    for (const { keyId, tier, month, windowStart, limits, authorizedOn, billed } of batch) {
       keys.push(monthHash(month), windowCounter(keyId, windowStart), keyHash(keyId));
       // Two windows: long enough for a server whose clock is a little behind, short enough to stay small.
       args.push(keyId, tier, limits.hardCapPerMonth, limits.requestsPerMinute, 2 * WINDOW_SECONDS);
-      args.push(authorizedOn?.secretSha256 ?? '', authorizedOn?.scopes.join(',') ?? '');
+      args.push(authorizedOn?.secretSha256 ?? '', authorizedOn?.scopes.join(',') ?? '', billed ? 1 : 0);
     }
     let replies: number[];
     try {
@@ -561,6 +564,7 @@ interface PendingAdmission {
   windowStart: number;
   limits: AdmissionLimits;
   authorizedOn: KeyRecord | undefined;
+  billed: boolean;
   resolve: (admission: CountedAdmission) => void;
   reject: (error: unknown) => void;
 }

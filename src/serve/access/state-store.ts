@@ -53,6 +53,8 @@ export interface UsageLedger {
    * key record the request was authorized on, a ledger that shares keys with other servers counts
    * only while that record is still the stored one, in the same atomic step, and answers `stale`
    * otherwise: a revocation made anywhere stops the next admission everywhere, whatever the caches.
+   * `billed` false (a request refused for its scope): judged by the window alone, and when admitted
+   * counted in the window only, never in the month's billable requests.
    */
   admit(
     keyId: string,
@@ -61,6 +63,7 @@ export interface UsageLedger {
     windowStart: number,
     limits: AdmissionLimits,
     authorizedOn?: KeyRecord,
+    billed?: boolean,
   ): Promise<CountedAdmission>;
   counts(keyId: string, month: string, windowStart: number): Promise<UsageCounts>;
   /** Takes one admitted request back out of the month (never below 0); the window keeps it. */

@@ -38,8 +38,11 @@ export interface UsageWaits {
   monotonicMs?: () => number;
 }
 
-/** The admission rule of limits.ts (decideAdmission) in SQL, over the row's values before the update. */
-const ADMITS = '(requests < @hardCap AND (window_start <> @windowStart OR window_requests < @perMinute))';
+/**
+ * The admission rule of limits.ts (decideAdmission) in SQL, over the row's values before the update:
+ * a request that is not billed (@billed 0, refused for its scope) is judged by the window alone.
+ */
+const ADMITS = '((@billed = 0 OR requests < @hardCap) AND (window_start <> @windowStart OR window_requests < @perMinute))';
 
 /**
  * Request counts in an embedded SQLite database (WAL), so quotas survive a restart and several
@@ -62,13 +65,13 @@ export class UsageStore implements UsageLedger {
   ) {
     this.statements = {
       admit: db.prepare<
-        [{ keyId: string; month: string; tier: TierName; windowStart: number; hardCap: number; perMinute: number }],
+        [{ keyId: string; month: string; tier: TierName; windowStart: number; hardCap: number; perMinute: number; billed: 0 | 1 }],
         { requests: number; windowStart: number; windowRequests: number; admitted: number }
       >(
         `INSERT INTO monthly_usage (key_id, month, tier, requests, rejected, window_start, window_requests, last_admitted)
-         VALUES (@keyId, @month, @tier, 1, 0, @windowStart, 1, 1)
+         VALUES (@keyId, @month, @tier, @billed, 0, @windowStart, 1, 1)
          ON CONFLICT (key_id, month) DO UPDATE SET
-           requests = requests + ${ADMITS},
+           requests = requests + @billed * ${ADMITS},
            rejected = rejected + 1 - ${ADMITS},
            window_requests = CASE WHEN NOT ${ADMITS} THEN window_requests
                                   WHEN window_start = @windowStart THEN window_requests + 1 ELSE 1 END,
@@ -131,7 +134,7 @@ export class UsageStore implements UsageLedger {
     return new UsageStore(db, pauseMs, monotonicMs);
   }
 
-  admitNow(keyId: string, tier: TierName, month: string, windowStart: number, limits: AdmissionLimits): CountedAdmission {
+  admitNow(keyId: string, tier: TierName, month: string, windowStart: number, limits: AdmissionLimits, billed = true): CountedAdmission {
     const row = this.statements.admit.get({
       keyId,
       month,
@@ -139,13 +142,14 @@ export class UsageStore implements UsageLedger {
       windowStart,
       hardCap: limits.hardCapPerMonth,
       perMinute: limits.requestsPerMinute,
+      billed: billed ? 1 : 0,
     });
     if (!row) throw new Error('usage UPSERT returned no row');
     const admitted = row.admitted === 1;
     const windowAfter = row.windowStart === windowStart ? row.windowRequests : 0;
     return {
       admitted,
-      before: admitted ? { month: row.requests - 1, window: windowAfter - 1 } : { month: row.requests, window: windowAfter },
+      before: admitted ? { month: row.requests - (billed ? 1 : 0), window: windowAfter - 1 } : { month: row.requests, window: windowAfter },
     };
   }
 
@@ -157,9 +161,17 @@ export class UsageStore implements UsageLedger {
    * the expensive part, is shared. Nothing is answered from memory and nothing is lost on a crash
    * that a per-request commit would have kept.
    */
-  admit(keyId: string, tier: TierName, month: string, windowStart: number, limits: AdmissionLimits): Promise<CountedAdmission> {
+  admit(
+    keyId: string,
+    tier: TierName,
+    month: string,
+    windowStart: number,
+    limits: AdmissionLimits,
+    _authorizedOn?: unknown,
+    billed = true,
+  ): Promise<CountedAdmission> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ args: [keyId, tier, month, windowStart, limits], resolve, reject });
+      this.pending.push({ args: [keyId, tier, month, windowStart, limits, billed], resolve, reject });
       if (this.pending.length === 1) setImmediate(this.commitPending);
     });
   }
@@ -253,7 +265,7 @@ function enterWal(db: SqliteDatabase, waitMs: number): void {
 }
 
 interface PendingAdmission {
-  args: [keyId: string, tier: TierName, month: string, windowStart: number, limits: AdmissionLimits];
+  args: [keyId: string, tier: TierName, month: string, windowStart: number, limits: AdmissionLimits, billed: boolean];
   resolve: (admission: CountedAdmission) => void;
   reject: (error: unknown) => void;
 }

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
-import { addVary } from '../conditional.js';
-import { etagOf, matchingTag } from '../etag.js';
+import { FixedAsset } from '../fixed-asset.js';
 import { DOCS_PAGE_HTML, DOCS_PAGE_SCRIPT } from './assets.js';
 
 /**
@@ -29,17 +28,6 @@ const MAX_AGE_SECONDS = 300;
 const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 const EMPTY_SVG = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E";
 
-interface Asset {
-  path: string;
-  type: string;
-  body: string;
-  etag: string;
-}
-
-function asset(path: string, type: string, body: string): Asset {
-  return { path, type, body, etag: etagOf(['docs', path, body], false) };
-}
-
 /**
  * `/docs`: an API reference for both profiles (Redoc, from the redoc package in node_modules, rendering
  * `/v1/openapi.json` or `/api/v1/openapi.json`). Exactly three fixed paths, each a public route:
@@ -51,18 +39,15 @@ export function registerDocsPage(app: FastifyInstance): void {
     EMPTY_SVG,
   );
   const assets = [
-    asset('/docs', 'text/html; charset=utf-8', DOCS_PAGE_HTML),
-    asset('/docs/docs.js', 'text/javascript; charset=utf-8', DOCS_PAGE_SCRIPT),
-    asset('/docs/redoc.standalone.js', 'text/javascript; charset=utf-8', redoc),
+    new FixedAsset('/docs', 'text/html; charset=utf-8', DOCS_PAGE_HTML),
+    new FixedAsset('/docs/docs.js', 'text/javascript; charset=utf-8', DOCS_PAGE_SCRIPT),
+    new FixedAsset('/docs/redoc.standalone.js', 'text/javascript; charset=utf-8', redoc),
   ];
-  for (const { path, type, body, etag } of assets) {
-    app.get(path, { config: { access: { access: 'public' } } }, async (request, reply) => {
-      reply.headers({ ETag: etag, 'Cache-Control': `public, max-age=${MAX_AGE_SECONDS}`, 'X-Content-Type-Options': 'nosniff' });
-      if (type.startsWith('text/html')) reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-      addVary(reply, 'accept-encoding');
-      const held = matchingTag(request.headers['if-none-match'], etag);
-      if (held !== null) return reply.header('ETag', held).code(304).send();
-      return reply.type(type).send(body);
+  for (const asset of assets) {
+    app.get(asset.name, { config: { access: { access: 'public' } } }, async (request, reply) => {
+      reply.headers({ 'Cache-Control': `public, max-age=${MAX_AGE_SECONDS}`, 'X-Content-Type-Options': 'nosniff' });
+      if (asset.type.startsWith('text/html')) reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+      return asset.send(request, reply);
     });
   }
 }

@@ -13,6 +13,11 @@ export class SelectionCache<T> {
     private readonly sizeOf: (value: T) => number = () => 1,
   ) {}
 
+  /** The entry kept under `key`, if any, without computing one. */
+  peek(key: string): T | undefined {
+    return this.entries.get(key);
+  }
+
   get(key: string, compute: () => T): T {
     if (this.entries.has(key)) return this.entries.get(key) as T;
     const value = compute();

@@ -135,6 +135,25 @@ describe.each(['file', 'redis'] as const)('access over the %s state', (backend) 
       expect((await access.authenticate('B', { 'x-api-key': secret })).ok).toBe(true);
     });
 
+    it('counts a request outside the key scopes in its per-minute window, never in its month, and answers 429 past the window', async () => {
+      clock = new Date('2026-11-22T10:15:00Z');
+      const { record, secret } = await createKey({ name: 'ci', scopes: ['articles:read'], tier: 'member' }, clock);
+      for (let i = 1; i <= 60; i++) {
+        const refused = await access.authorize('A', bearer(secret), 'smart-money:read');
+        expect(refused, String(i)).toMatchObject({ ok: false, status: 403, code: 'insufficient_scope', key: { id: record.id } });
+        expect(refused.headers['X-RateLimit-Remaining'], String(i)).toBe(String(60 - i));
+        expect(refused.headers['X-Quota-Remaining'], String(i)).toBe('10000');
+      }
+      // The 61st of the minute, outside the scopes or not, is refused by the window.
+      expect(await access.authorize('A', bearer(secret), 'smart-money:read')).toMatchObject({ status: 429, code: 'rate_limited' });
+      expect(await access.authorize('B', { 'x-api-key': secret }, 'articles:read')).toMatchObject({ status: 429, code: 'rate_limited' });
+      // Nothing of it is billed: the month counts no request, only the two 429s.
+      expect(await store.usage.monthlyUsage('2026-11')).toEqual([{ keyId: record.id, tier: 'member', requests: 0, rejected: 2 }]);
+      clock = new Date('2026-11-22T10:16:00Z');
+      const next = await access.authorize('A', bearer(secret), 'articles:read');
+      expect(next).toMatchObject({ ok: true, headers: { 'X-RateLimit-Remaining': '59', 'X-Quota-Remaining': '9999' } });
+    });
+
     it('releases a server-error request from the month it was counted in, but not from its window', async () => {
       clock = new Date('2026-11-22T10:15:00Z');
       const first = await access.admit('A', 'key_aaaaaaaaaaaa', 'member');

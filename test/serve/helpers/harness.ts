@@ -33,7 +33,7 @@ export async function startServer(
   clock: TestClock,
   profileRoutes?: Partial<Record<Profile, (scope: FastifyInstance) => void>>,
   reloadIntervalMs = 0,
-  extra: Pick<ServerOptions, 'publicUrl' | 'corsOrigins'> = {},
+  extra: Pick<ServerOptions, 'publicUrl' | 'corsOrigins' | 'publicRatePerSecond' | 'monotonicMs'> = {},
 ): Promise<RunningServer> {
   const keysFile = path.join(root, 'keys.json');
   const usageDbFile = path.join(root, 'usage.sqlite');
