@@ -1,5 +1,5 @@
 import { CLOCK_SKEW_MS, clockNow } from '../lib/clock.js';
-import { formatDuration } from '../validate/duration.js';
+import { formatDuration } from '../lib/duration.js';
 import { UsageError } from './errors.js';
 
 /**

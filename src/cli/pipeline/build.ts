@@ -17,6 +17,7 @@ import type { DriftThresholds } from '../../validate/drift.js';
 import { type DriftAcceptance, recordsPerResource } from '../../model/manifest.js';
 import { checkDrift, currentBaseline, type DriftSide } from './drift.js';
 import { RECIPES } from './recipes.js';
+import { type FetchLedger, readFetchLedger, withFetchProvenance } from '../../ingest/fetch-ledger.js';
 
 export interface BuildOptions {
   sourcesDir: string;
@@ -78,9 +79,11 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
   const store = openStore(options.storeDir);
   const reports: DatasetReport[] = [];
   try {
+    // Where `pdsnap fetch` got each source file, for the manifests' sources[].
+    const ledger = await readFetchLedger(options.sourcesDir);
     for (const dataset of options.datasets) {
       try {
-        reports.push(await buildDataset(dataset, store, options));
+        reports.push(await buildDataset(dataset, store, options, ledger));
       } catch (error) {
         // A fault of the program or the machine (disk full, lock timeout, a bug): this dataset is not
         // published, the others still are, and the report still says what happened. A lock that is
@@ -124,7 +127,12 @@ function emptyReport(dataset: DatasetName): DatasetReport {
   };
 }
 
-async function buildDataset(dataset: DatasetName, store: SnapshotStore, options: BuildOptions): Promise<DatasetReport> {
+async function buildDataset(
+  dataset: DatasetName,
+  store: SnapshotStore,
+  options: BuildOptions,
+  ledger: FetchLedger,
+): Promise<DatasetReport> {
   const report = emptyReport(dataset);
   const fail = (reason: string): DatasetReport => ({ ...report, outcome: 'failed', reason });
 
@@ -244,7 +252,7 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
         freshUntil: until,
         allowStale: failing.length > 0,
         ...(acceptedDrift ? { acceptedDrift } : {}),
-        sources: build.sources,
+        sources: withFetchProvenance(build.sources, ledger),
       },
       options.now,
       { promote: options.promote },
