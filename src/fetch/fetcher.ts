@@ -125,6 +125,7 @@ export async function fetchTarget(target: FetchTarget, ctx: FetchContext): Promi
     } catch (error) {
       if (error instanceof SecStopped) return outcome('skipped', `not asked: ${error.message}`);
       const failure = attemptFailure(error, ctx.timeouts);
+      status = failure.status ?? status;
       failures += 1;
       if (!failure.retry || failures > ctx.retries) {
         return failed(failures > 1 ? `${failure.message} (attempt ${failures} of ${ctx.retries + 1})` : failure.message);
@@ -162,11 +163,14 @@ async function requestFollowingRedirects(
 ): Promise<Answer> {
   const origin = new URL(target.url).origin;
   let url = new URL(target.url);
+  /** The status of the redirect that led to `url`, for a refusal of where it leads. */
+  let redirectStatus: number | null = null;
   for (let hop = 0; ; hop++) {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw new AttemptFailed(`a redirect to ${url.protocol} is refused (http and https only)`, false);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new AttemptFailed(`a redirect to ${url.protocol} is refused (http and https only)`, false, redirectStatus);
+    }
     const refusal = literalHostRefusal(url.hostname, ctx.trusted);
-    if (refusal !== null) throw new AttemptFailed(hop === 0 ? refusal : `a redirect to ${refusal}`, false);
+    if (refusal !== null) throw new AttemptFailed(hop === 0 ? refusal : `a redirect to ${refusal}`, false, redirectStatus);
     const sec = ctx.sec?.isSec(url) ?? false;
     if (sec) await ctx.sec!.beforeRequest();
     ctx.stats.requests += 1;
@@ -182,6 +186,7 @@ async function requestFollowingRedirects(
     const location = headerValue(response.headers.location);
     if (!REDIRECT_STATUSES.has(response.statusCode) || location === undefined) return { response, url };
     await response.body.dump({ limit: RATE_PAGE_READ_BYTES }).catch(() => undefined);
+    redirectStatus = response.statusCode;
     if (hop === MAX_REDIRECTS) throw new AttemptFailed(`more than ${MAX_REDIRECTS} redirects`, false, response.statusCode);
     try {
       url = new URL(location, url);

@@ -44,7 +44,7 @@ export function attemptFailure(error: unknown, timeouts: HttpTimeouts): AttemptF
     case 'ECONNRESET':
     case 'EPIPE':
     case 'UND_ERR_CLOSED':
-      return new AttemptFailed(`the connection was closed or reset before the body ended (${code})`, true);
+      return new AttemptFailed('the connection was closed or reset before the answer ended', true);
     case 'ECONNREFUSED':
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':

@@ -49,13 +49,14 @@ export interface SampleSubmission {
 
 /**
  * Every filing of the sample at `now` as a full submission, whichever layout `pdsnap sample` writes
- * it in. `managers` above the sample's own 28 adds made-up managers (filing for both quarters, none
- * in investors.yaml), so that a server can list hundreds of filings; the first 28 file exactly what
- * the sample does.
+ * it in. `managers` (default 28, the sample's own) may take fewer, or add made-up managers (filing
+ * for both quarters, none in investors.yaml) so that a server can list hundreds of filings; the
+ * first 28 file exactly what the sample does.
  */
 export function sampleFullSubmissions(now: Date, options: { managers?: number } = {}): SampleSubmission[] {
-  const managers = [...MANAGERS];
-  for (let index = managers.length; index < (options.managers ?? MANAGERS.length); index++) managers.push(madeUpManager(index));
+  const count = options.managers ?? MANAGERS.length;
+  const managers = MANAGERS.slice(0, count);
+  for (let index = managers.length; index < count; index++) managers.push(madeUpManager(index));
   return planSampleFilings(now, managers).map((filing) => {
     const cover = coverPageXml(filing);
     return {

@@ -30,7 +30,7 @@ export type Fault =
   | { kind: 'reset' }
   | { kind: 'stall' }
   | { kind: 'redirect'; location: string; status?: number }
-  | { kind: 'gzip-bomb'; compressedBytes: number };
+  | { kind: 'gzip-bomb'; inflatedMiB: number };
 
 export interface Document {
   body: Buffer | string;
@@ -193,13 +193,22 @@ function answerWithFault(fault: Fault, response: ServerResponse, document: Docum
       response.writeHead(fault.status ?? 302, { location: fault.location }).end();
       return fault.status ?? 302;
     case 'gzip-bomb': {
-      // Zeros compress about 1,000 to 1: a small body that inflates to a thousand times its size.
-      const bomb = gzipSync(Buffer.alloc(fault.compressedBytes * 1000), { level: 9 });
+      const bomb = gzipBomb(fault.inflatedMiB);
       response.writeHead(200, { 'content-type': 'application/xml', 'content-encoding': 'gzip', 'content-length': bomb.length });
       response.end(bomb);
       return 200;
     }
   }
+}
+
+/**
+ * A gzip body of about 1 KB per MiB it inflates to: one member of a MiB of zeros, repeated (a gzip
+ * stream may hold many members, and every reader inflates them all). 1,024 of them: 1 MB on the
+ * wire, 1 GiB inflated.
+ */
+export function gzipBomb(inflatedMiB: number): Buffer {
+  const member = gzipSync(Buffer.alloc(1024 * 1024), { level: 9 });
+  return Buffer.concat(Array.from({ length: inflatedMiB }, () => member));
 }
 
 /** The form index lines of each quarter that has filings, by folder (`2026/QTR4`), with other forms around them. */
