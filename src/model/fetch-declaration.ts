@@ -24,10 +24,14 @@ const RESERVED_HEADERS = new Set([
   'transfer-encoding',
 ]);
 
-const HeaderName = z
-  .string()
-  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'is not an HTTP header name')
-  .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), 'is set by pdsnap itself');
-
 /** A header value: no line breaks; `${NAME}` is replaced by the environment variable NAME when fetching. */
-export const FetchHeaders = z.record(HeaderName, z.string().regex(/^[^\r\n\0]*$/, 'must be one line of text'));
+export const FetchHeaders = z
+  .record(z.string(), z.string().regex(/^[^\r\n\0]*$/, 'must be one line of text'))
+  .superRefine((headers, ctx) => {
+    // Checked here rather than as the record's key schema, whose failure names no reason.
+    for (const name of Object.keys(headers)) {
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+        ctx.addIssue({ code: 'custom', path: [name], message: 'is not an HTTP header name' });
+      else if (RESERVED_HEADERS.has(name.toLowerCase())) ctx.addIssue({ code: 'custom', path: [name], message: 'is set by pdsnap itself' });
+    }
+  });
