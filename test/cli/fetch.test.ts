@@ -1,4 +1,5 @@
-import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { Socket } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -144,6 +145,24 @@ describe('pdsnap fetch: configuration checked before any request', () => {
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toMatch(
       /articles\/sources\.yaml \(harbor-wire\) feed: header Authorization needs the environment variable HARBOR_WIRE_TOKEN, which is not set/,
+    );
+    expect(requests).toEqual([]);
+  });
+
+  it('refuses to run beside another fetch of the same sources (exit 3), and asks for nothing', async () => {
+    const sources = await sourcesToFetch('locked');
+    // The lock as a live fetch holds it: this very process, started before the lock was taken.
+    await mkdir(path.join(sources, '.fetch.lock'));
+    await writeFile(
+      path.join(sources, '.fetch.lock/holder.json'),
+      JSON.stringify({ host: hostname(), pid: process.pid, startedAt: new Date().toISOString() }),
+    );
+    const { result, requests } = await requestsDuring(() => pdsnapFetch(sources));
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `another pdsnap fetch \\(pid ${process.pid} on .*\\) is fetching into .*locked; run again once it is done; nothing was fetched`,
+      ),
     );
     expect(requests).toEqual([]);
   });
