@@ -1,13 +1,14 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchBucket, formatBucket } from './bucket.js';
+import { benchFetch, formatFetch } from './fetch.js';
 import { benchHostile, formatHostile } from './hostile-sources.js';
 import { benchScaleAt, formatScale, type ScaleResult } from './scale.js';
 import { benchServer, formatServer } from './server.js';
 import { benchSmartMoney, formatSmartMoney } from './smart-money.js';
 
 /**
- * npm run bench [-- smart-money|server|hostile|scale|bucket] — benchmarks, not tests: they print figures for
+ * npm run bench [-- smart-money|server|hostile|scale|bucket|fetch] — benchmarks, not tests: they print figures for
  * docs/performance.md and fail only when the Smart Money build breaks its 1 GiB memory budget.
  * BENCH_FILERS overrides the number of filers per quarter (default 9000, the size of a real quarter);
  * BENCH_SERVER_PARTS picks parts of the server benchmark (load, compression, public, auth, redis).
@@ -40,6 +41,10 @@ if (which === 'scale') {
 if (which === 'bucket') {
   // Not part of `all`: a full-scale build, then publishing it to an S3 server and serving from it.
   process.stdout.write(`${formatBucket(await benchBucket(cli, repoRoot, filers))}\n`);
+}
+if (which === 'fetch') {
+  // Not part of `all`: its time is the SEC rate limit's, by design (600 filings take about 80 s).
+  process.stdout.write(`${formatFetch(await benchFetch(cli))}\n`);
 }
 if (which === 'hostile') {
   // Not part of `all`: it plants a 1 GiB ZIP member and a 100,000-document submission.

@@ -23,7 +23,9 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   publish: ['model', 'lib'],
   serve: ['model', 'lib', 'publish'],
   sample: ['model', 'lib', 'ingest'],
-  cli: ['model', 'lib', 'ingest', 'derive', 'validate', 'publish', 'serve', 'sample'],
+  // fetch reads the registries and sidecars through ingest's schemas; only cli imports it.
+  fetch: ['model', 'lib', 'ingest'],
+  cli: ['model', 'lib', 'ingest', 'derive', 'validate', 'publish', 'serve', 'sample', 'fetch'],
 };
 
 function sourceFiles(dir: string): string[] {

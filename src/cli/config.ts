@@ -8,6 +8,7 @@ import { applyLimitOverrides, type FreshnessLimits, PdsnapConfig } from '../vali
 import { UsageError } from './errors.js';
 import { isBucketLocation } from '../publish/s3-location.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
+import { applyFetchDefaults, FetchConfigSection, type FetchSettings } from './fetch-config.js';
 
 const DEFAULT_CONFIG_FILE = 'pdsnap.config.yaml';
 /** Names the config file when --config is not given (README, Configuration). */
@@ -24,7 +25,7 @@ const ConfigPaths = z
   .strict();
 export type PathName = keyof z.infer<typeof ConfigPaths>;
 
-const ConfigFile = PdsnapConfig.extend({ paths: ConfigPaths.optional() }).strict();
+const ConfigFile = PdsnapConfig.extend({ paths: ConfigPaths.optional(), fetch: FetchConfigSection.optional() }).strict();
 
 export interface LoadedConfig {
   /** Absolute path of the file read; null when none was given and the default file is absent. */
@@ -35,6 +36,8 @@ export interface LoadedConfig {
   drift: DriftThresholds;
   /** Paths the file sets, absolute (resolved against the file's folder). */
   paths: Partial<Record<PathName, string>>;
+  /** `fetch:`: what pdsnap fetch asks for beyond the sources' own addresses, and its limits. */
+  fetch: FetchSettings;
 }
 
 /**
@@ -54,7 +57,13 @@ export async function loadConfig(file?: string, cwd: string = process.cwd()): Pr
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (!explicit && code === 'ENOENT')
-      return { path: null, limits: applyLimitOverrides(undefined), drift: applyDriftOverrides(undefined), paths: {} };
+      return {
+        path: null,
+        limits: applyLimitOverrides(undefined),
+        drift: applyDriftOverrides(undefined),
+        paths: {},
+        fetch: applyFetchDefaults(undefined),
+      };
     if (code === 'ENOENT') throw new UsageError(`config ${shown} does not exist`);
     throw new UsageError(`config ${shown} cannot be read: ${code ?? (error as Error).message}`);
   }
@@ -79,7 +88,13 @@ export async function loadConfig(file?: string, cwd: string = process.cwd()): Pr
   const paths = Object.fromEntries(
     Object.entries(parsed.data.paths ?? {}).map(([name, value]) => [name, isBucketLocation(value) ? value : path.resolve(folder, value)]),
   );
-  return { path: full, limits: applyLimitOverrides(parsed.data.freshness), drift: applyDriftOverrides(parsed.data.drift), paths };
+  return {
+    path: full,
+    limits: applyLimitOverrides(parsed.data.freshness),
+    drift: applyDriftOverrides(parsed.data.drift),
+    paths,
+    fetch: applyFetchDefaults(parsed.data.fetch),
+  };
 }
 
 /** The text of a 1-based line, trimmed and shortened for a message. */

@@ -1,5 +1,5 @@
 import { CLOCK_ENV, CLOCK_SKEW_MS, clockNow, hostNow } from '../lib/clock.js';
-import { formatDuration } from '../validate/duration.js';
+import { formatDuration } from '../lib/duration.js';
 import { isBucketLocation } from '../publish/s3-location.js';
 import { UsageError } from './errors.js';
 

@@ -1,6 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { commandsFor } from './commands/index.js';
 import { LockError } from '../lib/file-lock.js';
@@ -8,19 +5,8 @@ import { isBucketError, StoreUnavailableError } from '../publish/store-errors.js
 import { DataError, ExitCode, ExitWith, UsageError } from './errors.js';
 import { printError, printJson } from './output.js';
 import { guardOutputStreams } from './stdout-guard.js';
+import { packageVersion } from './package-version.js';
 import { isVerbose, setVerbosity } from './verbosity.js';
-
-/**
- * The version of the package this CLI was built from: `pdsnap --version`. The nearest package.json
- * above this file, so that the bundle (dist/bin) and the compiled modules (dist/src) both find it.
- */
-function packageVersion(): string {
-  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
-    const file = path.join(dir, 'package.json');
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
-  }
-}
 
 /** The one place that turns errors into a message and an exit code. */
 export async function main(argv: string[]): Promise<number> {

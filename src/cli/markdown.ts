@@ -1,8 +1,10 @@
 import type { RuleResult, RuleStatus } from '../model/rule-result.js';
 import type { ResourceDiff } from '../publish/bundle-diff.js';
-import { formatDuration } from '../validate/duration.js';
+import { formatDuration } from '../lib/duration.js';
 import type { ValidationReport } from '../validate/report.js';
 import type { BuildReport, DatasetReport } from './pipeline/build.js';
+import type { FetchReport } from '../fetch/fetch-report.js';
+import { FETCH_COUNT_HEADER, fetchCountRows, fetchFigures, fetchLastLine } from './fetch-summary.js';
 
 /**
  * `--format markdown`: reports people read in a pull request or a CI job summary
@@ -153,6 +155,29 @@ export function diffMarkdown(report: DiffReport): string {
     out.push(markdownTable(['change', 'key', 'fields changed'], rows));
     const fields = Object.entries(r.changedFields).sort((a, b) => b[1] - a[1]);
     if (fields.length > 0) out.push('', `Fields changed: ${fields.map(([name, n]) => `${name} (${n})`).join(', ')}.`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+export function fetchMarkdown(report: FetchReport): string {
+  const status: RuleStatus = report.ok ? 'pass' : 'fail';
+  const out: string[] = [`## pdsnap fetch at ${report.now}: ${MARK[status]} ${fetchLastLine(report)}`, ''];
+  if (report.sec !== null) {
+    out.push(
+      `SEC: ${code(report.sec.url)}, at most ${report.sec.maxRps} request(s) a second, filers ${report.sec.filers}, indexes of ${report.sec.quarters.join(', ')}.`,
+      '',
+    );
+  }
+  out.push(markdownTable(FETCH_COUNT_HEADER, fetchCountRows(report)), '', `${fetchFigures(report)}.`);
+  const failed = report.files.filter((f) => f.outcome === 'failed');
+  if (failed.length > 0) {
+    out.push('', '### Not fetched (the last good copy is kept)', '');
+    out.push(
+      markdownTable(
+        ['file', 'address', 'reason'],
+        failed.map((f) => [f.path, f.url, f.reason ?? '-']),
+      ),
+    );
   }
   return `${out.join('\n')}\n`;
 }

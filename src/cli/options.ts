@@ -4,7 +4,7 @@ import { DATASETS, type DatasetName, isDatasetName } from '../model/dataset.js';
 import { clockNow } from '../lib/clock.js';
 import { nowRefusal, nowValueMs } from '../lib/time.js';
 import { formatBucketLocation, isBucketLocation, parseBucketLocation } from '../publish/s3-location.js';
-import { parseDuration } from '../validate/duration.js';
+import { parseDuration } from '../lib/duration.js';
 import { UsageError } from './errors.js';
 
 export const DEFAULT_SOURCES = 'data/sources';

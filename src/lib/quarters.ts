@@ -47,3 +47,48 @@ export function quarterEndOnOrBefore(instant: Date): string {
   const ends = ['03-31', '06-30', '09-30', '12-31'].map((end) => `${String(year).padStart(4, '0')}-${end}`);
   return ends.filter((end) => end <= date).at(-1) ?? `${String(year - 1).padStart(4, '0')}-12-31`;
 }
+
+/** A calendar quarter: the year and its quarter, 1 to 4 (EDGAR's index folders `<year>/QTR<quarter>`). */
+export interface CalendarQuarter {
+  year: number;
+  quarter: 1 | 2 | 3 | 4;
+}
+
+/** The calendar quarter of a UTC day (YYYY-MM-DD) or of a quarter end. */
+export function quarterOfDay(isoDay: string): CalendarQuarter {
+  return {
+    year: Number(isoDay.slice(0, 4)),
+    quarter: (Math.floor((Number(isoDay.slice(5, 7)) - 1) / 3) + 1) as CalendarQuarter['quarter'],
+  };
+}
+
+export function nextQuarter({ year, quarter }: CalendarQuarter): CalendarQuarter {
+  return quarter === 4 ? { year: year + 1, quarter: 1 } : { year, quarter: (quarter + 1) as CalendarQuarter['quarter'] };
+}
+
+/** Every calendar quarter from `first` through `last`, in order; none when `first` comes after `last`. */
+export function quartersThrough(first: CalendarQuarter, last: CalendarQuarter): CalendarQuarter[] {
+  const quarters: CalendarQuarter[] = [];
+  for (let q = first; q.year * 4 + q.quarter <= last.year * 4 + last.quarter; q = nextQuarter(q)) quarters.push(q);
+  return quarters;
+}
+
+const QUARTER_ENDS = ['12-31', '03-31', '06-30', '09-30'] as const;
+
+/**
+ * The two report periods a Smart Money snapshot at `now` is made from, older first: the latest
+ * quarter end whose 45-day filing deadline has passed on `now`'s UTC day (its filings are all due),
+ * and the quarter before it (the trades baseline). The sample generator writes filings for these
+ * two quarters, and `fetch` asks EDGAR for the indexes that list them.
+ */
+export function reportQuarters(now: Date): [previous: string, latest: string] {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  // The quarter before the current one, counted as quarters since year 0 (index 0 = Q4 of the year before).
+  let count = now.getUTCFullYear() * 4 + Math.floor(now.getUTCMonth() / 3);
+  const endOf = (n: number) => {
+    const year = Math.floor(n / 4) - (n % 4 === 0 ? 1 : 0);
+    return `${String(year).padStart(4, '0')}-${QUARTER_ENDS[n % 4]}`;
+  };
+  while (dateStartMs(endOf(count))! + FILING_DEADLINE_DAYS * DAY_MS > today) count -= 1;
+  return [endOf(count - 1), endOf(count)];
+}

@@ -9,6 +9,8 @@ export interface Progress {
 
 export interface ProgressStep {
   advance(units?: number): void;
+  /** Figures shown beside the bar while the step runs (requests, bytes, rate); optional to draw. */
+  show?(figures: string): void;
   done(summary?: string): void;
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Instant } from './primitives.js';
 
 /** A source record that was not used, and why. Never dropped silently. */
 export const Rejection = z
@@ -38,6 +39,13 @@ export const SourceFile = z
      * sources root when inside it, else absolute. Absent when no symlink was crossed.
      */
     resolvedPath: z.string().optional(),
+    /**
+     * The address `pdsnap fetch` downloaded the file from, and when, from the fetch ledger of the
+     * sources root (docs/sources-fetch.md): set only when the file's bytes are the ones fetched.
+     * Absent for files put there by hand, and in bundles built before fetch existed.
+     */
+    url: z.string().optional(),
+    fetchedAt: Instant.optional(),
   })
   .strict();
 export type SourceFile = z.infer<typeof SourceFile>;

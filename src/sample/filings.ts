@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { FILING_DEADLINE_DAYS } from '../lib/quarters.js';
+import { reportQuarters } from '../lib/quarters.js';
 import { cusipCheckDigit } from '../model/security-identifiers.js';
 import { escapeXml } from '../lib/escape-xml.js';
 
@@ -18,9 +18,62 @@ import { escapeXml } from '../lib/escape-xml.js';
  */
 
 export async function writeSampleFilings(sourcesRoot: string, now: Date): Promise<void> {
-  const [previousPeriod, latestPeriod] = sampleQuarters(now);
-  const random = seededRandom(hashText(`filings:${latestPeriod}`));
   const filingsDir = path.join(sourcesRoot, 'filings');
+  for (const filing of planSampleFilings(now, MANAGERS)) await writeFiling(filingsDir, filing);
+  const registry: string[] = ['# Tracked investors: CIK, slug, display name and category.', 'investors:'];
+  for (const [index, manager] of MANAGERS.entries()) {
+    if (index % 11 === 10) continue;
+    registry.push(
+      `  - cik: "${manager.cik}"`,
+      `    slug: ${manager.slug}`,
+      `    name: ${manager.displayName}`,
+      `    category: ${manager.category}`,
+    );
+  }
+  await mkdir(filingsDir, { recursive: true });
+  await writeFile(path.join(filingsDir, 'investors.yaml'), `${registry.join('\n')}\n`);
+}
+
+/** One filing as EDGAR disseminates it: what a local server standing in for EDGAR serves (tests, the fetch benchmark). */
+export interface SampleSubmission {
+  cik: string;
+  accession: string;
+  /** YYYY-MM-DD */
+  filedAt: string;
+  /** 13F-HR, 13F-HR/A, 13F-NT or 13F-NT/A */
+  formType: string;
+  companyName: string;
+  /** The full submission (`<cik>/<accession>.txt`): SGML header and the cover page and information table documents. */
+  text: string;
+}
+
+/**
+ * Every filing of the sample at `now` as a full submission, whichever layout `pdsnap sample` writes
+ * it in. `managers` (default 28, the sample's own) may take fewer, or add made-up managers (filing
+ * for both quarters, none in investors.yaml) so that a server can list hundreds of filings; the
+ * first 28 file exactly what the sample does.
+ */
+export function sampleFullSubmissions(now: Date, options: { managers?: number } = {}): SampleSubmission[] {
+  const count = options.managers ?? MANAGERS.length;
+  const managers = MANAGERS.slice(0, count);
+  for (let index = managers.length; index < count; index++) managers.push(madeUpManager(index));
+  return planSampleFilings(now, managers).map((filing) => {
+    const cover = coverPageXml(filing);
+    return {
+      cik: filing.manager.cik,
+      accession: filing.accession,
+      filedAt: filing.filedAt,
+      formType: submissionTypeOf(filing),
+      companyName: filing.manager.filerName,
+      text: fullSubmissionText(filing, cover, filing.kind === 'report' ? informationTableXml(filing.rows, null, false) : null),
+    };
+  });
+}
+
+/** What each manager files for the two report quarters at `now`, in the order the sample writes it. */
+function planSampleFilings(now: Date, managers: readonly Manager[]): FilingToWrite[] {
+  const [previousPeriod, latestPeriod] = reportQuarters(now);
+  const random = seededRandom(hashText(`filings:${latestPeriod}`));
   const sequence = new Map<string, number>();
   const nextAccession = (cik: string, filedAt: string): string => {
     const count = (sequence.get(cik) ?? 0) + 1;
@@ -28,17 +81,9 @@ export async function writeSampleFilings(sourcesRoot: string, now: Date): Promis
     return `${cik.padStart(10, '0')}-${filedAt.slice(2, 4)}-${String(count * 37 + 100).padStart(6, '0')}`;
   };
   const lastAllowed = isoDay(now);
-  const registry: string[] = ['# Tracked investors: CIK, slug, display name and category.', 'investors:'];
+  const filings: FilingToWrite[] = [];
 
-  for (const [index, manager] of MANAGERS.entries()) {
-    if (index % 11 !== 10) {
-      registry.push(
-        `  - cik: "${manager.cik}"`,
-        `    slug: ${manager.slug}`,
-        `    name: ${manager.displayName}`,
-        `    category: ${manager.category}`,
-      );
-    }
+  for (const [index, manager] of managers.entries()) {
     const previous = startingPortfolio(random, manager);
     const latest = evolvePortfolio(random, previous, manager);
     for (const [period, positions] of [
@@ -50,7 +95,7 @@ export async function writeSampleFilings(sourcesRoot: string, now: Date): Promis
       const kind: FilingKind = manager.notice ? 'notice' : 'report';
       const accession = nextAccession(manager.cik, filedAt);
       const format = index % 13 === 4 ? 'full-submission' : 'folder';
-      await writeFiling(filingsDir, { manager, period, filedAt, accession, rows, kind, amendment: null, format, index });
+      filings.push({ manager, period, filedAt, accession, rows, kind, amendment: null, format, index });
 
       if (period === latestPeriod && index === 2) {
         // A RESTATEMENT: the whole table again, with two share counts corrected.
@@ -58,7 +103,7 @@ export async function writeSampleFilings(sourcesRoot: string, now: Date): Promis
           i < 2 ? { ...row, shares: row.shares + 1000, value: row.value + Math.round((1000 * row.value) / Math.max(row.shares, 1)) } : row,
         );
         const amendedAt = minDate(addDays(filedAt, 3), lastAllowed);
-        await writeFiling(filingsDir, {
+        filings.push({
           manager,
           period,
           filedAt: amendedAt,
@@ -80,7 +125,7 @@ export async function writeSampleFilings(sourcesRoot: string, now: Date): Promis
           period,
         );
         const amendedAt = minDate(addDays(filedAt, 5), lastAllowed);
-        await writeFiling(filingsDir, {
+        filings.push({
           manager,
           period,
           filedAt: amendedAt,
@@ -94,26 +139,7 @@ export async function writeSampleFilings(sourcesRoot: string, now: Date): Promis
       }
     }
   }
-  await mkdir(filingsDir, { recursive: true });
-  await writeFile(path.join(filingsDir, 'investors.yaml'), `${registry.join('\n')}\n`);
-}
-
-/** The two latest quarter ends whose 45-day filing deadline has passed on `now` (older first). */
-export function sampleQuarters(now: Date): [string, string] {
-  const today = isoDay(now);
-  let year = now.getUTCFullYear();
-  let quarter = Math.floor(now.getUTCMonth() / 3); // the quarter before the current one, 0 = Q4 of last year
-  const quarterEnd = (y: number, q: number) => (q === 0 ? `${y - 1}-12-31` : `${y}-${['03-31', '06-30', '09-30'][q - 1]}`);
-  while (addDays(quarterEnd(year, quarter), FILING_DEADLINE_DAYS) > today) {
-    quarter -= 1;
-    if (quarter < 0) {
-      quarter = 3;
-      year -= 1;
-    }
-  }
-  const latest = quarterEnd(year, quarter);
-  const previous = quarter === 0 ? quarterEnd(year - 1, 3) : quarterEnd(year, quarter - 1);
-  return [previous, latest];
+  return filings;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -276,6 +302,24 @@ const MANAGERS: Manager[] = MANAGER_SEEDS.map(([name, category, size, city, stat
   };
 });
 
+/** A manager beyond the sample's own, for servers that list hundreds of filers: same shape, made-up name. */
+function madeUpManager(index: number): Manager {
+  const categories: Category[] = ['hedge-fund', 'pension', 'asset-manager', 'endowment', 'family-office'];
+  const name = `Sample Manager ${String(index + 1).padStart(4, '0')} LLC`;
+  return {
+    cik: String(1_523_000 + index * 4_817 + (index % 7) * 31),
+    filerName: name.toUpperCase(),
+    displayName: name,
+    slug: `sample-manager-${String(index + 1).padStart(4, '0')}-llc`,
+    category: categories[index % categories.length]!,
+    size: 10 + ((index * 7) % 40),
+    street: `${100 + index * 17} Main Street`,
+    city: 'New York',
+    state: 'NY',
+    zip: String(10_001 + (index % 900)).padStart(5, '0'),
+  };
+}
+
 interface Holding {
   issuer: Issuer;
   shares: number;
@@ -377,9 +421,13 @@ async function writeFiling(filingsDir: string, filing: FilingToWrite): Promise<v
   if (table !== null) await writeFile(path.join(folder, 'infotable.xml'), table);
 }
 
+function submissionTypeOf(filing: FilingToWrite): string {
+  return `13F-${filing.kind === 'notice' ? 'NT' : 'HR'}${filing.amendment ? '/A' : ''}`;
+}
+
 function coverPageXml(filing: FilingToWrite): string {
   const { manager } = filing;
-  const submissionType = `13F-${filing.kind === 'notice' ? 'NT' : 'HR'}${filing.amendment ? '/A' : ''}`;
+  const submissionType = submissionTypeOf(filing);
   const period = mmddyyyy(filing.period);
   const total = filing.rows.reduce((sum, row) => sum + row.value, 0);
   const lines = [
@@ -491,7 +539,7 @@ function informationTableXml(rows: PricedRow[], prefix: string | null, leadingBl
 function fullSubmissionText(filing: FilingToWrite, cover: string, table: string | null): string {
   const { manager } = filing;
   const filed = filing.filedAt.replace(/-/g, '');
-  const submissionType = `13F-${filing.kind === 'notice' ? 'NT' : 'HR'}${filing.amendment ? '/A' : ''}`;
+  const submissionType = submissionTypeOf(filing);
   const documents = [
     ['1', submissionType, 'primary_doc.xml', cover],
     ...(table === null ? [] : [['2', 'INFORMATION TABLE', 'infotable.xml', table.trimStart()]]),

@@ -2,7 +2,8 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { writeSampleArticles } from './articles.js';
 import { writeSampleCalendar } from './calendar.js';
-import { sampleQuarters, writeSampleFilings } from './filings.js';
+import { writeSampleFilings } from './filings.js';
+import { reportQuarters } from '../lib/quarters.js';
 import { writeForm13fDataset } from './form13f-dataset.js';
 
 export interface SampleOptions {
@@ -24,7 +25,7 @@ export async function writeSampleSources(outDir: string, options: SampleOptions)
   let form13fRows = 0;
   if (options.scale !== undefined) {
     // The quarters of the EDGAR sample: the two latest whose filing deadline has passed, in UTC.
-    const [previous, latest] = sampleQuarters(options.now);
+    const [previous, latest] = reportQuarters(options.now);
     const dir = path.join(outDir, 'filings', 'datasets');
     await mkdir(dir, { recursive: true });
     for (const period of [previous, latest]) {

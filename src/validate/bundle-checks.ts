@@ -2,7 +2,7 @@ import type { DatasetName } from '../model/dataset.js';
 import type { RuleResult } from '../model/rule-result.js';
 import type { Manifest } from '../model/manifest.js';
 import { ContentCheck, type SnapshotRef } from '../model/content-rules.js';
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../lib/duration.js';
 import { evaluateFreshness, freshUntil } from './freshness.js';
 import { futureSnapshotRule } from './future-snapshot.js';
 import type { FreshnessLimits } from './limits.js';

@@ -3,7 +3,7 @@ import type { FreshnessFacts } from '../model/freshness.js';
 import type { RuleResult, RuleStatus } from '../model/rule-result.js';
 import { quarterEndLastMs } from '../lib/quarters.js';
 import { DAY_MS, dateStartMs, instantMs } from '../lib/time.js';
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../lib/duration.js';
 import { DEFAULT_LIMITS, type FreshnessLimits } from './limits.js';
 
 export { DEFAULT_LIMITS };

@@ -1,7 +1,7 @@
 import type { DatasetName } from '../model/dataset.js';
 import type { RuleResult } from '../model/rule-result.js';
 import { CLOCK_SKEW_MS } from '../lib/clock.js';
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../lib/duration.js';
 
 const FUTURE_SNAPSHOT_RULE = 'snapshot.generated-by-now';
 

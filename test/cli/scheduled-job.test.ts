@@ -505,6 +505,7 @@ describe('colour, --quiet and --verbose', () => {
   it('every command accepts --quiet and --verbose; --quiet drops informational stderr', async () => {
     // Each command's help as the command object gives it; one run of `list --help` shows it is what the CLI prints.
     expect(Object.keys(COMMANDS)).toEqual([
+      'fetch',
       'build',
       'validate',
       'gate',

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isQuarterEnd, previousQuarterEnd, quarterEndOnOrBefore } from '../../src/lib/quarters.js';
+import {
+  isQuarterEnd,
+  previousQuarterEnd,
+  quarterEndOnOrBefore,
+  quarterOfDay,
+  quartersThrough,
+  reportQuarters,
+} from '../../src/lib/quarters.js';
 import { isPeriodTooOld, newestTooOldPeriod, quarterEndInstant } from '../../src/derive/smart-money/staleness.js';
 
 describe('previousQuarterEnd', () => {
@@ -55,5 +62,25 @@ describe('newestTooOldPeriod: the one fact of `now` the 180-day rule depends on'
     expect(isPeriodTooOld(period, now, 180)).toBe(true);
     const next = ['2026-03-31', '2026-06-30', '2026-09-30', '2026-12-31'].find((p) => p > period)!;
     expect(isPeriodTooOld(next, now, 180)).toBe(false);
+  });
+});
+
+describe('the report quarters of a build', () => {
+  it('are the latest quarter whose 45-day deadline has passed, and the one before', () => {
+    expect(reportQuarters(new Date('2026-11-22T12:00:00Z'))).toEqual(['2026-06-30', '2026-09-30']);
+    expect(reportQuarters(new Date('2026-11-14T00:00:00Z'))).toEqual(['2026-06-30', '2026-09-30']);
+    expect(reportQuarters(new Date('2026-11-13T23:59:59Z'))).toEqual(['2026-03-31', '2026-06-30']);
+    expect(reportQuarters(new Date('2027-01-10T00:00:00Z'))).toEqual(['2026-06-30', '2026-09-30']);
+    expect(reportQuarters(new Date('2027-02-14T00:00:00Z'))).toEqual(['2026-09-30', '2026-12-31']);
+  });
+
+  it('counts calendar quarters across a year end', () => {
+    expect(quartersThrough({ year: 2025, quarter: 4 }, { year: 2026, quarter: 2 })).toEqual([
+      { year: 2025, quarter: 4 },
+      { year: 2026, quarter: 1 },
+      { year: 2026, quarter: 2 },
+    ]);
+    expect(quartersThrough({ year: 2026, quarter: 3 }, { year: 2026, quarter: 2 })).toEqual([]);
+    expect(quarterOfDay('2026-10-01')).toEqual({ year: 2026, quarter: 4 });
   });
 });

@@ -14,7 +14,31 @@ describe('loadConfig', () => {
   });
 
   it('uses the service defaults when no file is named and pdsnap.config.yaml is absent', async () => {
-    expect(await loadConfig(undefined, dir)).toEqual({ path: null, limits: DEFAULT_LIMITS, drift: DEFAULT_DRIFT_THRESHOLDS, paths: {} });
+    expect(await loadConfig(undefined, dir)).toEqual({
+      path: null,
+      limits: DEFAULT_LIMITS,
+      drift: DEFAULT_DRIFT_THRESHOLDS,
+      paths: {},
+      fetch: {
+        form13fDatasets: [],
+        caps: { maxResponseBytes: 1024 ** 3, maxDecodedBytes: 2 * 1024 ** 3 },
+        timeouts: { connectMs: 10_000, idleMs: 30_000, totalMs: 1_800_000 },
+        retries: 3,
+      },
+    });
+  });
+
+  it('reads fetch: the Form 13F data sets to keep, caps, timeouts and retries', async () => {
+    await writeFile(
+      path.join(dir, 'fetch.yaml'),
+      'fetch:\n  form13fDatasets: [2024q1_form13f.zip, 01sep2026-30nov2026_form13f.zip]\n  maxResponseSize: 512MiB\n  maxDecodedSize: 1073741824\n  timeouts: { idle: 1m }\n  retries: 0\n',
+    );
+    expect((await loadConfig('fetch.yaml', dir)).fetch).toEqual({
+      form13fDatasets: ['2024q1_form13f.zip', '01sep2026-30nov2026_form13f.zip'],
+      caps: { maxResponseBytes: 512 * 1024 ** 2, maxDecodedBytes: 1024 ** 3 },
+      timeouts: { connectMs: 10_000, idleMs: 60_000, totalMs: 1_800_000 },
+      retries: 0,
+    });
   });
 
   it('reads pdsnap.config.yaml from the working directory and overrides only what it names', async () => {
@@ -38,6 +62,14 @@ describe('loadConfig', () => {
     ['a negative limit', 'freshness:\n  calendar:\n    maxVerificationAgeDays: -1\n', /freshness\.calendar\.maxVerificationAgeDays/],
     ['a limit that is not a number', 'freshness:\n  calendar:\n    minCoverageDays: thirty\n', /minCoverageDays/],
     ['YAML that does not parse', 'freshness: [\n', /does not parse/],
+    [
+      'a data set name that is no ZIP file name',
+      'fetch:\n  form13fDatasets: [../../etc/passwd]\n',
+      /fetch\.form13fDatasets\[0\]: must be the file name of a data set ZIP/,
+    ],
+    ['a size in decimal units', 'fetch:\n  maxResponseSize: 1GB\n', /fetch\.maxResponseSize: "1GB" is not a size; write it like 512MiB/],
+    ['a timeout that is no duration', 'fetch:\n  timeouts: { idle: 30 }\n', /fetch\.timeouts\.idle/],
+    ['an unknown fetch setting', 'fetch:\n  userAgent: me\n', /userAgent/],
     [
       'a limit beyond ten years (MAX_SAFE_INTEGER days)',
       'freshness:\n  articles:\n    maxGenerationAgeDays: 9007199254740991\n',

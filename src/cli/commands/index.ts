@@ -5,6 +5,7 @@ import type { Command } from 'commander';
  * `pdsnap list` need not load the HTTP server, the Markdown renderer or the XML parser.
  */
 export const COMMANDS: Record<string, () => Promise<Command>> = {
+  fetch: async () => (await import('./fetch.js')).fetchCommand(),
   build: async () => (await import('./build.js')).buildCommand(),
   validate: async () => (await import('./validate.js')).validateCommand(),
   gate: async () => (await import('./gate.js')).gateCommand(),

@@ -12,7 +12,9 @@ const Options = z.object({ store: StoreOption(DEFAULT_STORE), config: z.string()
 
 export function inspectCommand(): Command {
   return withVerbosityOptions(new Command('inspect'))
-    .description('show a snapshot manifest, record counts and sources, after verifying every digest')
+    .description(
+      'show a snapshot manifest, record counts and sources (with the address each fetched one came from), after verifying every digest',
+    )
     .argument('<snapshotId>')
     .option('--store <dir|s3-url>', STORE_HELP)
     .option('--config <file>', 'config file with paths (default: pdsnap.config.yaml when present, or PDSNAP_CONFIG)')
@@ -59,15 +61,25 @@ export function inspectCommand(): Command {
       );
       printLine('');
       if (manifest.sources.length > 0) {
+        // Where each file came from, when pdsnap fetch brought it (docs/sources-fetch.md, Provenance).
+        const fetched = manifest.sources.some((s) => s.url !== undefined);
         printLine(
           formatTable(
-            ['source', 'bytes', 'sha256'],
-            manifest.sources.map((s) => [s.resolvedPath ? `${s.path} -> ${s.resolvedPath}` : s.path, String(s.bytes), s.sha256]),
+            ['source', 'bytes', 'sha256', ...(fetched ? ['fetched from', 'fetched at'] : [])],
+            manifest.sources.map((s) => [
+              s.resolvedPath ? `${s.path} -> ${s.resolvedPath}` : s.path,
+              String(s.bytes),
+              s.sha256,
+              ...(fetched ? [s.url ?? '-', s.fetchedAt ?? '-'] : []),
+            ]),
           ),
         );
         printLine('');
       }
-      printLine(`${manifest.sources.length} source file(s); all digests verified`);
+      const fetchedCount = manifest.sources.filter((s) => s.url !== undefined).length;
+      printLine(
+        `${manifest.sources.length} source file(s)${fetchedCount > 0 ? `, ${fetchedCount} fetched by pdsnap fetch` : ''}; all digests verified`,
+      );
     });
 }
 

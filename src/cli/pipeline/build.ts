@@ -20,6 +20,7 @@ import { inFolder } from '../../publish/bundle-files.js';
 import type { DriftSide } from './drift.js';
 import { judgeCandidate, newerCurrentAdvice } from './promotion.js';
 import { RECIPES } from './recipes.js';
+import { type FetchLedger, readFetchLedger, withFetchProvenance } from '../../ingest/fetch-ledger.js';
 
 export interface BuildOptions {
   sourcesDir: string;
@@ -86,9 +87,11 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
     // A store that cannot take the result (a bucket that does not exist) stops the build before
     // anything is ingested, not after every dataset was derived.
     await store.prepare();
+    // Where `pdsnap fetch` got each source file, for the manifests' sources[].
+    const ledger = await readFetchLedger(options.sourcesDir);
     for (const dataset of options.datasets) {
       try {
-        reports.push(await buildDataset(dataset, store, options));
+        reports.push(await buildDataset(dataset, store, options, ledger));
       } catch (error) {
         // A fault of the program or the machine (disk full, lock timeout, a bug): this dataset is not
         // published, the others still are, and the report still says what happened. A lock that is
@@ -133,7 +136,12 @@ function emptyReport(dataset: DatasetName): DatasetReport {
   };
 }
 
-async function buildDataset(dataset: DatasetName, store: SnapshotStore, options: BuildOptions): Promise<DatasetReport> {
+async function buildDataset(
+  dataset: DatasetName,
+  store: SnapshotStore,
+  options: BuildOptions,
+  ledger: FetchLedger,
+): Promise<DatasetReport> {
   const report = emptyReport(dataset);
   const fail = (reason: string): DatasetReport => ({ ...report, outcome: 'failed', reason });
 
@@ -269,7 +277,7 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
         freshUntil: until,
         allowStale: judgement.freshness.some((r) => r.status === 'fail'),
         ...(acceptedDrift ? { acceptedDrift } : {}),
-        sources: build.sources,
+        sources: withFetchProvenance(build.sources, ledger),
       },
       options.now,
       { promote: options.promote },

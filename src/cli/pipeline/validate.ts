@@ -7,7 +7,7 @@ import { BundleIntegrityError, SnapshotNotFoundError } from '../../publish/store
 import { datasetOfSnapshotId } from '../../publish/snapshot-id.js';
 import { RecordChecks, unavailableDataset, validateBundle } from '../../validate/bundle-checks.js';
 import type { DatasetDriftThresholds } from '../../validate/drift.js';
-import { formatDuration } from '../../validate/duration.js';
+import { formatDuration } from '../../lib/duration.js';
 import { assembleReport, type DatasetValidation, type ValidationReport, worstStatus } from '../../validate/report.js';
 import { loadConfig } from '../config.js';
 import { UsageError } from '../errors.js';

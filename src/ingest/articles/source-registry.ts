@@ -4,6 +4,7 @@ import { Locale } from '../../model/article.js';
 import { NonEmpty, Slug } from '../../model/primitives.js';
 import type { Rejection } from '../../model/report.js';
 import { Rights } from '../../model/rights.js';
+import { FetchHeaders, FetchUrl } from '../../model/fetch-declaration.js';
 import { UnreadableSource } from '../source-files.js';
 import { parseYamlDocument, YamlTextError } from '../yaml-text.js';
 import { formatZodIssues } from '../../lib/zod-issues.js';
@@ -24,14 +25,19 @@ export const WrittenAttribution = z
 
 const FeedDeclaration = z
   .object({
-    /** Relative to the `articles/` folder; there is no network: a feed is a local file. */
+    /** Relative to the `articles/` folder: build reads the feed from this file, never from the network. */
     path: NonEmpty.refine((p) => !path.isAbsolute(p) && !p.split(/[\\/]/).includes('..'), {
       message: 'must be a path inside articles/',
     }),
     /** Omitted: sniffed from the document. */
     format: z.enum(FEED_FORMATS).optional(),
+    /** Where `pdsnap fetch` downloads the feed into `path` from (docs/sources-fetch.md). */
+    url: FetchUrl.optional(),
+    /** Request headers; a value may name environment variables: `Bearer ${HARBOR_WIRE_TOKEN}`. */
+    headers: FetchHeaders.optional(),
   })
-  .strict();
+  .strict()
+  .refine((feed) => feed.headers === undefined || feed.url !== undefined, { message: 'headers are sent to feed.url: give url too' });
 
 /** One licensed source, as an editor declares it in `articles/sources.yaml`. */
 export const RegisteredSource = z

@@ -3,6 +3,7 @@ import { readCurationMetadata, type CurationMetadata } from './curation-metadata
 import { isObject, parseJsonSource, parseYamlText } from './curated-document.js';
 import { SourceProblem } from '../source-problem.js';
 import { formatZodIssues } from '../../lib/zod-issues.js';
+import { FetchHeaders, FetchUrl } from '../../model/fetch-declaration.js';
 
 export const SIDECAR_PATTERN = /\.meta\.(ya?ml|json)$/i;
 const SIDECAR_SUFFIXES = ['.meta.yaml', '.meta.yml', '.meta.json'];
@@ -16,6 +17,8 @@ export interface Sidecar {
   /** Title keyword -> category, in the order written; the first keyword found wins. */
   categories: [keyword: string, category: string][];
   defaultCategory?: string;
+  /** Where `pdsnap fetch` downloads the file this sidecar describes (docs/sources-fetch.md); absent for files kept by hand. */
+  fetch?: { url: string; headers: Record<string, string> };
 }
 
 const SidecarShape = z
@@ -27,8 +30,14 @@ const SidecarShape = z
     verifiedAt: z.string().optional(),
     defaultCategory: z.string().trim().min(1).optional(),
     categories: z.record(z.string(), z.string().trim().min(1)).optional(),
+    url: FetchUrl.optional(),
+    headers: FetchHeaders.optional(),
   })
-  .strict();
+  .strict()
+  .refine((sidecar) => sidecar.headers === undefined || sidecar.url !== undefined, {
+    message: 'headers are sent to url: give url too',
+    path: ['headers'],
+  });
 
 /** Names a sidecar of `dir/file.ext` may have, most specific first: `file.ext.meta.yaml`, then `file.meta.yaml`. */
 export function sidecarCandidates(dataPath: string): string[] {
@@ -48,11 +57,12 @@ export function readSidecar(text: string, fileName: string): Sidecar {
   if (!shape.success) {
     throw new SourceProblem(`invalid sidecar: ${formatZodIssues(shape.error, undefined, 'sidecar')}`);
   }
-  const { format, categories, defaultCategory } = shape.data;
+  const { format, categories, defaultCategory, url, headers } = shape.data;
   return {
     format,
     meta: readCurationMetadata(value),
     categories: Object.entries(categories ?? {}),
     ...(defaultCategory ? { defaultCategory } : {}),
+    ...(url ? { fetch: { url, headers: headers ?? {} } } : {}),
   };
 }

@@ -62,6 +62,45 @@ describe('source registry', () => {
   });
 });
 
+describe('where pdsnap fetch gets a feed', () => {
+  const registry = (feed: string) =>
+    [
+      'sources:',
+      '  - id: harbor-wire',
+      '    locale: en-US',
+      '    rights: { license: L, holder: H, reuse: free }',
+      '    attribution: { source: S, text: T }',
+      `    feed: ${feed}`,
+    ].join('\n');
+
+  it('takes an http(s) url and headers whose values may name environment variables', () => {
+    const { registry: read, rejections } = parseSourceRegistry(
+      registry(
+        '{ path: feeds/hw.xml, url: "https://feeds.harborwire.example/rss", headers: { Authorization: "Bearer $' +
+          '{HARBOR_WIRE_TOKEN}" } }',
+      ),
+      'articles/sources.yaml',
+    );
+    expect(rejections).toEqual([]);
+    expect(read.byId.get('harbor-wire')!.feed).toEqual({
+      path: 'feeds/hw.xml',
+      url: 'https://feeds.harborwire.example/rss',
+      headers: { Authorization: 'Bearer $' + '{HARBOR_WIRE_TOKEN}' },
+    });
+  });
+
+  it.each([
+    ['{ path: feeds/hw.xml, url: "ftp://feeds.example/rss" }', /feed\.url: must be an http:\/\/ or https:\/\/ address/],
+    ['{ path: feeds/hw.xml, url: "https://user:pw@feeds.example/rss" }', /must not carry a user name or password/],
+    ['{ path: feeds/hw.xml, url: "https://feeds.example/rss", headers: { Host: x } }', /is set by pdsnap itself/],
+    ['{ path: feeds/hw.xml, url: "https://feeds.example/rss", headers: { "Bad Name": x } }', /is not an HTTP header name/],
+    ['{ path: feeds/hw.xml, headers: { Authorization: x } }', /headers are sent to feed\.url: give url too/],
+  ])('rejects the source for %s', (feed, reason) => {
+    const { rejections } = parseSourceRegistry(registry(feed), 'articles/sources.yaml');
+    expect(rejections).toEqual([expect.objectContaining({ reason: expect.stringMatching(reason) })]);
+  });
+});
+
 describe('rights resolution', () => {
   it('names an unavailable registry when a source id cannot be looked up', async () => {
     const resolution = resolveRights(draft({ sourceId: 'harbor-wire' }), EMPTY_REGISTRY);

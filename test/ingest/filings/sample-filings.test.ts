@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listFiles } from '../../../src/ingest/source-files.js';
 import { ingestFilings } from '../../../src/ingest/filings/index.js';
-import { cusipWithCheckDigit, sampleQuarters, writeSampleFilings } from '../../../src/sample/filings.js';
+import { cusipWithCheckDigit, writeSampleFilings } from '../../../src/sample/filings.js';
+import { reportQuarters } from '../../../src/lib/quarters.js';
 import { writeForm13fDataset } from '../../../src/sample/form13f-dataset.js';
 import { SILENT_PROGRESS } from '../../../src/model/progress.js';
 
@@ -28,13 +29,13 @@ async function treeDigest(root: string): Promise<string> {
 
 describe('sample quarters', () => {
   it('picks the two latest quarters whose 45-day deadline has passed', () => {
-    expect(sampleQuarters(NOW)).toEqual(['2026-06-30', '2026-09-30']);
-    expect(sampleQuarters(new Date('2026-11-13T00:00:00Z'))).toEqual(['2026-03-31', '2026-06-30']);
-    expect(sampleQuarters(new Date('2026-02-20T00:00:00Z'))).toEqual(['2025-09-30', '2025-12-31']);
+    expect(reportQuarters(NOW)).toEqual(['2026-06-30', '2026-09-30']);
+    expect(reportQuarters(new Date('2026-11-13T00:00:00Z'))).toEqual(['2026-03-31', '2026-06-30']);
+    expect(reportQuarters(new Date('2026-02-20T00:00:00Z'))).toEqual(['2025-09-30', '2025-12-31']);
     // The deadline is a UTC day: 45 days after 2026-03-31 is 2026-05-15, whatever zone the machine is in
     // (the data sets of sample --scale once used a local-time day count, an hour off across a DST change).
-    expect(sampleQuarters(new Date('2026-05-15T00:30:00Z'))).toEqual(['2025-12-31', '2026-03-31']);
-    expect(sampleQuarters(new Date('2026-05-14T23:30:00Z'))).toEqual(['2025-09-30', '2025-12-31']);
+    expect(reportQuarters(new Date('2026-05-15T00:30:00Z'))).toEqual(['2025-12-31', '2026-03-31']);
+    expect(reportQuarters(new Date('2026-05-14T23:30:00Z'))).toEqual(['2025-09-30', '2025-12-31']);
   });
 
   it('makes CUSIPs with a correct check digit', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from '../../src/validate/duration.js';
+import { formatDuration, parseDuration } from '../../src/lib/duration.js';
 
 describe('parseDuration', () => {
   it.each([

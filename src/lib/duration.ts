@@ -1,4 +1,4 @@
-import { DAY_MS, HOUR_MS } from '../lib/time.js';
+import { DAY_MS, HOUR_MS } from './time.js';
 
 const UNIT_MS = { d: DAY_MS, h: HOUR_MS, m: 60_000, s: 1_000 } as const;
 const DURATION = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?$/;
