@@ -47,7 +47,7 @@ import { resourceSerializer } from './compiled-canonical.js';
 import { checkServingIndex } from './serving-index.js';
 import { StagingBundleOutput } from './bundle-file-output.js';
 import { type ChunkDigests, findChunkMismatch } from '../lib/chunk-digest.js';
-import { datasetOfSnapshotId, isSnapshotId } from './snapshot-id.js';
+import { datasetOfSnapshotId, isSnapshotId, requireSnapshotOf } from './snapshot-id.js';
 import {
   BundleIntegrityError,
   CurrentMovedError,
@@ -564,9 +564,7 @@ export class FolderStore implements SnapshotStore {
 
   /** Re-points current/<dataset>.json at an existing, verified bundle. */
   async rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<PointerMove> {
-    if (datasetOfSnapshotId(snapshotId) !== dataset) {
-      throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
-    }
+    requireSnapshotOf(dataset, snapshotId);
     // Verified before the lock is taken (digests streamed, nothing parsed): the lock is held only to
     // re-check that the bundle is still there and to replace the pointer.
     await this.verifyBundle(snapshotId);
@@ -591,7 +589,7 @@ export class FolderStore implements SnapshotStore {
     expectedCurrent: string | null,
     acceptance: DriftAcceptance | null,
   ): Promise<PointerMove> {
-    if (datasetOfSnapshotId(snapshotId) !== dataset) throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
+    requireSnapshotOf(dataset, snapshotId);
     await this.verifyBundle(snapshotId);
     return this.withLock(async () => {
       if (!(await pathExists(path.join(this.bundleDir(snapshotId), 'manifest.json')))) throw new SnapshotNotFoundError(snapshotId);

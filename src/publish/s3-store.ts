@@ -47,7 +47,7 @@ import {
   SnapshotNotFoundError,
   StoreUnavailableError,
 } from './store-errors.js';
-import { datasetOfSnapshotId, isSnapshotId } from './snapshot-id.js';
+import { datasetOfSnapshotId, isSnapshotId, requireSnapshotOf } from './snapshot-id.js';
 
 /** Pointer records gc keeps per dataset: the recent history of moves, for a person to read. */
 const POINTER_RECORDS_KEPT = 20;
@@ -526,7 +526,7 @@ export class S3Store implements SnapshotStore {
   }
 
   async rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<PointerMove> {
-    if (datasetOfSnapshotId(snapshotId) !== dataset) throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
+    requireSnapshotOf(dataset, snapshotId);
     const manifest = await this.verifyBundle(snapshotId);
     const reading = await this.pointers.read(dataset);
     const previous = reading.pointer?.snapshotId ?? null;
@@ -550,7 +550,7 @@ export class S3Store implements SnapshotStore {
     expectedCurrent: string | null,
     acceptance: DriftAcceptance | null,
   ): Promise<PointerMove> {
-    if (datasetOfSnapshotId(snapshotId) !== dataset) throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
+    requireSnapshotOf(dataset, snapshotId);
     const manifest = await this.verifyBundle(snapshotId);
     const reading = await this.pointers.read(dataset);
     const previous = reading.pointer?.snapshotId ?? null;

@@ -32,3 +32,8 @@ export function datasetOfSnapshotId(snapshotId: string): DatasetName {
   if (!dataset || !isDatasetName(dataset)) throw new SnapshotNotFoundError(snapshotId, 'is not a snapshot id');
   return dataset;
 }
+
+/** A snapshot id given for a dataset (rollback, promote): one of another dataset is not found there. */
+export function requireSnapshotOf(dataset: DatasetName, snapshotId: string): void {
+  if (datasetOfSnapshotId(snapshotId) !== dataset) throw new SnapshotNotFoundError(snapshotId, `does not belong to dataset ${dataset}`);
+}
