@@ -11,7 +11,7 @@ import { formatZodIssues } from '../lib/zod-issues.js';
 import { applyFetchDefaults, FetchConfigSection, type FetchSettings } from './fetch-config.js';
 
 const DEFAULT_CONFIG_FILE = 'pdsnap.config.yaml';
-/** Names the config file when --config is not given (README, Configuration). */
+/** Names the config file when --config is not given (docs/spec.md, Command line). */
 export const CONFIG_ENV = 'PDSNAP_CONFIG';
 
 /** The paths a config file may set; relative ones are read from the config file's folder. */

@@ -1,6 +1,6 @@
 import { CONFIG_ENV, loadConfig, type PathName } from './config.js';
 
-/** The environment variable of each path option (README, Configuration). */
+/** The environment variable of each path option (docs/spec.md, Command line). */
 const PATH_ENV: Record<PathName, string> = {
   sources: 'PDSNAP_SOURCES',
   store: 'PDSNAP_STORE',

@@ -3,7 +3,7 @@ import { escapeControlLines } from '../lib/terminal-text.js';
 import { writeTo } from './stdout-guard.js';
 
 /**
- * --quiet and --verbose, accepted by every command with one meaning each (README, Commands):
+ * --quiet and --verbose, accepted by every command with one meaning each (docs/spec.md, Command line):
  * --quiet drops progress and informational messages on stderr (and shortens reports where the
  * command says so); --verbose lists in full what a report abridges, and prints the stack of an
  * unexpected error. They are read from the command line once, in main.

@@ -19,7 +19,7 @@ import { overCap } from './retry-policy.js';
  * build that runs meanwhile (or after a crash) never reads one.
  */
 
-/** Caps on one answer (docs/sources-fetch.md, Limits). */
+/** Caps on one answer (docs/sources-fetch.md, Every byte safe to keep). */
 export interface DownloadCaps {
   /** Bytes on the wire, before content decoding. */
   maxResponseBytes: number;

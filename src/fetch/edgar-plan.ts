@@ -4,7 +4,7 @@ import type { FetchTarget } from './fetch-target.js';
 import { type FormIndexRow, submissionOf } from './form-index.js';
 
 /**
- * What pdsnap asks SEC EDGAR for (docs/sources-fetch.md, SEC EDGAR): the quarterly form indexes
+ * What pdsnap asks SEC EDGAR for (docs/sources-fetch.md, What is fetched from where): the quarterly form indexes
  * that list the filings of the two report quarters a build at `now` uses, the full submission of
  * each Form 13F filing they list, and the Form 13F data sets the configuration names.
  */

@@ -1,7 +1,7 @@
 import { type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
 import { guardedConnector, hostKey, type TrustedHosts } from './address-guard.js';
 
-/** How long a download may take, in ms (docs/sources-fetch.md, Limits). */
+/** How long a download may take, in ms (docs/sources-fetch.md, Every byte safe to keep). */
 export interface HttpTimeouts {
   /** To open the connection (TCP and TLS). */
   connectMs: number;

@@ -7,8 +7,8 @@ import type { JsonSchema } from './parameter-validation.js';
 
 /**
  * What differs between the two profiles' OpenAPI descriptions: title, how a key is sent, the
- * limit headers, the error codes and their envelope. docs/spec.md (API profiles, Error codes) and
- * docs/serving.md (Headers and units) are the tables these follow.
+ * limit headers, the error codes and their envelope. docs/spec.md (API profiles, Error codes,
+ * Response headers) holds the tables these follow.
  */
 export interface ProfileDescription {
   title: string;
