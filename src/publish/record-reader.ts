@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { type Manifest, type ResourceEntry, resourceOfPath } from '../model/manifest.js';
 import { LineCursor } from './line-cursor.js';
 import { BundleIntegrityError } from './store-errors.js';
@@ -7,7 +8,7 @@ import { BundleIntegrityError } from './store-errors.js';
  * that acts on records before the part ends must drop what it did when this throws.
  */
 async function* readPartRecords(snapshotId: string, directory: string, entry: ResourceEntry): AsyncGenerator<unknown> {
-  const cursor = new LineCursor(snapshotId, directory, [entry]);
+  const cursor = new LineCursor(snapshotId, [entry], () => path.join(directory, entry.path));
   try {
     for (let line = cursor.peek() ?? (await cursor.load()); line !== null; line = cursor.peek() ?? (await cursor.load())) {
       cursor.take();
