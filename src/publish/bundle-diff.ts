@@ -407,6 +407,16 @@ function grown(array: Int32Array): Int32Array {
 
 const MANY_OF_A_HASH = 16;
 
+/** A batch in use: how many of its lines are still to be consumed or left over, and whether the side has read past it. */
+class BatchUse {
+  open: number;
+  passed = false;
+
+  constructor(readonly batch: LineBatch) {
+    this.open = batch.ends.length;
+  }
+}
+
 /** One line of a side, from a batch: its bytes, and where it stands. */
 class DiffLine {
   readonly chunk: Buffer;
@@ -417,7 +427,11 @@ class DiffLine {
   /** A hash of the bytes, once a search has worked it out; -1 before (a hash is never negative). */
   hash = -1;
 
-  constructor(batch: LineBatch, index: number) {
+  constructor(
+    readonly use: BatchUse,
+    index: number,
+  ) {
+    const batch = use.batch;
     this.chunk = batch.data;
     this.start = index === 0 ? 0 : batch.ends[index - 1]! + 1;
     this.end = batch.ends[index]!;
@@ -468,7 +482,7 @@ const HASHED_BYTES = 32;
 
 /** One side's lines: the batches, lines given back after a search, and what happens to a line used up. */
 class SideLines {
-  private batch: LineBatch | null = null;
+  private batch: BatchUse | null = null;
   /** The next line of the batch. */
   private at = 0;
   private ended = false;
@@ -493,7 +507,7 @@ class SideLines {
   peek(): DiffLine | null | undefined {
     if (this.back.length > 0) return this.back[this.back.length - 1]!;
     if (this.peeked !== null) return this.peeked;
-    if (this.batch !== null && this.at < this.batch.ends.length) {
+    if (this.batch !== null && this.at < this.batch.batch.ends.length) {
       this.peeked = new DiffLine(this.batch, this.at);
       return this.peeked;
     }
@@ -506,9 +520,14 @@ class SideLines {
       if (line !== undefined) return line;
       // A new batch: first let the writers of left-over lines catch up, so that memory stays bounded.
       await this.leftovers.drain();
-      this.batch = await this.source.next();
+      if (this.batch !== null) {
+        this.batch.passed = true;
+        this.releaseIfDone(this.batch);
+      }
+      const batch = await this.source.next();
+      this.batch = batch === null ? null : new BatchUse(batch);
       this.at = 0;
-      if (this.batch === null) this.ended = true;
+      if (batch === null) this.ended = true;
     }
   }
 
@@ -527,9 +546,13 @@ class SideLines {
   /** The line was paired in step: it is unchanged. Returns the record handed to the observer, if any. */
   consume(line: DiffLine, parsed?: unknown): unknown {
     this.take();
-    if (!this.observe) return undefined;
+    if (!this.observe) {
+      this.done(line);
+      return undefined;
+    }
     const record = parsed ?? this.record(line);
     this.observe.record(this.name, this.resource, record);
+    this.done(line);
     return record;
   }
 
@@ -539,6 +562,24 @@ class SideLines {
     if (this.stats) this.stats.leftOver += 1;
     this.leftOver += 1;
     this.leftovers.add(this.name, this.leftOver, line.chunk, line.start, line.end, line.part, line.number);
+    this.done(line);
+  }
+
+  /**
+   * A line consumed or left over. Once every line of a batch is, and the side has read past it,
+   * nothing reads its buffer again: it goes back to the thread that read it, to be read into again
+   * (fresh buffers for each read, freed whenever the garbage collector gets to them, kept about a
+   * hundred megabytes more in use).
+   */
+  private done(line: DiffLine): void {
+    line.use.open -= 1;
+    this.releaseIfDone(line.use);
+  }
+
+  private releaseIfDone(use: BatchUse): void {
+    if (use.open !== 0 || !use.passed) return;
+    this.leftovers.release(use.batch.data);
+    this.source.recycle(use.batch);
   }
 
   /** The line's hash for a search, worked out once. */

@@ -123,10 +123,10 @@ export class LeftoverWriter {
   }
 }
 
-const PARTITION_BYTES = 16 * 1024 * 1024;
+const PARTITION_BYTES = 8 * 1024 * 1024;
 const MAX_PARTITIONS = 4096;
 /** Write buffers of all partitions together, each between the two bounds below. */
-const BUFFER_BUDGET = 8 * 1024 * 1024;
+const BUFFER_BUDGET = 4 * 1024 * 1024;
 const MIN_BUFFER_BYTES = 64 * 1024;
 const MAX_BUFFER_BYTES = 1024 * 1024;
 
@@ -195,6 +195,8 @@ class SpillFile {
 export interface LeftoverSink {
   /** The side's `seq`-th line left over: line `number` of the side's part `part`, `chunk[start, end)`. */
   add(side: DiffSideName, seq: number, chunk: Buffer, start: number, end: number, part: number, number: number): void;
+  /** The diff reads `chunk` no more: whatever is to be written of it must be taken now. */
+  release(chunk: Buffer): void;
   /** Resolves when the writers have caught up enough to take more (memory stays bounded). */
   drain(): Promise<void>;
   /** Every line written; what pairing needs to read them. */
@@ -214,6 +216,8 @@ export class InlineLeftovers implements LeftoverSink {
   add(side: DiffSideName, seq: number, chunk: Buffer, start: number, end: number, part: number, number: number): void {
     this.writer.add(side, seq, chunk, start, end, part, number);
   }
+
+  release(): void {}
 
   async drain(): Promise<void> {}
 

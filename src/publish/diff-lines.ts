@@ -30,13 +30,17 @@ export interface LineBatch {
 export class LineBatches {
   private readonly chunks: PartChunks;
 
+  /** `allocate` makes the buffer of each read (from buffers the diff is done with, on a thread). */
   constructor(
     label: string,
     private readonly parts: readonly PartToRead[],
+    allocate?: (bytes: number) => Buffer,
   ) {
     const entries = parts.map((part) => part.entry);
-    this.chunks = new PartChunks(label, entries, (entry) => parts[entries.indexOf(entry)]!.file);
+    this.chunks = new PartChunks(label, entries, (entry) => parts[entries.indexOf(entry)]!.file, allocate);
   }
+
+  recycle(): void {}
 
   /** The next batch; null once every part is read and verified (a part's damage is thrown when it ends). */
   async next(): Promise<LineBatch | null> {

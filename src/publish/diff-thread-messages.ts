@@ -9,6 +9,8 @@ export type DiffRequest =
   | { kind: 'read'; task: number; label: string; parts: PartToRead[]; credit: number }
   | { kind: 'credit'; task: number }
   | { kind: 'stop'; task: number }
+  /** A batch's buffer, which the diff reads no more: read into it again. */
+  | { kind: 'recycle'; task: number; buffer: ArrayBuffer }
   | { kind: 'open-leftovers'; task: number; resource: string; partitions: number; sides: PairingSides }
   | { kind: 'leftovers'; task: number; lines: Int32Array; data: Uint8Array }
   | { kind: 'finish-leftovers'; task: number }

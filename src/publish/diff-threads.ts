@@ -14,11 +14,11 @@ const WORKER_SCRIPT = workerScriptBeside('diff-worker.js', import.meta.url);
 const THREAD_BYTES = 32 * 1024 * 1024;
 
 /** Batches a side's thread reads ahead of what the diff has taken (about 1 MiB each). */
-const BATCHES_AHEAD = 4;
+const BATCHES_AHEAD = 3;
 
 /** Left-over lines handed to a thread at once, and messages of them not yet written, at most. */
-const LEFTOVERS_PER_MESSAGE = 8192;
-const LEFTOVER_MESSAGES_IN_FLIGHT = 8;
+const LEFTOVERS_PER_MESSAGE = 4096;
+const LEFTOVER_MESSAGES_IN_FLIGHT = 6;
 
 /**
  * Whether a resource of `bytes` (both sides, parts not shared) is diffed with worker threads.
@@ -34,6 +34,8 @@ export function diffThreadsWanted(bytes: number, env: NodeJS.ProcessEnv = proces
 /** A side's lines as batches, read here (diff-lines.ts) or on a worker thread. */
 export interface BatchSource {
   next(): Promise<LineBatch | null>;
+  /** A batch no line of which is read again: its buffer may be read into again. */
+  recycle(batch: LineBatch): void;
   close(): Promise<void>;
 }
 
@@ -188,6 +190,11 @@ class WorkerBatches implements BatchSource {
     }
   }
 
+  recycle(batch: LineBatch): void {
+    const buffer = batch.data.buffer as ArrayBuffer;
+    this.worker.post({ kind: 'recycle', task: this.task, buffer }, [buffer]);
+  }
+
   async close(): Promise<void> {
     this.worker.forget(this.task);
     this.worker.post({ kind: 'stop', task: this.task });
@@ -291,6 +298,10 @@ class ThreadedLeftovers implements LeftoverSink {
     }
   }
 
+  release(chunk: Buffer): void {
+    if (this.run === chunk) this.copyRun();
+  }
+
   private copyRun(): void {
     if (this.run !== null) this.run.copy(this.data, this.runAt, this.runStart, this.runEnd);
     this.run = null;
@@ -327,4 +338,4 @@ class ThreadedLeftovers implements LeftoverSink {
 }
 
 /** The bytes of lines a message to a writer carries, about. */
-const MESSAGE_BYTES = 2 * 1024 * 1024;
+const MESSAGE_BYTES = 1024 * 1024;

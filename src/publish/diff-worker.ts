@@ -17,6 +17,8 @@ interface Reading {
   credit: number;
   pumping: boolean;
   stopped: boolean;
+  /** Buffers of batches the diff is done with, to read into again. */
+  spare: ArrayBuffer[];
 }
 
 const readings = new Map<number, Reading>();
@@ -25,7 +27,18 @@ const writers = new Map<number, { writer: LeftoverWriter; failed: boolean }>();
 port.on('message', (request: DiffRequest) => {
   switch (request.kind) {
     case 'read': {
-      const reading = { batches: new LineBatches(request.label, request.parts), credit: request.credit, pumping: false, stopped: false };
+      const spare: ArrayBuffer[] = [];
+      const allocate = (bytes: number) => {
+        const buffer = spare.pop();
+        return buffer !== undefined && buffer.byteLength >= bytes ? Buffer.from(buffer, 0, bytes) : Buffer.allocUnsafeSlow(bytes);
+      };
+      const reading = {
+        batches: new LineBatches(request.label, request.parts, allocate),
+        credit: request.credit,
+        pumping: false,
+        stopped: false,
+        spare,
+      };
       readings.set(request.task, reading);
       void pump(request.task, reading);
       return;
@@ -35,6 +48,11 @@ port.on('message', (request: DiffRequest) => {
       if (reading === undefined) return;
       reading.credit += 1;
       void pump(request.task, reading);
+      return;
+    }
+    case 'recycle': {
+      const reading = readings.get(request.task);
+      if (reading !== undefined && reading.spare.length < MAX_SPARE) reading.spare.push(request.buffer);
       return;
     }
     case 'stop': {
@@ -98,6 +116,8 @@ port.on('message', (request: DiffRequest) => {
       return;
   }
 });
+
+const MAX_SPARE = 16;
 
 /** Sends batches while there is credit; one pump at a time per reading. */
 async function pump(task: number, reading: Reading): Promise<void> {

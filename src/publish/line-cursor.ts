@@ -8,6 +8,7 @@ import { BundleIntegrityError } from './store-errors.js';
 const MAX_RECORD_BYTES = 16 * 1024 * 1024;
 
 const READ_BYTES = 1 << 20;
+const ALLOCATION_STEP = 64 * 1024;
 
 /**
  * One record line of a part (without its line break): `chunk[start, end)`, and where it stands,
@@ -58,11 +59,12 @@ export class PartChunks {
   private carry: Buffer | null = null;
   private ended = false;
 
-  /** `fileOf` names the file that holds a part. */
+  /** `fileOf` names the file that holds a part; `allocate` makes the buffer of each read. */
   constructor(
     private readonly label: string,
     private readonly parts: readonly ResourceEntry[],
     private readonly fileOf: (entry: ResourceEntry) => string,
+    private readonly allocate: (bytes: number) => Buffer = Buffer.allocUnsafe,
   ) {}
 
   /** The next chunk; null once every part is read and verified. */
@@ -102,7 +104,8 @@ export class PartChunks {
     const entry = this.parts[this.part]!;
     // The end of the last read's last line first, then what this read brings.
     const carried = this.carry?.length ?? 0;
-    const buffer = Buffer.allocUnsafe(carried + READ_BYTES);
+    // Sizes in steps of 64 KiB, so that a buffer used before fits the next read.
+    const buffer = this.allocate(Math.ceil((carried + READ_BYTES) / ALLOCATION_STEP) * ALLOCATION_STEP);
     this.carry?.copy(buffer, 0);
     const { bytesRead } = await this.file.read(buffer, carried, READ_BYTES, null);
     if (bytesRead === 0) {
