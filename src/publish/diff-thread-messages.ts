@@ -15,7 +15,9 @@ export type DiffRequest =
   | { kind: 'leftovers'; task: number; lines: Int32Array; data: Uint8Array }
   | { kind: 'finish-leftovers'; task: number }
   | { kind: 'dispose-leftovers'; task: number }
-  | { kind: 'settle'; task: number; partitions: PartitionLines[]; limit: number; sides: PairingSides };
+  | { kind: 'settle'; task: number; partitions: PartitionLines[]; limit: number; sides: PairingSides }
+  /** Close every temporary file and stop every reading: the diff ends. */
+  | { kind: 'shutdown'; task: number };
 
 /** Left-over lines as a 'leftovers' request lists them: this many numbers a line (side, seq, part, number, start and end in `data`). */
 export const LEFTOVER_FIELDS = 6;
@@ -27,6 +29,7 @@ export type DiffReply =
   | { kind: 'added'; task: number; lines: Int32Array; data: Uint8Array }
   | { kind: 'written'; task: number; written: WrittenLeftovers }
   | { kind: 'settled'; task: number; partial: PartialVerdicts }
+  | { kind: 'shut'; task: number }
   | { kind: 'failed'; task: number; error: SentError };
 
 /** An error as it crosses threads: bundle damage keeps its kind, anything else its message and code. */

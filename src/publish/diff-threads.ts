@@ -77,8 +77,15 @@ export class DiffThreads {
 
   readonly lanes = this.workers.length;
 
+  /** Ends the threads, once each has closed its temporary files (descriptors are the process's, not the thread's). */
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((worker) => worker.terminate()));
+    await Promise.all(
+      this.workers.map(async (worker) => {
+        const task = this.task();
+        await worker.ask(task, { kind: 'shutdown', task }, (reply) => (reply.kind === 'shut' ? true : undefined)).catch(() => undefined);
+        await worker.terminate();
+      }),
+    );
   }
 
   private task(): number {

@@ -103,6 +103,16 @@ port.on('message', (request: DiffRequest) => {
       writers.get(request.task)?.writer.dispose();
       writers.delete(request.task);
       return;
+    case 'shutdown': {
+      // Before the thread is terminated: its open files are the process's, and would stay open.
+      for (const { writer } of writers.values()) writer.dispose();
+      writers.clear();
+      const open = [...readings.values()];
+      readings.clear();
+      for (const reading of open) reading.stopped = true;
+      void Promise.allSettled(open.map((reading) => reading.batches.close())).then(() => reply({ kind: 'shut', task: request.task }));
+      return;
+    }
     case 'settle':
       try {
         reply({
