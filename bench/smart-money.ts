@@ -215,9 +215,9 @@ export function formatSmartMoney(r: SmartMoneyBenchResult): string {
     `  DuckDB wall time    ${seconds(r.duckdb.wallMs)} (pdsnap/DuckDB ${(r.buildMs / r.duckdb.wallMs).toFixed(2)}x; target at most 1.0x)`,
     `  DuckDB peak RSS     ${mib(r.duckdb.peakRssBytes)} (pdsnap/DuckDB ${(r.peakRssBytes / r.duckdb.peakRssBytes).toFixed(2)}x; target at most 0.6x)`,
     `  cross-check         ${r.duckdb.mismatches.length === 0 ? `agree: ${r.duckdb.counts.consensus.length} consensus rows, trades ${JSON.stringify(r.duckdb.counts.trades)}, ${r.duckdb.counts.investors} investors, ${r.duckdb.counts.positionsShown} positions shown` : `MISMATCH: ${r.duckdb.mismatches.join('; ')}`}`,
-    `  diff, changed copy  ${seconds(r.diff.wallMs)} wall, ${seconds(r.diff.cpuMs)} CPU, peak RSS ${mib(r.diff.peakRssBytes)} (goal 10 s)`,
+    `  diff, changed copy  ${seconds(r.diff.wallMs)} wall, ${seconds(r.diff.cpuMs)} CPU, peak RSS ${mib(r.diff.peakRssBytes)} (goals 10 s, 300 MiB)`,
     `                      ${r.diff.summary}`,
-    `  diff, new quarter   ${seconds(r.newQuarterDiff.wallMs)} wall, ${seconds(r.newQuarterDiff.cpuMs)} CPU, peak RSS ${mib(r.newQuarterDiff.peakRssBytes)} (goal 10 s)`,
+    `  diff, new quarter   ${seconds(r.newQuarterDiff.wallMs)} wall, ${seconds(r.newQuarterDiff.cpuMs)} CPU, peak RSS ${mib(r.newQuarterDiff.peakRssBytes)} (goals 10 s, 300 MiB)`,
     `                      ${r.newQuarterDiff.summary}`,
   ].join('\n');
 }
