@@ -19,6 +19,7 @@ export default defineConfig([
       'cli-main': 'src/cli/main.ts',
       'chunks/form13f-worker': 'src/ingest/filings/form13f-worker.ts',
       'chunks/bundle-file-worker': 'src/publish/bundle-file-worker.ts',
+      'chunks/diff-worker': 'src/publish/diff-worker.ts',
     },
     platform: 'node',
     external: ['better-sqlite3'],

@@ -6,6 +6,8 @@ export interface ProcessMeasurement {
   wallMs: number;
   /** Peak resident set size of the child, from the kernel's high-water mark (VmHWM). */
   peakRssBytes: number;
+  /** User + system CPU of the child, all its threads, as last seen before it ended (polled: up to 50 ms short). */
+  cpuMs: number;
   stdout: string;
   stderr: string;
 }
@@ -15,12 +17,18 @@ export async function measureProcess(command: string, args: string[], cwd: strin
   const started = performance.now();
   const child = execa(command, args, { cwd, reject: false, maxBuffer: 1 << 30 });
   let peakKb = 0;
+  let cpuSeconds = 0;
   const poll = setInterval(() => {
     if (child.pid === undefined) return;
     readFile(`/proc/${child.pid}/status`, 'utf8')
       .then((status) => {
         const match = /VmHWM:\s+(\d+) kB/.exec(status);
         if (match) peakKb = Math.max(peakKb, Number(match[1]));
+      })
+      .catch(() => {});
+    cpuSecondsOf(child.pid)
+      .then((seconds) => {
+        if (seconds !== undefined) cpuSeconds = Math.max(cpuSeconds, seconds);
       })
       .catch(() => {});
   }, 50);
@@ -30,6 +38,7 @@ export async function measureProcess(command: string, args: string[], cwd: strin
     exitCode: result.exitCode,
     wallMs: performance.now() - started,
     peakRssBytes: peakKb * 1024,
+    cpuMs: cpuSeconds * 1000,
     stdout: String(result.stdout),
     stderr: String(result.stderr),
   };

@@ -6,6 +6,8 @@ import { crossCheck, type AnchorCounts } from './smart-money-cross-check.js';
 import { measureProcess, mib, seconds } from './measure.js';
 
 const NOW = '2026-11-22T12:00:00.000Z';
+/** A quarter before NOW: the sample then holds the quarter before NOW's two (2026 Q1 and Q2, against Q2 and Q3). */
+const QUARTER_EARLIER = '2026-08-22T12:00:00.000Z';
 const MEMORY_BUDGET = 1024 * 1024 * 1024;
 
 export interface SmartMoneyBenchResult {
@@ -20,7 +22,16 @@ export interface SmartMoneyBenchResult {
   /** The same derivation in DuckDB SQL, in the same run, and whether its outputs agree with pdsnap's. */
   duckdb: { wallMs: number; peakRssBytes: number; mismatches: string[]; counts: AnchorCounts };
   /** pdsnap diff between the build and a copy with 1% of trades changed, 1% removed and 1% of investors removed. */
-  diff: { wallMs: number; peakRssBytes: number; summary: string };
+  diff: DiffMeasurement;
+  /** pdsnap diff between the build of the quarter before and this one: every record differs. */
+  newQuarterDiff: DiffMeasurement;
+}
+
+export interface DiffMeasurement {
+  wallMs: number;
+  cpuMs: number;
+  peakRssBytes: number;
+  summary: string;
 }
 
 /**
@@ -76,6 +87,7 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
     if (anchor.exitCode !== 0) throw new Error(`DuckDB derivation failed (exit ${anchor.exitCode}): ${anchor.stderr}`);
     const counts = JSON.parse(anchor.stdout) as AnchorCounts;
     const mismatches = await crossCheck(new FolderStore(store), report.snapshotId as string, counts);
+    const newQuarterDiff = await measureNewQuarterDiff(cli, repoRoot, dir, store, filers);
     process.stderr.write('publishing a changed copy of the snapshot and diffing the two...\n');
     const diff = await measureChangedCopyDiff(cli, repoRoot, store, report.snapshotId as string, NOW);
     return {
@@ -89,10 +101,57 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
       withinBudget: build.peakRssBytes < MEMORY_BUDGET,
       duckdb: { wallMs: anchor.wallMs, peakRssBytes: anchor.peakRssBytes, mismatches, counts },
       diff,
+      newQuarterDiff,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The diff of a new quarter, as the first build after a quarter's data set arrives: the same
+ * sample generated a quarter earlier (its two quarters are the one before NOW's two, same filers and
+ * seed) and built into a store of its own, the build at NOW synced into it with the real `sync`, and
+ * `pdsnap diff smart-money --json` timed from the one to the other. Every trade differs (its quarter,
+ * and most figures), and so does every investor and consensus row.
+ */
+async function measureNewQuarterDiff(cli: string, repoRoot: string, dir: string, store: string, filers: number): Promise<DiffMeasurement> {
+  process.stderr.write('generating and building the same sample a quarter earlier...\n');
+  const sources = path.join(dir, 'sources-quarter-earlier');
+  const generate = await measureProcess(
+    'node',
+    [cli, 'sample', '--out', sources, '--now', QUARTER_EARLIER, '--scale', String(filers), '--json'],
+    repoRoot,
+  );
+  if (generate.exitCode !== 0) throw new Error(`sample failed: ${generate.stderr}`);
+  const only = path.join(dir, 'datasets-only-quarter-earlier');
+  await mkdir(path.join(only, 'filings'), { recursive: true });
+  await symlink(path.join(sources, 'filings', 'datasets'), path.join(only, 'filings', 'datasets'));
+  const quarterStore = path.join(dir, 'store-new-quarter');
+  const build = await measureProcess(
+    'node',
+    [
+      cli,
+      'build',
+      '--datasets',
+      'smart-money',
+      '--all-filers',
+      '--sources',
+      only,
+      '--store',
+      quarterStore,
+      '--now',
+      QUARTER_EARLIER,
+      '--json',
+      '--quiet',
+    ],
+    repoRoot,
+  );
+  if (build.exitCode !== 0) throw new Error(`build a quarter earlier failed (exit ${build.exitCode}): ${build.stderr}`);
+  const sync = await measureProcess('node', [cli, 'sync', store, quarterStore, '--datasets', 'smart-money', '--json'], repoRoot);
+  if (sync.exitCode !== 0) throw new Error(`sync failed (exit ${sync.exitCode}): ${sync.stderr}`);
+  process.stderr.write('diffing the quarter before with this one...\n');
+  return measureDiff(cli, repoRoot, quarterStore);
 }
 
 /**
@@ -105,13 +164,18 @@ export async function measureChangedCopyDiff(
   store: string,
   snapshotId: string,
   builtAt: string,
-): Promise<SmartMoneyBenchResult['diff']> {
+): Promise<DiffMeasurement> {
   await publishChangedCopy(store, snapshotId, builtAt);
+  return measureDiff(cli, repoRoot, store);
+}
+
+/** `pdsnap diff smart-money --json` (previous -> current) in a child process: wall, CPU, peak RSS and what it found. */
+async function measureDiff(cli: string, repoRoot: string, store: string): Promise<DiffMeasurement> {
   const diff = await measureProcess('node', [cli, 'diff', 'smart-money', '--store', store, '--json'], repoRoot);
   if (diff.exitCode !== 0) throw new Error(`diff failed (exit ${diff.exitCode}): ${diff.stderr}`);
   const resources = JSON.parse(diff.stdout).resources as Array<Record<string, number | string>>;
   const summary = resources.map((r) => `${r.resource} ${r.before}->${r.after}: +${r.added} -${r.removed} ~${r.changed}`).join('; ');
-  return { wallMs: diff.wallMs, peakRssBytes: diff.peakRssBytes, summary };
+  return { wallMs: diff.wallMs, cpuMs: diff.cpuMs, peakRssBytes: diff.peakRssBytes, summary };
 }
 
 /**
@@ -151,8 +215,9 @@ export function formatSmartMoney(r: SmartMoneyBenchResult): string {
     `  DuckDB wall time    ${seconds(r.duckdb.wallMs)} (pdsnap/DuckDB ${(r.buildMs / r.duckdb.wallMs).toFixed(2)}x; target at most 1.0x)`,
     `  DuckDB peak RSS     ${mib(r.duckdb.peakRssBytes)} (pdsnap/DuckDB ${(r.peakRssBytes / r.duckdb.peakRssBytes).toFixed(2)}x; target at most 0.6x)`,
     `  cross-check         ${r.duckdb.mismatches.length === 0 ? `agree: ${r.duckdb.counts.consensus.length} consensus rows, trades ${JSON.stringify(r.duckdb.counts.trades)}, ${r.duckdb.counts.investors} investors, ${r.duckdb.counts.positionsShown} positions shown` : `MISMATCH: ${r.duckdb.mismatches.join('; ')}`}`,
-    `  diff wall time      ${seconds(r.diff.wallMs)} (goal 10 s)`,
-    `  diff peak RSS       ${mib(r.diff.peakRssBytes)} (goal 300 MiB)`,
-    `  diff                ${r.diff.summary}`,
+    `  diff, changed copy  ${seconds(r.diff.wallMs)} wall, ${seconds(r.diff.cpuMs)} CPU, peak RSS ${mib(r.diff.peakRssBytes)} (goals 10 s, 300 MiB)`,
+    `                      ${r.diff.summary}`,
+    `  diff, new quarter   ${seconds(r.newQuarterDiff.wallMs)} wall, ${seconds(r.newQuarterDiff.cpuMs)} CPU, peak RSS ${mib(r.newQuarterDiff.peakRssBytes)} (goals 10 s, 300 MiB)`,
+    `                      ${r.newQuarterDiff.summary}`,
   ].join('\n');
 }

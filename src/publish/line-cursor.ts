@@ -2,35 +2,55 @@ import { createHash, type Hash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { ResourceEntry } from '../model/manifest.js';
 import { asBundleDamage } from './bundle-file-damage.js';
-import type { FileLocator } from './bundle-files.js';
 import { BundleIntegrityError } from './store-errors.js';
 
 /** A record line longer than this is not one pdsnap wrote: the part is refused, not buffered. */
 const MAX_RECORD_BYTES = 16 * 1024 * 1024;
 
 const READ_BYTES = 1 << 20;
+const ALLOCATION_STEP = 64 * 1024;
 
-/** One record line of a part (without its line break) and where it stands, for messages. */
-export interface BundleLine {
-  bytes: Buffer;
+/**
+ * One record line of a part (without its line break): `chunk[start, end)`, and where it stands,
+ * for messages. The bytes are a view made when asked for: a view per line costs more than
+ * finding the line, and comparing two lines needs none.
+ */
+export class BundleLine {
+  constructor(
+    readonly chunk: Buffer,
+    readonly start: number,
+    readonly end: number,
+    readonly entry: ResourceEntry,
+    /** 1-based line number within the part. */
+    readonly number: number,
+  ) {}
+
+  get bytes(): Buffer {
+    return this.chunk.subarray(this.start, this.end);
+  }
+}
+
+/** Whole record lines of one part, as read: `lines` lines, each ending with a line break. */
+export interface LineChunk {
+  data: Buffer;
+  /** The index of the part among the reader's parts. */
+  part: number;
   entry: ResourceEntry;
-  /** 1-based line number within the part. */
-  number: number;
+  /** The 1-based number of the first line within its part. */
+  firstNumber: number;
+  lines: number;
 }
 
 /**
- * The record lines of one or more parts, in order, read a megabyte at a time and handed out
- * without an await per line: `peek()` answers from the lines already split, and only when those
- * run out does the caller `await load()`. Each part is checked when it ends (size, SHA-256, record
- * count, final line break), so a caller that acted on lines before then must drop what it did when
- * load() throws. A line's bytes are a view into a buffer read for it alone, valid as long as the
- * caller keeps it. A mismatch or a missing part is corruption (BundleIntegrityError), a part in the
- * way of reading is named as one (bundle-file-damage.ts); any other read error (EMFILE, EIO) is
- * thrown as it is, so that the caller may try again later.
+ * The parts of a resource, in order, as chunks of whole lines, a megabyte at a time. Each part is
+ * checked when it ends (size, SHA-256, record count, final line break), so a caller that acted on
+ * lines before then must drop what it did when next() throws. A chunk's buffer is its own (the
+ * end of a line cut by a read is copied out), so it may be kept or handed to another thread. A
+ * mismatch or a missing part is corruption (BundleIntegrityError), a part in the way of reading
+ * is named as one (bundle-file-damage.ts); any other read error (EMFILE, EIO) is thrown as it is,
+ * so that the caller may try again later.
  */
-export class LineCursor {
-  private lines: BundleLine[] = [];
-  private at = 0;
+export class PartChunks {
   private part = -1;
   private file: FileHandle | null = null;
   private hash: Hash | null = null;
@@ -39,11 +59,105 @@ export class LineCursor {
   private carry: Buffer | null = null;
   private ended = false;
 
+  /** `fileOf` names the file that holds a part; `allocate` makes the buffer of each read. */
   constructor(
     private readonly label: string,
-    private readonly locate: FileLocator,
     private readonly parts: readonly ResourceEntry[],
+    private readonly fileOf: (entry: ResourceEntry) => string,
+    private readonly allocate: (bytes: number) => Buffer = Buffer.allocUnsafe,
   ) {}
+
+  /** The next chunk; null once every part is read and verified. */
+  async next(): Promise<LineChunk | null> {
+    try {
+      for (;;) {
+        if (this.ended) return null;
+        const chunk = await this.readMore();
+        if (chunk !== null) return chunk;
+      }
+    } catch (error) {
+      await this.close();
+      throw this.part < this.parts.length ? asBundleDamage(this.label, this.parts[this.part]!.path, error) : error;
+    }
+  }
+
+  async close(): Promise<void> {
+    const file = this.file;
+    this.file = null;
+    await file?.close();
+  }
+
+  /** A chunk, or null when this read ended a part (verified) or found no whole line yet. */
+  private async readMore(): Promise<LineChunk | null> {
+    if (this.file === null) {
+      this.part += 1;
+      if (this.part >= this.parts.length) {
+        this.ended = true;
+        return null;
+      }
+      this.hash = createHash('sha256');
+      this.bytes = 0;
+      this.records = 0;
+      this.carry = null;
+      this.file = await open(this.fileOf(this.parts[this.part]!), 'r');
+    }
+    const entry = this.parts[this.part]!;
+    // The end of the last read's last line first, then what this read brings.
+    const carried = this.carry?.length ?? 0;
+    // Sizes in steps of 64 KiB, so that a buffer used before fits the next read.
+    const buffer = this.allocate(Math.ceil((carried + READ_BYTES) / ALLOCATION_STEP) * ALLOCATION_STEP);
+    this.carry?.copy(buffer, 0);
+    const { bytesRead } = await this.file.read(buffer, carried, READ_BYTES, null);
+    if (bytesRead === 0) {
+      await this.close();
+      this.verifyPart(entry);
+      return null;
+    }
+    this.hash!.update(buffer.subarray(carried, carried + bytesRead));
+    this.bytes += bytesRead;
+    const filled = carried + bytesRead;
+    const wholeLines = buffer.lastIndexOf(10, filled - 1) + 1;
+    const rest = filled - wholeLines;
+    if (rest > MAX_RECORD_BYTES)
+      throw new BundleIntegrityError(this.label, `${entry.path} has a line longer than ${MAX_RECORD_BYTES} bytes`);
+    this.carry = rest > 0 ? Buffer.from(buffer.subarray(wholeLines, filled)) : null;
+    if (wholeLines === 0) return null;
+    const data = buffer.subarray(0, wholeLines);
+    let lines = 0;
+    for (let at = data.indexOf(10); at !== -1; at = data.indexOf(10, at + 1)) lines += 1;
+    const chunk = { data, part: this.part, entry, firstNumber: this.records + 1, lines };
+    this.records += lines;
+    return chunk;
+  }
+
+  private verifyPart(entry: ResourceEntry): void {
+    if (this.bytes !== entry.bytes) {
+      throw new BundleIntegrityError(this.label, `${entry.path} has ${this.bytes} bytes; manifest says ${entry.bytes}`);
+    }
+    if (this.hash!.digest('hex') !== entry.sha256) throw new BundleIntegrityError(this.label, `${entry.path} does not match its sha256`);
+    if (this.carry !== null) throw new BundleIntegrityError(this.label, `${entry.path} does not end with a line break`);
+    if (this.records !== entry.records) {
+      throw new BundleIntegrityError(this.label, `${entry.path} holds ${this.records} records; manifest says ${entry.records}`);
+    }
+  }
+}
+
+/**
+ * The record lines of one or more parts, in order (PartChunks, with its checks), handed out
+ * without an await per line: `peek()` answers from the lines already split, and only when those
+ * run out does the caller `await load()`. A caller that acted on lines before a part ends must
+ * drop what it did when load() throws.
+ */
+export class LineCursor {
+  private readonly chunks: PartChunks;
+  private lines: BundleLine[] = [];
+  private at = 0;
+  private ended = false;
+
+  /** `fileOf` names the file that holds a part. */
+  constructor(label: string, parts: readonly ResourceEntry[], fileOf: (entry: ResourceEntry) => string) {
+    this.chunks = new PartChunks(label, parts, fileOf);
+  }
 
   /** The next line; null after the last one; undefined when it must be read first (`load()`). */
   peek(): BundleLine | null | undefined {
@@ -58,69 +172,24 @@ export class LineCursor {
 
   /** Reads until a line is ready or every part is read and verified; then peek() is never undefined. */
   async load(): Promise<BundleLine | null> {
-    try {
-      while (this.at >= this.lines.length && !this.ended) await this.readMore();
-    } catch (error) {
-      await this.close();
-      throw this.part < this.parts.length ? asBundleDamage(this.label, this.parts[this.part]!.path, error) : error;
+    while (this.at >= this.lines.length && !this.ended) {
+      const chunk = await this.chunks.next();
+      this.lines = [];
+      this.at = 0;
+      if (chunk === null) this.ended = true;
+      else {
+        const { data, entry } = chunk;
+        let number = chunk.firstNumber;
+        for (let start = 0, end = data.indexOf(10); end !== -1; start = end + 1, end = data.indexOf(10, start)) {
+          this.lines.push(new BundleLine(data, start, end, entry, number));
+          number += 1;
+        }
+      }
     }
     return this.peek() ?? null;
   }
 
-  async close(): Promise<void> {
-    const file = this.file;
-    this.file = null;
-    await file?.close();
-  }
-
-  private async readMore(): Promise<void> {
-    if (this.file === null) {
-      this.part += 1;
-      if (this.part >= this.parts.length) {
-        this.ended = true;
-        return;
-      }
-      this.hash = createHash('sha256');
-      this.bytes = 0;
-      this.records = 0;
-      this.carry = null;
-      this.file = await open(this.locate(this.parts[this.part]!), 'r');
-    }
-    const entry = this.parts[this.part]!;
-    // A buffer of its own for every read: the lines handed out are views into it.
-    const chunk = Buffer.allocUnsafe(READ_BYTES);
-    const { bytesRead } = await this.file.read(chunk, 0, READ_BYTES, null);
-    if (bytesRead === 0) {
-      await this.close();
-      this.verifyPart(entry);
-      return;
-    }
-    const read = chunk.subarray(0, bytesRead);
-    this.hash!.update(read);
-    this.bytes += bytesRead;
-    const buffer = this.carry ? Buffer.concat([this.carry, read]) : read;
-    this.lines = [];
-    this.at = 0;
-    let start = 0;
-    for (let end = buffer.indexOf(10, start); end !== -1; end = buffer.indexOf(10, start)) {
-      this.records += 1;
-      this.lines.push({ bytes: buffer.subarray(start, end), entry, number: this.records });
-      start = end + 1;
-    }
-    const rest = buffer.length - start;
-    if (rest > MAX_RECORD_BYTES)
-      throw new BundleIntegrityError(this.label, `${entry.path} has a line longer than ${MAX_RECORD_BYTES} bytes`);
-    this.carry = rest > 0 ? Buffer.from(buffer.subarray(start)) : null;
-  }
-
-  private verifyPart(entry: ResourceEntry): void {
-    if (this.bytes !== entry.bytes) {
-      throw new BundleIntegrityError(this.label, `${entry.path} has ${this.bytes} bytes; manifest says ${entry.bytes}`);
-    }
-    if (this.hash!.digest('hex') !== entry.sha256) throw new BundleIntegrityError(this.label, `${entry.path} does not match its sha256`);
-    if (this.carry !== null) throw new BundleIntegrityError(this.label, `${entry.path} does not end with a line break`);
-    if (this.records !== entry.records) {
-      throw new BundleIntegrityError(this.label, `${entry.path} holds ${this.records} records; manifest says ${entry.records}`);
-    }
+  close(): Promise<void> {
+    return this.chunks.close();
   }
 }

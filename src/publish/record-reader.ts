@@ -8,7 +8,7 @@ import { BundleIntegrityError } from './store-errors.js';
  * that acts on records before the part ends must drop what it did when this throws.
  */
 async function* readPartRecords(snapshotId: string, locate: FileLocator, entry: ResourceEntry): AsyncGenerator<unknown> {
-  const cursor = new LineCursor(snapshotId, locate, [entry]);
+  const cursor = new LineCursor(snapshotId, [entry], locate);
   try {
     for (let line = cursor.peek() ?? (await cursor.load()); line !== null; line = cursor.peek() ?? (await cursor.load())) {
       cursor.take();

@@ -300,3 +300,61 @@ describe('diffBundles', () => {
     );
   });
 });
+
+describe('diffBundles with parts shared by digest', () => {
+  /** Three blocks of 100 trades; `changed` blocks get other values. */
+  function blocks(changed: number[]): string[][] {
+    return [0, 1, 2].map((block) =>
+      Array.from({ length: 100 }, (_, i) =>
+        line({
+          investorSlug: `investor-${block}`,
+          issuerName: `ISSUER ${i}`,
+          titleOfClass: 'COM',
+          kind: 'equity',
+          value: changed.includes(block) ? 1000 + i : i,
+        }),
+      ),
+    );
+  }
+
+  it('counts a part whose digest is a part of the other side as unchanged without reading it, wherever it stands', async () => {
+    const root = await tempDir('bundle-diff');
+    const old = blocks([]);
+    for (const [name, now] of [
+      ['in place', blocks([0, 2])],
+      ['moved', [blocks([0, 2])[1]!, blocks([0, 2])[0]!, blocks([0, 2])[2]!]],
+    ] as const) {
+      const before = await writeSide(root, `shared-old-${name}`, old.flat(), 3);
+      const after = await writeSide(root, `shared-new-${name}`, now.flat(), 3);
+      const twin = after.files.find((file) => file.sha256 === before.files[1]!.sha256)!;
+      expect(twin, name).toBeDefined();
+      // Not read: gone on both sides, and the diff still answers.
+      await rm(path.join(before.directory, before.files[1]!.path));
+      await rm(path.join(after.directory, twin.path));
+      const stats = { leftOver: 0, partsSkipped: 0 };
+      const [diff] = await diffBundles(before, after, ['trades'], { limit: 5, stats });
+      expect(diff, name).toEqual({ resource: 'trades', ...model(old.flat(), now.flat(), 5) });
+      expect(stats.partsSkipped, name).toBe(2);
+    }
+  });
+
+  it('reads shared parts all the same for an observer, which sees every record once', async () => {
+    const root = await tempDir('bundle-diff');
+    const [old, now] = [blocks([]).flat(), blocks([0]).flat()];
+    const seen = { before: 0, after: 0 };
+    const stats = { leftOver: 0, partsSkipped: 0 };
+    const [diff] = await diffBundles(
+      await writeSide(root, 'observed-old', old, 3),
+      await writeSide(root, 'observed-new', now, 3),
+      ['trades'],
+      {
+        limit: 1,
+        stats,
+        observe: { resources: new Set(['trades']), record: (side) => (seen[side] += 1) },
+      },
+    );
+    expect(diff).toMatchObject({ unchanged: 200, changed: 100 });
+    expect(seen).toEqual({ before: 300, after: 300 });
+    expect(stats.partsSkipped).toBe(0);
+  });
+});
