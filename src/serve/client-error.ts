@@ -1,11 +1,21 @@
 import type { Socket } from 'node:net';
 import type { ErrorCode } from './api-error.js';
 import { errorEnvelope } from './error-envelope.js';
+import { MAX_HEADER_COUNT } from './header-count.js';
 import { type Profile, profileNamedByPath } from './profile.js';
 import { newRequestId } from './request-hooks.js';
 
 /** Request line plus headers, as Node's HTTP parser enforces it; beyond it: 431. */
 export const MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * Node's parser reports one error for both of its header limits: Node 20 refuses only a header
+ * section over MAX_HEADER_BYTES (and silently drops lines past the count, which request-hooks.ts
+ * refuses), while Node 22 and later also refuse a request past `maxHeadersCount` themselves. The
+ * error does not say which limit was hit (its byte offset is the current read's, not the request's),
+ * so the answer names both.
+ */
+export const HEADER_OVERFLOW_MESSAGE = `the request line and headers exceed ${MAX_HEADER_BYTES / 1024} KiB, or send ${MAX_HEADER_COUNT} header fields or more`;
 
 interface ClientError extends Error {
   code?: string;
@@ -46,7 +56,7 @@ export function clientErrorResponder(
 
 function describe(error: ClientError): [number, string, string] {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return [431, 'Request Header Fields Too Large', `the request line and headers exceed ${MAX_HEADER_BYTES / 1024} KiB`];
+    return [431, 'Request Header Fields Too Large', HEADER_OVERFLOW_MESSAGE];
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'Request Timeout', 'the request was not completed in time'];
   return [400, 'Bad Request', 'the request is not valid HTTP'];

@@ -1,13 +1,19 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_HEADER_COUNT } from '../../src/serve/header-count.js';
+import { HEADER_OVERFLOW_MESSAGE } from '../../src/serve/client-error.js';
+import { HEADER_COUNT_MESSAGE, MAX_HEADER_COUNT } from '../../src/serve/header-count.js';
 import { ALL_SCOPES, DOCS, newKey } from './helpers/harness.js';
 import { sendRaw } from './helpers/raw-http.js';
 import { type ServeProcess, startServe } from './helpers/serve-process.js';
 import { makeStore } from './helpers/test-store.js';
 
-// Node keeps the first 2,000 header lines and drops the rest without a word; a second credential,
-// Host or Transfer-Encoding past them must not decide the answer. Against a real `pdsnap serve`.
+// Node 20 keeps the first 2,000 header lines and drops the rest without a word; a second credential,
+// Host or Transfer-Encoding past them must not decide the answer. (Node 22 and later refuse a request
+// past the count in their parser; at exactly the count every Node hands the request on.) Against a
+// real `pdsnap serve`.
+
+/** What a request past the count is told: pdsnap's own refusal (Node 20) or the parser's (later Nodes). */
+const PAST_COUNT_MESSAGES = [HEADER_COUNT_MESSAGE, HEADER_OVERFLOW_MESSAGE];
 let server: ServeProcess;
 let key: string;
 let otherKey: string;
@@ -51,14 +57,15 @@ describe('a request with as many header lines as Node keeps', () => {
       expect(answer.status, String(count)).toBe(431);
       expect(answer.headers.connection).toBe('close');
       expect(answer.headers['cache-control']).toBe('no-store');
-      expect(JSON.parse(answer.body)).toEqual({
-        error: {
-          code: 'invalid_request',
-          message: `a request may send fewer than ${MAX_HEADER_COUNT} header fields`,
-          requestId: answer.headers['x-request-id'],
-          docsUrl: `${DOCS}/errors#invalid_request`,
-        },
+      const { error } = JSON.parse(answer.body);
+      expect(error).toEqual({
+        code: 'invalid_request',
+        message: error.message,
+        requestId: answer.headers['x-request-id'],
+        docsUrl: `${DOCS}/errors#invalid_request`,
       });
+      if (count === MAX_HEADER_COUNT) expect(error.message).toBe(`a request may send fewer than ${MAX_HEADER_COUNT} header fields`);
+      else expect(PAST_COUNT_MESSAGES).toContain(error.message);
     }
   });
 
@@ -82,8 +89,8 @@ describe('a request with as many header lines as Node keeps', () => {
     }
     // Profile B's envelope is {error:{code,message}} and nothing else.
     const b = await withHeaderCount('/api/v1/articles', past, [`Host: ${host}`, 'Connection: close'], `X-API-Key: ${key}`);
-    expect(JSON.parse(b.body)).toEqual({
-      error: { code: 'invalid_params', message: `a request may send fewer than ${MAX_HEADER_COUNT} header fields` },
-    });
+    const { error } = JSON.parse(b.body);
+    expect(error).toEqual({ code: 'invalid_params', message: error.message });
+    expect(PAST_COUNT_MESSAGES).toContain(error.message);
   });
 });

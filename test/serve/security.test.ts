@@ -2,6 +2,7 @@ import { chmod, copyFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildServer } from '../../src/serve/app.js';
+import { HEADER_OVERFLOW_MESSAGE } from '../../src/serve/client-error.js';
 import { loadOrCreateCursorSecret } from '../../src/serve/cursor-secret.js';
 import { hostProblem } from '../../src/serve/request-hooks.js';
 import { FAILED_AUTH_LIMIT } from '../../src/serve/failed-auth-throttle.js';
@@ -98,7 +99,8 @@ describe('answers that never reach a route', () => {
     const b = await rawGet(server.base, '/api/v1/articles', [big]);
     expect(b.status).toBe(431);
     expect(b.headers['x-request-id']).toMatch(/^req_/);
-    expect(JSON.parse(b.body)).toEqual({ error: { code: 'invalid_params', message: 'the request line and headers exceed 16 KiB' } });
+    expect(JSON.parse(b.body)).toEqual({ error: { code: 'invalid_params', message: HEADER_OVERFLOW_MESSAGE } });
+    expect(HEADER_OVERFLOW_MESSAGE).toMatch(/^the request line and headers exceed 16 KiB, /);
     // Like every answer of the profile, with its limit headers (member tier, nothing counted).
     expect(b.headers).toMatchObject({ 'x-ratelimit-limit': '60', 'x-quota-tier': 'free', 'x-quota-used': '0' });
     const a = await rawGet(server.base, '/v1/articles', [big]);
