@@ -6,6 +6,11 @@ export interface ProcessMeasurement {
   wallMs: number;
   /** Peak resident set size of the child, from the kernel's high-water mark (VmHWM). */
   peakRssBytes: number;
+  /**
+   * User + system CPU of the child, all its threads, as last read from /proc while it ran (polled
+   * every 50 ms, so up to that much of its last moments is missed).
+   */
+  cpuMs: number;
   stdout: string;
   stderr: string;
 }
@@ -15,12 +20,18 @@ export async function measureProcess(command: string, args: string[], cwd: strin
   const started = performance.now();
   const child = execa(command, args, { cwd, reject: false, maxBuffer: 1 << 30 });
   let peakKb = 0;
+  let cpuSeconds = 0;
   const poll = setInterval(() => {
     if (child.pid === undefined) return;
     readFile(`/proc/${child.pid}/status`, 'utf8')
       .then((status) => {
         const match = /VmHWM:\s+(\d+) kB/.exec(status);
         if (match) peakKb = Math.max(peakKb, Number(match[1]));
+      })
+      .catch(() => {});
+    cpuSecondsOf(child.pid)
+      .then((cpu) => {
+        if (cpu !== undefined) cpuSeconds = Math.max(cpuSeconds, cpu);
       })
       .catch(() => {});
   }, 50);
@@ -30,6 +41,7 @@ export async function measureProcess(command: string, args: string[], cwd: strin
     exitCode: result.exitCode,
     wallMs: performance.now() - started,
     peakRssBytes: peakKb * 1024,
+    cpuMs: cpuSeconds * 1000,
     stdout: String(result.stdout),
     stderr: String(result.stderr),
   };
