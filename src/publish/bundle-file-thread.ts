@@ -1,21 +1,22 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { workerScriptBeside } from '../lib/worker-script.js';
 import type { DatasetName } from '../model/dataset.js';
-import { InvalidRecordError, type PartChunk, type WrittenFiles } from './bundle-file-writer.js';
+import type { LineChunk, WrittenFiles } from './bundle-file-writer.js';
 
 /** What the bundle file worker is started with (bundle-file-worker.ts). */
 export interface BundleFileWorkerData {
   directory: string;
   dataset: DatasetName;
+  maxPartBytes: number;
   /** [chunks handled, failed (0 or 1)], shared with the deriving thread. */
   flags: SharedArrayBuffer;
   replies: MessagePort;
 }
 
-export type BundleFileRequest = ({ kind: 'chunk' } & PartChunk) | { kind: 'finish'; resources: readonly string[] } | { kind: 'abandon' };
+export type BundleFileRequest = ({ kind: 'chunk' } & LineChunk) | { kind: 'finish'; resources: readonly string[] } | { kind: 'abandon' };
 
 export type BundleFileReply =
-  | { kind: 'failed'; message: string; code?: string; invalidRecord?: { resource: string; index: number; reason: string } }
+  | { kind: 'failed'; message: string; code?: string }
   | { kind: 'finished'; written: WrittenFiles }
   | { kind: 'abandoned' };
 
@@ -57,11 +58,17 @@ export class BundleFileThread {
   private handedOver = 0;
   private exited = false;
 
-  constructor(directory: string, dataset: DatasetName) {
+  constructor(directory: string, dataset: DatasetName, maxPartBytes: number) {
     if (WORKER_SCRIPT === null) throw new Error('the bundle file thread needs the compiled worker script');
     const channel = new MessageChannel();
     this.replies = channel.port1;
-    const data: BundleFileWorkerData = { directory, dataset, flags: this.flags.buffer as SharedArrayBuffer, replies: channel.port2 };
+    const data: BundleFileWorkerData = {
+      directory,
+      dataset,
+      maxPartBytes,
+      flags: this.flags.buffer as SharedArrayBuffer,
+      replies: channel.port2,
+    };
     this.worker = new Worker(WORKER_SCRIPT, { workerData: data, transferList: [channel.port2] });
     this.worker.on('exit', () => {
       this.exited = true;
@@ -72,11 +79,17 @@ export class BundleFileThread {
     this.worker.on('error', () => {});
   }
 
-  write(chunk: PartChunk): void {
+  write(chunk: LineChunk): void {
     this.throwIfFailed();
     // A copy of its own, transferred: the caller reuses its buffer.
     const bytes = new Uint8Array(chunk.bytes);
-    const request: BundleFileRequest = { kind: 'chunk', resource: chunk.resource, part: chunk.part, records: chunk.records, bytes };
+    const request: BundleFileRequest = {
+      kind: 'chunk',
+      resource: chunk.resource,
+      records: chunk.records,
+      bytes,
+      ...(chunk.facts ? { facts: chunk.facts } : {}),
+    };
     this.worker.postMessage(request, [bytes.buffer as ArrayBuffer]);
     this.handedOver += 1;
     let waited = 0;
@@ -135,7 +148,5 @@ export class BundleFileThread {
 
 function replyError(reply: BundleFileReply): Error {
   if (reply.kind !== 'failed') return new Error(`the bundle file thread answered ${reply.kind}`);
-  if (reply.invalidRecord)
-    return new InvalidRecordError(reply.invalidRecord.resource, reply.invalidRecord.index, reply.invalidRecord.reason);
   return Object.assign(new Error(reply.message), reply.code === undefined ? {} : { code: reply.code });
 }

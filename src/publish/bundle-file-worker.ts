@@ -1,13 +1,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { type BundleFileReply, type BundleFileRequest, type BundleFileWorkerData, FAILED, HANDLED } from './bundle-file-thread.js';
-import { BundleFileWriter, InvalidRecordError } from './bundle-file-writer.js';
+import { BundleFileWriter } from './bundle-file-writer.js';
 
 /**
  * A worker thread's whole job: run one staging bundle's BundleFileWriter for the deriving thread
  * (BundleFileThread). After a failure it writes nothing more; every request is still counted, so
  * the deriving thread never waits for it, and learns of the failure at its next request.
  */
-const { directory, dataset, flags: shared, replies } = workerData as BundleFileWorkerData;
+const { directory, dataset, maxPartBytes, flags: shared, replies } = workerData as BundleFileWorkerData;
 const flags = new Int32Array(shared);
 const reply = (message: BundleFileReply) => replies.postMessage(message);
 let failure: BundleFileReply | null = null;
@@ -18,9 +18,6 @@ function fail(error: unknown): BundleFileReply {
     kind: 'failed',
     message: String(message),
     ...(typeof code === 'string' ? { code } : {}),
-    ...(error instanceof InvalidRecordError
-      ? { invalidRecord: { resource: error.resource, index: error.index, reason: error.reason } }
-      : {}),
   };
   reply(failure);
   Atomics.store(flags, FAILED, 1);
@@ -38,7 +35,7 @@ process.on('exit', () => {
 // reported at the next request like any other.
 let writer: BundleFileWriter | null = null;
 try {
-  writer = new BundleFileWriter(directory, dataset);
+  writer = new BundleFileWriter(directory, dataset, maxPartBytes);
 } catch (error) {
   fail(error);
 }

@@ -4,9 +4,8 @@ import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DATASET_RESOURCES, DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
-import { CurrentPointer, DriftAcceptance, Manifest, recordsPerResource } from '../model/manifest.js';
+import { CurrentPointer, DriftAcceptance, Manifest } from '../model/manifest.js';
 import { withPath } from '../lib/error-path.js';
-import { digestFile } from '../lib/file-digest.js';
 import { ContentCheck } from '../model/content-rules.js';
 import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
 import { compareText } from '../lib/text-order.js';
@@ -16,7 +15,7 @@ import { failPoint, faultPoint } from '../lib/fault-point.js';
 import { processIsAlive, withFileLock } from '../lib/file-lock.js';
 import { copyBundleFiles } from './bundle-copy.js';
 import { planGc } from './gc-plan.js';
-import { manifestBodyOf, manifestFor, manifestText, notJsonReason, parseManifest, safeJson } from './manifest-check.js';
+import { hasServingIndex, manifestBodyOf, manifestFor, manifestText, notJsonReason, parseManifest, safeJson } from './manifest-check.js';
 import type {
   CommitOptions,
   GcResult,
@@ -29,11 +28,11 @@ import type {
 } from './snapshot-store.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 import { readResourceRecords } from './record-reader.js';
-import { NdjsonPartsWriter, partBytes } from './resource-writer.js';
+import { NdjsonLineWriter, partBytes, RecordChecks } from './resource-writer.js';
 import { resourceSerializer } from './compiled-canonical.js';
-import { checkServingIndex } from './serving-index.js';
+import { servingFactsCollector } from './serving-index.js';
+import { verifyListedFile, verifyServingIndex } from './verified-serving-index.js';
 import { StagingBundleOutput } from './bundle-file-output.js';
-import { type ChunkDigests, findChunkMismatch } from '../lib/chunk-digest.js';
 import { datasetOfSnapshotId, isSnapshotId } from './snapshot-id.js';
 import {
   BundleIntegrityError,
@@ -167,19 +166,9 @@ export class FolderStore implements SnapshotStore {
     return {
       manifest,
       directory,
+      filePath: (entryPath) => path.join(directory, entryPath),
       records: (resource) => readResourceRecords(manifest, directory, resource),
-      verifiedServingIndex: async (depth = 'contents') => {
-        const entry = manifest.servingIndex;
-        if (!entry) return null;
-        const file = path.join(directory, entry.path);
-        const fail = (mismatch: string | null) => {
-          if (mismatch) throw new BundleIntegrityError(snapshotId, `${entry.path} ${mismatch}`);
-        };
-        if (depth === 'contents' || !entry.chunks) await verifyFile(snapshotId, directory, entry);
-        if (entry.chunks) fail(await verifiedChunks(snapshotId, file, entry.bytes, entry.chunks));
-        fail(checkServingIndex(file, entry.schema, depth === 'contents' ? recordsPerResource(manifest.files) : null));
-        return file;
-      },
+      verifiedServingIndex: (depth = 'contents') => verifyServingIndex(manifest, (entryPath) => path.join(directory, entryPath), depth),
     };
   }
 
@@ -244,8 +233,8 @@ export class FolderStore implements SnapshotStore {
 
   /**
    * Stages a bundle in a private temp folder: `produce` pushes every record into the sink, in any
-   * order across resources; each record is written as it arrives, and its schema and the content
-   * rules are checked on the line written. Returns what produce returned, so derivation can report
+   * order across resources; each record is checked against its schema and the content rules and
+   * written as it arrives. Returns what produce returned, so derivation can report
    * facts it only knows at the end, and the content rules' findings.
    */
   async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<Staged<T>> {
@@ -253,9 +242,22 @@ export class FolderStore implements SnapshotStore {
     await mkdir(this.tmpDir, { recursive: true });
     const directory = path.join(this.tmpDir, stagingName(dataset));
     await mkdir(directory);
-    const output = new StagingBundleOutput(directory, dataset);
+    const maxPartBytes = partBytes();
+    const output = new StagingBundleOutput(directory, dataset, maxPartBytes);
+    const content = new ContentCheck(dataset);
+    const checks = new RecordChecks(dataset, content);
     const writers = new Map(
-      names.map((name) => [name, new NdjsonPartsWriter(name, output, partBytes(), resourceSerializer(dataset, name))]),
+      names.map((name) => [
+        name,
+        new NdjsonLineWriter(
+          name,
+          output,
+          checks,
+          resourceSerializer(dataset, name),
+          hasServingIndex(dataset) ? servingFactsCollector(name) : null,
+          maxPartBytes,
+        ),
+      ]),
     );
     try {
       const result = await produce({
@@ -267,12 +269,8 @@ export class FolderStore implements SnapshotStore {
       });
       output.endOfRecords();
       for (const writer of writers.values()) writer.end();
-      const { files, servingIndex, content } = await output.finish(names);
-      return {
-        staged: { dataset, directory, files, ...(servingIndex ? { servingIndex } : {}) },
-        result,
-        content: new ContentCheck(dataset, content),
-      };
+      const { files, servingIndex } = await output.finish(names);
+      return { staged: { dataset, directory, files, ...(servingIndex ? { servingIndex } : {}) }, result, content };
     } catch (error) {
       await output.abandon().catch(() => {});
       await rm(directory, { recursive: true, force: true });
@@ -552,25 +550,8 @@ function thisHost(): string {
 }
 
 /** Streams one listed file's bytes through SHA-256 and compares size and digest with the manifest. */
-async function verifyFile(snapshotId: string, directory: string, entry: { path: string; bytes: number; sha256: string }): Promise<void> {
-  let digest;
-  try {
-    digest = await digestFile(path.join(directory, entry.path));
-  } catch (error) {
-    throw asBundleDamage(snapshotId, entry.path, error);
-  }
-  if (digest.bytes !== entry.bytes)
-    throw new BundleIntegrityError(snapshotId, `${entry.path} has ${digest.bytes} bytes; manifest says ${entry.bytes}`);
-  if (digest.sha256 !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
-}
-
-/** findChunkMismatch, with a missing file named as corruption like verifyFile does. */
-async function verifiedChunks(snapshotId: string, file: string, bytes: number, chunks: ChunkDigests): Promise<string | null> {
-  try {
-    return await findChunkMismatch(file, bytes, chunks);
-  } catch (error) {
-    throw asBundleDamage(snapshotId, path.basename(file), error);
-  }
+function verifyFile(snapshotId: string, directory: string, entry: { path: string; bytes: number; sha256: string }): Promise<void> {
+  return verifyListedFile(snapshotId, path.join(directory, entry.path), entry);
 }
 
 async function ensureParent(file: string): Promise<string> {

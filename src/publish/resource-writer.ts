@@ -1,7 +1,12 @@
 import { wholeNumberFromEnv } from '../lib/env-number.js';
-import type { BundleFileOutput } from './bundle-file-output.js';
+import { recordSchemaFault } from '../lib/fault-point.js';
+import type { ContentCheck } from '../model/content-rules.js';
+import type { DatasetName } from '../model/dataset.js';
+import { recordChecker } from '../model/schema-check.js';
+import type { LineChunk } from './bundle-file-writer.js';
 import { canonicalJson } from './canonical-json.js';
 import type { CanonicalSerializer } from './compiled-canonical.js';
+import type { ServingFactsCollector } from './serving-index.js';
 
 /** Parts end once they reach this size: small enough to hash, copy and upload one at a time. */
 const DEFAULT_PART_BYTES = 64 * 1024 * 1024;
@@ -11,40 +16,81 @@ export function partBytes(env: NodeJS.ProcessEnv = process.env): number {
   return wholeNumberFromEnv(env, 'PDSNAP_PART_BYTES', 'a whole number of bytes, at least 1', (value) => value >= 1) ?? DEFAULT_PART_BYTES;
 }
 
-/** Lines are handed over in chunks of about this many bytes. */
+/** Lines are handed over in chunks of about this many bytes, or of a part's size when parts are smaller. */
 const CHUNK_BYTES = 1 << 20;
 /** The encoding buffer: two chunks, or one line's worth while a longer line is encoded. */
 const BUFFER_BYTES = 2 * CHUNK_BYTES;
 
+/** A record that fails its schema: the build's program error, never published. */
+export class InvalidRecordError extends Error {
+  override readonly name = 'InvalidRecordError';
+  constructor(
+    readonly resource: string,
+    readonly index: number,
+    readonly reason: string,
+  ) {
+    super(`${resource} record ${index}: ${reason}`);
+  }
+}
+
 /**
- * Turns one resource's records into canonical NDJSON chunks for its parts, `<resource>/00000.ndjson`,
- * `00001.ndjson`, ...: one record per line, a new part once a part would pass the part size (a
- * record never spans two parts). Each line is encoded into one reusable
- * buffer as it comes: no string waits for a chunk to fill (a young string that survives costs every
- * garbage collection until it dies). The chunks go to a BundleFileOutput, which writes and hashes
- * them, here or on a thread of its own, and checks each line there against the record's schema.
+ * The checks every record of a staged bundle passes before it becomes a line: its schema (a record
+ * that fails it fails the build, InvalidRecordError) and the content rules (security identifiers,
+ * slugs, consensus page size), whose findings the build reports. They see the record that is
+ * serialized next, so they judge exactly what is published.
  */
-export class NdjsonPartsWriter {
+export class RecordChecks {
+  private readonly checkers = new Map<string, { check: (record: unknown) => string | null; records: number }>();
+  private readonly schemaFault = recordSchemaFault();
+
+  constructor(
+    private readonly dataset: DatasetName,
+    readonly content: ContentCheck,
+  ) {}
+
+  inspect(resource: string, record: unknown): void {
+    let schema = this.checkers.get(resource);
+    if (schema === undefined) {
+      schema = { check: recordChecker(this.dataset, resource), records: 0 };
+      this.checkers.set(resource, schema);
+    }
+    const reason = this.schemaFault ?? schema.check(record);
+    if (reason !== null) throw new InvalidRecordError(resource, schema.records, reason);
+    schema.records += 1;
+    this.content.inspect(resource, record);
+  }
+}
+
+/**
+ * Turns one resource's records into canonical NDJSON lines, handed over in chunks of about 1 MB:
+ * each record is checked (RecordChecks), serialized, and encoded into one reusable buffer as it
+ * comes, so no string waits for a chunk to fill (a young string that survives costs every garbage
+ * collection until it dies). With a serving index, what it needs of each record goes with the
+ * chunk. The chunks go to a BundleFileWriter, here or on a thread of its own, which splits them
+ * into parts and writes and hashes them.
+ */
+export class NdjsonLineWriter {
   private buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   /** Bytes of pending lines at the start of the buffer. */
   private used = 0;
   private pendingRecords = 0;
-  private part = 0;
-  /** Bytes of the open part handed over. */
-  private partBytes = 0;
-  /** Records of the open part, handed over or pending. */
-  private partRecords = 0;
+  private readonly chunkBytes: number;
 
   constructor(
     private readonly resource: string,
-    private readonly output: Pick<BundleFileOutput, 'write'>,
-    private readonly maxPartBytes: number = partBytes(),
+    private readonly output: { write(chunk: LineChunk): void },
+    private readonly checks: RecordChecks,
     /** The resource's compiled serializer; canonicalJson's bytes either way. */
     private readonly serialize: CanonicalSerializer = canonicalJson,
-  ) {}
+    private readonly facts: ServingFactsCollector | null = null,
+    maxPartBytes: number = partBytes(),
+  ) {
+    this.chunkBytes = Math.min(CHUNK_BYTES, maxPartBytes);
+  }
 
   /** Takes one record. */
   write(record: unknown): void {
+    this.checks.inspect(this.resource, record);
     const json = this.serialize(record);
     // Room for the line at its longest: three UTF-8 bytes per UTF-16 code unit, and the newline.
     const longest = 3 * json.length + 1;
@@ -56,19 +102,9 @@ export class NdjsonPartsWriter {
     const bytes = this.buffer.write(json, start, 'utf8') + 1;
     this.buffer[start + bytes - 1] = 0x0a;
     this.used = start + bytes;
-    if (this.partRecords > 0 && this.partBytes + this.used > this.maxPartBytes) {
-      // The line opens the next part; the lines before it end this one.
-      this.used = start;
-      this.flush();
-      this.buffer.copyWithin(0, start, start + bytes);
-      this.used = bytes;
-      this.part += 1;
-      this.partBytes = 0;
-      this.partRecords = 0;
-    }
     this.pendingRecords += 1;
-    this.partRecords += 1;
-    if (this.used >= CHUNK_BYTES) this.flush();
+    this.facts?.add(record, json, bytes);
+    if (this.used >= this.chunkBytes) this.flush();
     // A line longer than the buffer grew it (to three bytes per character of that line): once it
     // is handed over, the rest of the resource goes back to the usual size instead of holding it.
     if (this.used === 0 && this.buffer.length > BUFFER_BYTES) this.buffer = Buffer.allocUnsafe(BUFFER_BYTES);
@@ -87,10 +123,11 @@ export class NdjsonPartsWriter {
   private flush(): void {
     if (this.pendingRecords === 0) return;
     const bytes = this.buffer.subarray(0, this.used);
-    this.partBytes += this.used;
     this.used = 0;
     const records = this.pendingRecords;
     this.pendingRecords = 0;
-    this.output.write({ resource: this.resource, part: this.part, records, bytes });
+    const chunk: LineChunk = { resource: this.resource, records, bytes };
+    if (this.facts) chunk.facts = this.facts.take();
+    this.output.write(chunk);
   }
 }

@@ -5,7 +5,7 @@ import type { RuleResult } from '../../model/rule-result.js';
 import type { Progress } from '../../model/progress.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import { LockError } from '../../lib/file-lock.js';
-import { InvalidRecordError } from '../../publish/bundle-file-writer.js';
+import { InvalidRecordError } from '../../publish/resource-writer.js';
 import { openStore } from '../../publish/open-store.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
 import type { StagedBundle } from '../../publish/staged-bundle.js';
