@@ -324,6 +324,19 @@ export class ContentCheck {
     if (resource === 'consensus') this.consensus.push(record);
   }
 
+  /**
+   * Takes in what another check found over the records that come after those inspected here (a
+   * batch checked on another thread): its records are numbered on from here, per resource.
+   */
+  absorb(other: ContentCheckState): void {
+    const shifted = (finding: ContentFinding) => ({ ...finding, index: finding.index + (this.counts.get(finding.resource) ?? 0) });
+    // Loops, not push(...): a batch of bad records can have more findings than a call takes arguments.
+    for (const finding of other.identifiers) this.identifiers.push(shifted(finding));
+    for (const finding of other.slugs) this.slugs.push(shifted(finding));
+    for (const record of other.consensus) this.consensus.push(record);
+    for (const [resource, count] of other.counts) this.counts.set(resource, (this.counts.get(resource) ?? 0) + count);
+  }
+
   /** content.identifiers, content.consensus-page-size (smart-money) and content.slugs (articles, smart-money). */
   results(snapshot: SnapshotRef): RuleResult[] {
     const { dataset } = this;

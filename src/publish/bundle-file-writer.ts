@@ -47,8 +47,8 @@ const NEWLINE = 0x0a;
  * (a record never spans two parts), each part hashed as its bytes are appended, so a resource never
  * exists in memory whole. A Smart Money bundle's serving index is told where each line went (part,
  * byte offset, length) with the facts the lines came with; it holds no record of its own. It takes
- * lines, not records, so that it can run on a thread of its own (bundle-file-thread.ts) as well as
- * on the deriving one; both give the same files.
+ * lines, not records: they may have been made on another thread (a Smart Money derivation
+ * worker's), and are the same bytes either way.
  * Synchronous I/O on purpose: it has nothing else to do meanwhile.
  */
 export class BundleFileWriter {

@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { DATASET_RESOURCES, DATASETS, type DatasetName } from '../model/dataset.js';
+import { DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
 import { CurrentPointer, DriftAcceptance, Manifest } from '../model/manifest.js';
 import { withPath } from '../lib/error-path.js';
-import { ContentCheck } from '../model/content-rules.js';
 import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
 import { compareText } from '../lib/text-order.js';
 import { asBundleDamage } from './bundle-file-damage.js';
@@ -15,7 +14,7 @@ import { failPoint, faultPoint } from '../lib/fault-point.js';
 import { processIsAlive, withFileLock } from '../lib/file-lock.js';
 import { copyBundleFiles } from './bundle-copy.js';
 import { planGc } from './gc-plan.js';
-import { hasServingIndex, manifestBodyOf, manifestFor, manifestText, notJsonReason, parseManifest, safeJson } from './manifest-check.js';
+import { manifestBodyOf, manifestFor, manifestText, notJsonReason, parseManifest, safeJson } from './manifest-check.js';
 import type {
   CommitOptions,
   GcResult,
@@ -28,11 +27,9 @@ import type {
 } from './snapshot-store.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 import { readResourceRecords } from './record-reader.js';
-import { NdjsonLineWriter, partBytes, RecordChecks } from './resource-writer.js';
-import { resourceSerializer } from './compiled-canonical.js';
-import { servingFactsCollector } from './serving-index.js';
+import { partBytes } from './resource-writer.js';
+import { StagingWriter } from './staging-writer.js';
 import { verifyListedFile, verifyServingIndex } from './verified-serving-index.js';
-import { StagingBundleOutput } from './bundle-file-output.js';
 import { datasetOfSnapshotId, isSnapshotId } from './snapshot-id.js';
 import {
   BundleIntegrityError,
@@ -233,46 +230,23 @@ export class FolderStore implements SnapshotStore {
 
   /**
    * Stages a bundle in a private temp folder: `produce` pushes every record into the sink, in any
-   * order across resources; each record is checked against its schema and the content rules and
-   * written as it arrives. Returns what produce returned, so derivation can report
-   * facts it only knows at the end, and the content rules' findings.
+   * order across resources, one by one or in batches checked elsewhere (staging-writer.ts); each is
+   * checked against its schema and the content rules and written as it arrives. Returns what
+   * produce returned, so derivation can report facts it only knows at the end, and the content
+   * rules' findings.
    */
   async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<Staged<T>> {
-    const names = Object.keys(DATASET_RESOURCES[dataset]).sort();
     await mkdir(this.tmpDir, { recursive: true });
     const directory = path.join(this.tmpDir, stagingName(dataset));
     await mkdir(directory);
-    const maxPartBytes = partBytes();
-    const output = new StagingBundleOutput(directory, dataset, maxPartBytes);
-    const content = new ContentCheck(dataset);
-    const checks = new RecordChecks(dataset, content);
-    const writers = new Map(
-      names.map((name) => [
-        name,
-        new NdjsonLineWriter(
-          name,
-          output,
-          checks,
-          resourceSerializer(dataset, name),
-          hasServingIndex(dataset) ? servingFactsCollector(name) : null,
-          maxPartBytes,
-        ),
-      ]),
-    );
+    let staging: StagingWriter | null = null;
     try {
-      const result = await produce({
-        add(resource, record) {
-          const writer = writers.get(resource);
-          if (!writer) throw new Error(`dataset ${dataset} has no resource ${resource}`);
-          writer.write(record);
-        },
-      });
-      output.endOfRecords();
-      for (const writer of writers.values()) writer.end();
-      const { files, servingIndex } = await output.finish(names);
-      return { staged: { dataset, directory, files, ...(servingIndex ? { servingIndex } : {}) }, result, content };
+      staging = new StagingWriter(directory, dataset, partBytes());
+      const result = await produce(staging);
+      const { files, servingIndex } = staging.finish();
+      return { staged: { dataset, directory, files, ...(servingIndex ? { servingIndex } : {}) }, result, content: staging.content };
     } catch (error) {
-      await output.abandon().catch(() => {});
+      staging?.abandon();
       await rm(directory, { recursive: true, force: true });
       throw error;
     }

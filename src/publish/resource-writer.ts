@@ -2,6 +2,7 @@ import { wholeNumberFromEnv } from '../lib/env-number.js';
 import { recordSchemaFault } from '../lib/fault-point.js';
 import type { ContentCheck } from '../model/content-rules.js';
 import type { DatasetName } from '../model/dataset.js';
+import type { CheckedBatch } from '../model/dataset-build.js';
 import { recordChecker } from '../model/schema-check.js';
 import type { LineChunk } from './bundle-file-writer.js';
 import { canonicalJson } from './canonical-json.js';
@@ -40,7 +41,9 @@ export class InvalidRecordError extends Error {
  * serialized next, so they judge exactly what is published.
  */
 export class RecordChecks {
-  private readonly checkers = new Map<string, { check: (record: unknown) => string | null; records: number }>();
+  private readonly checkers = new Map<string, (record: unknown) => string | null>();
+  /** Records of each resource checked so far, here or in batches absorbed: the next one's number. */
+  private readonly records = new Map<string, number>();
   private readonly schemaFault = recordSchemaFault();
 
   constructor(
@@ -49,15 +52,30 @@ export class RecordChecks {
   ) {}
 
   inspect(resource: string, record: unknown): void {
-    let schema = this.checkers.get(resource);
-    if (schema === undefined) {
-      schema = { check: recordChecker(this.dataset, resource), records: 0 };
-      this.checkers.set(resource, schema);
+    let check = this.checkers.get(resource);
+    if (check === undefined) {
+      check = recordChecker(this.dataset, resource);
+      this.checkers.set(resource, check);
     }
-    const reason = this.schemaFault ?? schema.check(record);
-    if (reason !== null) throw new InvalidRecordError(resource, schema.records, reason);
-    schema.records += 1;
+    const index = this.records.get(resource) ?? 0;
+    const reason = this.schemaFault ?? check(record);
+    if (reason !== null) throw new InvalidRecordError(resource, index, reason);
+    this.records.set(resource, index + 1);
     this.content.inspect(resource, record);
+  }
+
+  /**
+   * Takes in a batch that another thread checked with checks of its own (the same rules): its
+   * findings and records are numbered on from here, and a record of it that failed its schema
+   * fails here, with its number in the bundle.
+   */
+  absorb(batch: CheckedBatch): void {
+    if (batch.invalid) {
+      const { resource, index, reason } = batch.invalid;
+      throw new InvalidRecordError(resource, (this.records.get(resource) ?? 0) + index, reason);
+    }
+    this.content.absorb(batch.content);
+    for (const lines of batch.lines) this.records.set(lines.resource, (this.records.get(lines.resource) ?? 0) + lines.records);
   }
 }
 

@@ -72,4 +72,31 @@ describe('NdjsonLineWriter', () => {
     expect(failed['content.identifiers']).toContain('articles record 2 field title: ISIN US92937A1025 in the text');
     expect(failed['content.slugs']).toBeUndefined();
   });
+
+  it('numbers the records of a batch checked elsewhere on from those checked here, in findings and in a schema failure', () => {
+    const content = new ContentCheck('articles');
+    const checks = new RecordChecks('articles', content);
+    const writer = new NdjsonLineWriter('articles', collect().output, checks, serialize);
+    writer.write({ ...article('one'), title: 'Apple (037833100) flat' });
+    writer.write(article('two'));
+    // A batch as a worker makes it: its own checks, its records numbered from 0.
+    const theirs = new ContentCheck('articles');
+    const elsewhere = new NdjsonLineWriter('articles', collect().output, new RecordChecks('articles', theirs), serialize);
+    elsewhere.write(article('three'));
+    elsewhere.write({ ...article('four'), title: 'WPP ISIN#US92937A1025 up' });
+    elsewhere.end();
+    checks.absorb({ lines: [{ resource: 'articles', records: 2, bytes: new Uint8Array() }], content: structuredClone(theirs.state()) });
+    const failed = content.results({ id: 'x', generatedAt: '2026-11-22T12:00:00.000Z' }).find((r) => r.rule === 'content.identifiers')!;
+    expect(failed.message).toContain('articles record 0 field title: CUSIP 037833100 in the text');
+    expect(failed.message).toContain('articles record 3 field title: ISIN US92937A1025 in the text');
+    // The next record checked here is number 4.
+    expect(() => writer.write({ ...article('five'), slug: 'Not A Slug', locale: 'xx' })).toThrow(/^articles record 4: /);
+    expect(() =>
+      checks.absorb({
+        lines: [],
+        content: new ContentCheck('articles').state(),
+        invalid: { resource: 'articles', index: 1, reason: '/ bad' },
+      }),
+    ).toThrow(new InvalidRecordError('articles', 5, '/ bad'));
+  });
 });

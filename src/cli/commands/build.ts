@@ -15,7 +15,6 @@ import { requireExisting } from '../required-path.js';
 import { escapeControl } from '../../lib/terminal-text.js';
 import { boundHeapGrowth } from '../../lib/heap-growth.js';
 import { wholeNumberFromEnv } from '../../lib/env-number.js';
-import { writerThreadAllowed } from '../../publish/bundle-file-output.js';
 
 const Options = z.object({
   datasets: DatasetsOption,
@@ -66,8 +65,6 @@ export function buildCommand(): Command {
       await requireExisting(options.sources, 'folder', '--sources', 'name the folder that holds articles/, calendar/ and filings/');
       const config = await loadConfig(options.config);
       asUsageError(boundHeapGrowth);
-      // Read where the store decides; checked here so that a bad value stops the build before it reads.
-      asUsageError(writerThreadAllowed);
       const report = await runBuild({
         sourcesDir: options.sources,
         storeDir: options.store,
@@ -82,6 +79,7 @@ export function buildCommand(): Command {
         promote: options.promote,
         progress: stderrProgress(options.quiet || options.json),
         ingestThreads: asUsageError(ingestThreadsFromEnv),
+        deriveThreads: asUsageError(deriveThreadsFromEnv),
       });
       if (options.output !== undefined) await writeReportFile(options.output, report);
       if (options.json) printJson(report);
@@ -92,6 +90,14 @@ export function buildCommand(): Command {
       // docs/spec.md, Exit codes: rejected records alone never fail a build unless asked to.
       if (options.failOn === 'rejected' && rejectedCount(report) > 0) throw new ExitWith(ExitCode.warn);
     });
+}
+
+/**
+ * PDSNAP_DERIVE_THREADS: worker threads that derive, check and serialize Smart Money investors; 0
+ * does it on the main thread. Unset: one per core, for a build of enough investors to be worth it.
+ */
+function deriveThreadsFromEnv(): number | undefined {
+  return wholeNumberFromEnv(process.env, 'PDSNAP_DERIVE_THREADS', 'a whole number from 0 to 64', (value) => value >= 0 && value <= 64);
 }
 
 /** PDSNAP_INGEST_THREADS: Form 13F data sets read at once in worker threads; 0 reads them one after the other. */

@@ -35,6 +35,8 @@ export interface BuildOptions {
   progress: Progress;
   /** Form 13F data sets read at once in worker threads (PDSNAP_INGEST_THREADS); default one per core. */
   ingestThreads?: number;
+  /** Threads that derive Smart Money investors (PDSNAP_DERIVE_THREADS); default one per core for a large build. */
+  deriveThreads?: number;
 }
 
 /** failed: the data was refused (stale, invalid, empty, --strict); error: the program failed. */
@@ -139,6 +141,7 @@ async function buildDataset(dataset: DatasetName, store: SnapshotStore, options:
       allowStale: options.allowStale,
       progress: options.progress,
       ingestThreads: options.ingestThreads,
+      deriveThreads: options.deriveThreads,
     });
   } catch (error) {
     return fail(`could not read sources: ${(error as Error).message}`);

@@ -1,6 +1,6 @@
 import { deriveArticles } from '../../derive/articles.js';
 import { deriveCalendar } from '../../derive/calendar.js';
-import { type LeftOutCounts, streamSmartMoney } from '../../derive/smart-money/index.js';
+import type { LeftOutCounts } from '../../derive/smart-money/index.js';
 import { ingestArticles } from '../../ingest/articles/index.js';
 import { ingestCalendar } from '../../ingest/calendar/index.js';
 import { ingestFilings } from '../../ingest/filings/index.js';
@@ -9,6 +9,7 @@ import type { DatasetBuild, DerivedFacts, IngestResult } from '../../model/datas
 import type { BuildNote, Rejection } from '../../model/report.js';
 import { SILENT_PROGRESS, type Progress } from '../../model/progress.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
+import { deriveSmartMoneyInto } from './smart-money-workers.js';
 
 export interface RecipeContext {
   sourcesDir: string;
@@ -22,6 +23,8 @@ export interface RecipeContext {
   progress: Progress;
   /** Form 13F data sets read at once in worker threads; undefined: one per core. */
   ingestThreads?: number | undefined;
+  /** Threads that derive Smart Money investors; undefined: one per core for a large build. */
+  deriveThreads?: number | undefined;
 }
 
 /**
@@ -55,7 +58,7 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
   articles: singleResourceRecipe('articles', 'articles', ingestArticles, deriveArticles),
   calendar: singleResourceRecipe('calendar', 'events', ingestCalendar, deriveCalendar),
 
-  async 'smart-money'({ sourcesDir, now, limits, allFilers, strict, allowStale, progress, ingestThreads }) {
+  async 'smart-money'({ sourcesDir, now, limits, allFilers, strict, allowStale, progress, ingestThreads, deriveThreads }) {
     const ingested = await ingestFilings(sourcesDir, progress, {
       strictTotals: strict,
       ...(ingestThreads === undefined ? {} : { threads: ingestThreads }),
@@ -65,11 +68,12 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
       sources: ingested.sources,
       rejections: ingested.rejections,
       notes: ingested.notes,
-      derive(sink) {
+      async derive(sink) {
         // A bar of investors derived, out of those planned; the summary counts the records written.
         let step = SILENT_PROGRESS.step('');
         let records = 0;
-        const derived = streamSmartMoney(
+        const derived = await deriveSmartMoneyInto(
+          sink,
           {
             catalog: ingested.catalog,
             registry: ingested.registry,
@@ -78,19 +82,19 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
             maxQuarterAgeDays: limits['smart-money'].maxQuarterAgeDays,
             keepStaleInvestors: allowStale,
           },
-          (investor, trades) => {
-            sink.add('investors', investor);
-            for (const trade of trades) sink.add('trades', trade);
-            records += 1 + trades.length;
-            step.advance(1);
-          },
-          (investors) => {
-            step = progress.step('smart-money: derive and write investors', investors);
+          {
+            threads: deriveThreads,
+            onPlanned: (investors) => {
+              step = progress.step('smart-money: derive and write investors', investors);
+            },
+            onWritten: (investors, lines) => {
+              records += lines;
+              step.advance(investors);
+            },
           },
         );
         for (const row of derived.consensus) sink.add('consensus', row);
-        records += derived.consensus.length;
-        step.done(`${records} records written (${derived.consensus.length} consensus rows)`);
+        step.done(`${records + derived.consensus.length} records written (${derived.consensus.length} consensus rows)`);
         return {
           facts: { ...derived.facts, filingsWithDisagreeingTotals: ingested.totalsDisagreements },
           rejections: [],

@@ -82,9 +82,9 @@ interface CatalogGroup {
  * hash once and compare by reference, instead of a new string per position hashed and compared
  * character by character each time.
  */
-const keysByCatalog = new WeakMap<FilingCatalog, Map<number, string>>();
+const keysByCatalog = new WeakMap<object, Map<number, string>>();
 
-function positionKeys(catalog: FilingCatalog): Map<number, string> {
+function positionKeys(catalog: object): Map<number, string> {
   let keys = keysByCatalog.get(catalog);
   if (keys === undefined) {
     keys = new Map();
@@ -98,7 +98,10 @@ function positionKeys(catalog: FilingCatalog): Map<number, string> {
  * through catalog.eachRow where the catalog has it, so that no row becomes an object and no key
  * string is made per row (one per security, shared by every position of it).
  */
-export function aggregateCatalogPositions(catalog: FilingCatalog, accessionNumbers: readonly string[]): AggregatedPosition[] {
+export function aggregateCatalogPositions(
+  catalog: Pick<FilingCatalog, 'rows' | 'eachRow'>,
+  accessionNumbers: readonly string[],
+): AggregatedPosition[] {
   if (catalog.eachRow === undefined) {
     const rows: HoldingRow[] = [];
     for (const accession of accessionNumbers) for (const row of catalog.rows(accession)) rows.push(row);

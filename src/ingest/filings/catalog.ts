@@ -40,7 +40,9 @@ const PRN = 4;
 
 class StringTable {
   private readonly ids = new Map<string, number>();
-  readonly values: string[] = [];
+
+  /** `values` given: a table to read, whose ids are those of the catalog it was shared from (fromShared). */
+  constructor(readonly values: string[] = []) {}
 
   intern(value: string): number {
     let id = this.ids.get(value);
@@ -54,8 +56,9 @@ class StringTable {
 }
 
 /**
- * The committed filings of a catalog filled in a worker thread, as it is posted to the main thread:
- * the row columns move (their buffers are transferred, not copied), the string tables are copied.
+ * The committed filings of a catalog, as they are posted to another thread: the row columns live in
+ * shared memory (a data set's worker fills them, the main thread takes them in, the derivation's
+ * workers read them), the string tables and filings are copied.
  */
 export interface CatalogTransfer {
   issuers: string[];
@@ -91,9 +94,9 @@ interface StagedFiling {
 }
 
 export class CompactFilingCatalog implements FilingCatalog {
-  private readonly issuers = new StringTable();
-  private readonly titles = new StringTable();
-  private readonly cusips = new StringTable();
+  private issuers = new StringTable();
+  private titles = new StringTable();
+  private cusips = new StringTable();
   private readonly issuerIds: Int32Array[] = [];
   private readonly titleIds: Int32Array[] = [];
   private readonly cusipIds: Int32Array[] = [];
@@ -106,9 +109,44 @@ export class CompactFilingCatalog implements FilingCatalog {
   private rowTotal = 0;
   private readonly staged: StagedFiling[] = [];
   private readonly committed = new Map<string, number>();
+  /** Made by fromShared: its columns are shared with the catalog it came from, which may not change them under it. */
+  private readOnly = false;
+
+  /**
+   * A catalog to read in another thread (derivation's workers) from what `shareCommitted` gave: the
+   * very columns (shared memory, not copied) and ids of the catalog it came from.
+   */
+  static fromShared(shared: CatalogTransfer): CompactFilingCatalog {
+    const catalog = new CompactFilingCatalog();
+    catalog.readOnly = true;
+    catalog.issuers = new StringTable(shared.issuers);
+    catalog.titles = new StringTable(shared.titles);
+    catalog.cusips = new StringTable(shared.cusips);
+    catalog.issuerIds.push(...shared.issuerIds);
+    catalog.titleIds.push(...shared.titleIds);
+    catalog.cusipIds.push(...shared.cusipIds);
+    catalog.amounts.push(...shared.amounts);
+    catalog.values.push(...shared.values);
+    catalog.flags.push(...shared.flags);
+    for (const [position, amount] of shared.wideAmounts) catalog.wideAmounts.set(position, amount);
+    for (const [position, value] of shared.wideValues) catalog.wideValues.set(position, value);
+    catalog.rowTotal = shared.rowTotal;
+    for (const filing of shared.filings) {
+      catalog.staged.push({
+        accession: filing.accession,
+        spans: filing.spans,
+        rowCount: filing.rowCount,
+        meta: filing.meta,
+        discarded: false,
+      });
+      catalog.committed.set(filing.accession, catalog.staged.length - 1);
+    }
+    return catalog;
+  }
 
   /** Starts a filing; its rows are invisible until commit. */
   stage(accession: string): number {
+    if (this.readOnly) throw new Error('a catalog shared for reading takes no filing');
     this.staged.push({ accession, spans: [], rowCount: 0, meta: null, discarded: false });
     return this.staged.length - 1;
   }
@@ -275,11 +313,12 @@ export class CompactFilingCatalog implements FilingCatalog {
   }
 
   /**
-   * Everything committed, for absorb() in another thread; the buffers to transfer come with it.
-   * The catalog must not be used afterwards (its columns are handed over).
+   * Everything committed, for another thread: to take in (absorb, the data set's worker no longer
+   * writes), or to read (fromShared, while this catalog no longer changes). Posted, the columns are
+   * shared and the rest copied.
    */
-  exportCommitted(): { transfer: CatalogTransfer; buffers: ArrayBuffer[] } {
-    const transfer: CatalogTransfer = {
+  shareCommitted(): CatalogTransfer {
+    return {
       issuers: this.issuers.values,
       titles: this.titles.values,
       cusips: this.cusips.values,
@@ -297,8 +336,6 @@ export class CompactFilingCatalog implements FilingCatalog {
         return { accession: filing.accession, spans: filing.spans, rowCount: filing.rowCount, meta: filing.meta! };
       }),
     };
-    const columns = [this.issuerIds, this.titleIds, this.cusipIds, this.amounts, this.values, this.flags];
-    return { transfer, buffers: columns.flatMap((chunks) => chunks.map((chunk) => chunk.buffer as ArrayBuffer)) };
   }
 
   /**
@@ -307,6 +344,7 @@ export class CompactFilingCatalog implements FilingCatalog {
    * boundary on, and its string ids are mapped to this catalog's, once per distinct string.
    */
   absorb(other: CatalogTransfer): void {
+    if (this.readOnly) throw new Error('a catalog shared for reading takes no filing');
     for (const filing of other.filings) {
       if (this.committed.has(filing.accession)) throw new Error(`filing ${filing.accession} is already in the catalog`);
     }
@@ -406,12 +444,14 @@ export class CompactFilingCatalog implements FilingCatalog {
     return row;
   }
 
+  /** Shared memory, so that the threads that read the rows later (the derivation's) see them without a copy. */
   private addChunk(): void {
-    this.issuerIds.push(new Int32Array(CHUNK_ROWS));
-    this.titleIds.push(new Int32Array(CHUNK_ROWS));
-    this.cusipIds.push(new Int32Array(CHUNK_ROWS));
-    this.amounts.push(new Int32Array(CHUNK_ROWS));
-    this.values.push(new Int32Array(CHUNK_ROWS));
-    this.flags.push(new Uint8Array(CHUNK_ROWS));
+    const shared = (bytesPerRow: number) => new SharedArrayBuffer(CHUNK_ROWS * bytesPerRow);
+    this.issuerIds.push(new Int32Array(shared(4)));
+    this.titleIds.push(new Int32Array(shared(4)));
+    this.cusipIds.push(new Int32Array(shared(4)));
+    this.amounts.push(new Int32Array(shared(4)));
+    this.values.push(new Int32Array(shared(4)));
+    this.flags.push(new Uint8Array(shared(1)));
   }
 }
