@@ -14,8 +14,8 @@ const port = parentPort!;
 const post = (message: Form13fWorkerMessage) => port.postMessage(message);
 
 const intake = new FilingIntake(new CompactFilingCatalog(), options);
-await readForm13fDataset(sourcesRoot, location, intake, (total) => {
+const { sources } = await readForm13fDataset(sourcesRoot, location, intake, (total) => {
   post({ kind: 'opened', total });
   return { advance: (bytes = 1) => post({ kind: 'progress', bytes }), done: () => {} };
 });
-post({ kind: 'done', transfer: intake.exportTransfer() });
+post({ kind: 'done', transfer: intake.exportTransfer(), sources });

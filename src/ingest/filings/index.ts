@@ -2,14 +2,14 @@ import path from 'node:path';
 import type { FilingCatalog, InvestorRegistryEntry } from '../../model/filing.js';
 import type { Progress, ProgressStep } from '../../model/progress.js';
 import type { BuildNote, Rejection, SourceFile } from '../../model/report.js';
-import { loadSource, sourceProvenance, UnreadableSource } from '../source-files.js';
+import { loadSource, UnreadableSource } from '../source-files.js';
 import { decodeSourceText } from '../source-text.js';
 import { CompactFilingCatalog } from './catalog.js';
 import { ingestEdgarTree } from './edgar-submissions.js';
 import { FilingIntake, type IntakeOptions } from './filing-intake.js';
 import { type Form13fLocation, findForm13fDatasets } from './form13f-location.js';
 import { type Form13fReading, Form13fWorkers, defaultIngestThreads } from './form13f-workers.js';
-import { readForm13fDataset } from './read-form13f-dataset.js';
+import { type DatasetSourceFile, readForm13fDataset } from './read-form13f-dataset.js';
 import { parseInvestorRegistry } from './investor-registry.js';
 
 export interface IngestFilingsOptions extends IntakeOptions {
@@ -60,16 +60,12 @@ export async function ingestFilings(
     for (const [index, dataset] of datasets.found.entries()) {
       const before = catalog.filingCount;
       const label = `smart-money: read ${dataset.source} INFOTABLE (bytes)`;
-      const step = workers
+      const { step, sources: files } = workers
         ? await takeFromWorker(workers.readings[index]!, dataset, label)
         : await readForm13fDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
-      for (const file of dataset.files) {
-        try {
-          sources.push(await sourceProvenance(sourcesRoot, file));
-        } catch (error) {
-          if (!(error instanceof UnreadableSource)) throw error;
-          intake.reject(error.source, error.location, error.reason);
-        }
+      for (const file of files) {
+        if ('file' in file) sources.push(file.file);
+        else intake.reject(file.unreadable.source, file.unreadable.location, file.unreadable.reason);
       }
       step.done(`${catalog.filingCount - before} filings`);
     }
@@ -82,13 +78,17 @@ export async function ingestFilings(
    * source read before it has committed (a copy of one filing in two sources), the data set read
    * again here, since only then are its duplicates found as they are in order.
    */
-  async function takeFromWorker(reading: Form13fReading, dataset: Form13fLocation, label: string): Promise<ProgressStep> {
+  async function takeFromWorker(
+    reading: Form13fReading,
+    dataset: Form13fLocation,
+    label: string,
+  ): Promise<{ step: ProgressStep; sources: DatasetSourceFile[] }> {
     const step = progress.step(label, await reading.opened);
     reading.follow(step);
-    const transfer = await reading.result;
+    const { transfer, sources: files } = await reading.result;
     if (!intake.conflictsWith(transfer)) {
       intake.absorb(transfer);
-      return step;
+      return { step, sources: files };
     }
     step.done('read again after the sources before it');
     return readForm13fDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
