@@ -7,6 +7,7 @@ import { recordChecker } from '../model/schema-check.js';
 import type { LineChunk } from './bundle-file-writer.js';
 import { canonicalJson } from './canonical-json.js';
 import type { CanonicalSerializer } from './compiled-canonical.js';
+import type { ByteOut, CanonicalEncoder } from './compiled-canonical-bytes.js';
 import type { ServingFactsCollector } from './serving-index.js';
 
 /** Parts end once they reach this size: small enough to hash, copy and upload one at a time. */
@@ -81,16 +82,19 @@ export class RecordChecks {
 
 /**
  * Turns one resource's records into canonical NDJSON lines, handed over in chunks of about 1 MB:
- * each record is checked (RecordChecks), serialized, and encoded into one reusable buffer as it
- * comes, so no string waits for a chunk to fill (a young string that survives costs every garbage
- * collection until it dies). With a serving index, what it needs of each record goes with the
- * chunk. The chunks go to a BundleFileWriter, here or on a thread of its own, which splits them
- * into parts and writes and hashes them.
+ * each record is checked (RecordChecks) and written as UTF-8 bytes straight into one reusable
+ * buffer by the resource's compiled encoder (compiled-canonical-bytes.ts), or, for a record of a
+ * shape it does not know, as canonicalJson's string, so no string of a record is made on the usual
+ * path. With a serving index, what it needs of each line goes with the chunk. The chunks go to a
+ * BundleFileWriter, which splits them into parts and writes and hashes them, or to a batch that
+ * another thread posts (a Smart Money derivation worker's).
  */
-export class NdjsonLineWriter {
-  private buffer = Buffer.allocUnsafe(BUFFER_BYTES);
-  /** Bytes of pending lines at the start of the buffer. */
-  private used = 0;
+export class NdjsonLineWriter implements ByteOut {
+  buffer = Buffer.allocUnsafe(BUFFER_BYTES);
+  /** Where the next byte goes: the end of the complete lines, or of the line being written. */
+  at = 0;
+  /** Where the line being written starts: complete lines before it wait to be handed over. */
+  private lineStart = 0;
   private pendingRecords = 0;
   private readonly chunkBytes: number;
 
@@ -100,6 +104,8 @@ export class NdjsonLineWriter {
     private readonly checks: RecordChecks,
     /** The resource's compiled serializer; canonicalJson's bytes either way. */
     private readonly serialize: CanonicalSerializer = canonicalJson,
+    /** The resource's compiled byte encoder: the same bytes, without a string; null: the serializer alone. */
+    private readonly encode: CanonicalEncoder | null = null,
     private readonly facts: ServingFactsCollector | null = null,
     maxPartBytes: number = partBytes(),
   ) {
@@ -109,23 +115,38 @@ export class NdjsonLineWriter {
   /** Takes one record. */
   write(record: unknown): void {
     this.checks.inspect(this.resource, record);
-    const json = this.serialize(record);
-    // Room for the line at its longest: three UTF-8 bytes per UTF-16 code unit, and the newline.
-    const longest = 3 * json.length + 1;
-    if (this.used + longest > this.buffer.length) {
-      this.flush();
-      if (longest > this.buffer.length) this.buffer = Buffer.allocUnsafe(longest);
+    this.lineStart = this.at;
+    if (this.encode === null || !this.encode(record, this)) {
+      // A shape the encoder does not know: canonicalJson's string, from the line's start.
+      this.at = this.lineStart;
+      const json = this.serialize(record);
+      // Room for the line at its longest: three UTF-8 bytes per UTF-16 code unit.
+      this.reserve(3 * json.length);
+      this.at += this.buffer.write(json, this.at, 'utf8');
     }
-    const start = this.used;
-    const bytes = this.buffer.write(json, start, 'utf8') + 1;
-    this.buffer[start + bytes - 1] = 0x0a;
-    this.used = start + bytes;
+    this.reserve(1);
+    this.buffer[this.at++] = 0x0a;
     this.pendingRecords += 1;
-    this.facts?.add(record, json, bytes);
-    if (this.used >= this.chunkBytes) this.flush();
-    // A line longer than the buffer grew it (to three bytes per character of that line): once it
-    // is handed over, the rest of the resource goes back to the usual size instead of holding it.
-    if (this.used === 0 && this.buffer.length > BUFFER_BYTES) this.buffer = Buffer.allocUnsafe(BUFFER_BYTES);
+    this.facts?.add(record, this.buffer.subarray(this.lineStart, this.at));
+    if (this.at >= this.chunkBytes) this.flush();
+    // A line longer than the buffer grew it: once it is handed over, the rest of the resource goes
+    // back to the usual size instead of holding it.
+    if (this.at === 0 && this.buffer.length > BUFFER_BYTES) this.buffer = Buffer.allocUnsafe(BUFFER_BYTES);
+  }
+
+  /**
+   * Room for `bytes` more at `at`: when the buffer is full, the complete lines are handed over and
+   * the line being written moves to the front, into a larger buffer if it alone needs one.
+   */
+  reserve(bytes: number): void {
+    if (this.at + bytes <= this.buffer.length) return;
+    const begun = this.at - this.lineStart;
+    if (this.lineStart > 0) this.handOver(this.lineStart);
+    const target = begun + bytes > this.buffer.length ? Buffer.allocUnsafe(Math.max(begun + bytes, 2 * this.buffer.length)) : this.buffer;
+    this.buffer.copy(target, 0, this.lineStart, this.at);
+    this.buffer = target;
+    this.lineStart = 0;
+    this.at = begun;
   }
 
   /** Bytes the writer holds to encode lines into (for tests of its memory). */
@@ -139,12 +160,17 @@ export class NdjsonLineWriter {
   }
 
   private flush(): void {
+    this.handOver(this.at);
+    this.at = 0;
+    this.lineStart = 0;
+  }
+
+  /** Hands over the complete lines in `buffer[0, end)`. */
+  private handOver(end: number): void {
     if (this.pendingRecords === 0) return;
-    const bytes = this.buffer.subarray(0, this.used);
-    this.used = 0;
     const records = this.pendingRecords;
     this.pendingRecords = 0;
-    const chunk: LineChunk = { resource: this.resource, records, bytes };
+    const chunk: LineChunk = { resource: this.resource, records, bytes: this.buffer.subarray(0, end) };
     if (this.facts) chunk.facts = this.facts.take();
     this.output.write(chunk);
   }

@@ -107,8 +107,8 @@ export type ServingLineFacts = { investors: InvestorLineFacts[] } | { runs: Trad
  * again. Null for a resource that needs nothing (consensus: its ords are its lines' order).
  */
 export interface ServingFactsCollector {
-  /** One record, its canonical JSON, and where the line's UTF-8 bytes are: `prefixBytes` up to the JSON's end. */
-  add(record: unknown, json: string, lineBytes: number): void;
+  /** One record and its line (canonical JSON and line break, as written; valid during the call only). */
+  add(record: unknown, line: Buffer): void;
   /** The facts of the records added since the last take. */
   take(): ServingLineFacts;
 }
@@ -124,26 +124,30 @@ export function servingFactsCollector(resource: string): ServingFactsCollector |
  * "positionsShown":n,…`. No earlier value holds an object or an unescaped quote, so the first
  * `"positions":[` is the key, and the `,"positionsShown":` after it is where its array ends.
  */
-const POSITIONS_KEY = '"positions":[';
-const AFTER_POSITIONS = ',"positionsShown":';
+const POSITIONS_KEY = Buffer.from('"positions":[');
+const AFTER_POSITIONS = Buffer.from(',"positionsShown":');
 
 class InvestorFactsCollector implements ServingFactsCollector {
   private rows: InvestorLineFacts[] = [];
 
-  add(record: unknown, json: string, lineBytes: number): void {
+  add(record: unknown, line: Buffer): void {
     const detail = record as InvestorDetail;
-    const start = json.indexOf(POSITIONS_KEY);
-    const end = start === -1 ? -1 : json.indexOf(AFTER_POSITIONS, start);
+    const start = line.indexOf(POSITIONS_KEY);
+    const end = start === -1 ? -1 : line.indexOf(AFTER_POSITIONS, start);
     const { positions: _positions, ...summary } = detail;
-    // The list item is the line without its positions: the bytes serve would send must be the
+    // The list item is the line without `"positions":[…],`: the bytes serve would send must be the
     // canonical JSON of the summary, or the build stops here (a program error, never published).
-    if (end === -1 || json.slice(0, start) + json.slice(end + 1) !== investorSummaryJson(summary)) {
+    const item = end === -1 ? null : Buffer.concat([line.subarray(0, start), line.subarray(end + 1, line.length - 1)]);
+    if (item === null || !item.equals(Buffer.from(investorSummaryJson(summary)))) {
       throw new Error(`investor ${detail.slug}: its canonical JSON does not have its positions where the serving index expects them`);
     }
-    const positionsStart = Buffer.byteLength(json.slice(0, start));
-    // The line is the JSON and its newline; the suffix is short, the positions long.
-    const positionsEnd = lineBytes - 1 - Buffer.byteLength(json.slice(end + 1));
-    this.rows.push({ slug: detail.slug, category: detail.category, total: detail.reportedValueTotal, positionsStart, positionsEnd });
+    this.rows.push({
+      slug: detail.slug,
+      category: detail.category,
+      total: detail.reportedValueTotal,
+      positionsStart: start,
+      positionsEnd: end + 1,
+    });
   }
 
   take(): ServingLineFacts {

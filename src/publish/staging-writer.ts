@@ -3,6 +3,7 @@ import { DATASET_RESOURCES, type DatasetName } from '../model/dataset.js';
 import type { CheckedBatch, RecordSink } from '../model/dataset-build.js';
 import { BundleFileWriter, type WrittenFiles } from './bundle-file-writer.js';
 import { resourceSerializer } from './compiled-canonical.js';
+import { resourceEncoder } from './compiled-canonical-bytes.js';
 import { hasServingIndex } from './manifest-check.js';
 import { NdjsonLineWriter, RecordChecks } from './resource-writer.js';
 import { type ServingLineFacts, servingFactsCollector } from './serving-index.js';
@@ -27,6 +28,7 @@ export function lineWritersFor(
         output,
         checks,
         resourceSerializer(dataset, name),
+        resourceEncoder(dataset, name),
         hasServingIndex(dataset) ? servingFactsCollector(name) : null,
         maxPartBytes,
       ),

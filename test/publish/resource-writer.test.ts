@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { LineChunk } from '../../src/publish/bundle-file-writer.js';
 import { ContentCheck } from '../../src/model/content-rules.js';
 import { InvalidRecordError, NdjsonLineWriter, RecordChecks } from '../../src/publish/resource-writer.js';
+import stableStringify from 'fast-json-stable-stringify';
+import { resourceSerializer } from '../../src/publish/compiled-canonical.js';
+import { resourceEncoder } from '../../src/publish/compiled-canonical-bytes.js';
 import { article, calendarEvent } from '../helpers/records.js';
 
 /** The chunks a writer hands over, copied (the writer reuses its buffer). */
@@ -31,6 +34,22 @@ describe('NdjsonLineWriter', () => {
       expect(chunk.text.endsWith('\n')).toBe(true);
       expect(chunk.records).toBe(chunk.text.split('\n').length - 1);
     }
+  });
+
+  it('moves a line that does not fit the rest of its buffer to the front, after handing over the lines before it', () => {
+    const { output, chunks, text } = collect();
+    const encode = resourceEncoder('articles', 'articles');
+    const writer = new NdjsonLineWriter('articles', output, lenient(), resourceSerializer('articles', 'articles'), encode);
+    // 0.9 MB, then 1.5 MB with two-byte characters (3 MB of UTF-8): neither fits behind the other in 2 MiB.
+    const records = [
+      { ...article('one'), content: 'x'.repeat(900_000) },
+      { ...article('two'), content: 'é'.repeat(1_500_000) },
+      article('three'),
+    ];
+    for (const record of records) writer.write(record);
+    writer.end();
+    expect(text()).toBe(records.map((record) => `${stableStringify(record)}\n`).join(''));
+    expect(chunks.map((chunk) => chunk.records)).toEqual([1, 1, 1]);
   });
 
   it('gives back the room a line longer than its buffer took, once that line is handed over', () => {

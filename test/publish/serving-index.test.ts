@@ -32,7 +32,7 @@ function investor(slug: string, names: string[]): InvestorDetail {
 /** Trades of (investor, action) pairs, as the index receives them: their facts, then one line each. */
 function writeTrades(writer: ServingIndexWriter, trades: ReadonlyArray<readonly [string, string]>, part = 0): void {
   const facts = servingFactsCollector('trades')!;
-  for (const [investorSlug, action] of trades) facts.add({ investorSlug, action }, '{}', 3);
+  for (const [investorSlug, action] of trades) facts.add({ investorSlug, action }, Buffer.from('{}\n'));
   writer.facts(facts.take());
   trades.forEach((_, i) => {
     writer.line('trades', part, i * 3, 3);
@@ -100,8 +100,8 @@ describe('ServingIndexWriter trade runs (layout 4)', () => {
   it('refuses to finish when the lines written and the facts handed over do not match', async () => {
     const writer = new ServingIndexWriter(await tempDir('serving-index'));
     const facts = servingFactsCollector('trades')!;
-    facts.add({ investorSlug: 'a', action: 'new' }, '{}', 3);
-    facts.add({ investorSlug: 'a', action: 'new' }, '{}', 3);
+    facts.add({ investorSlug: 'a', action: 'new' }, Buffer.from('{}\n'));
+    facts.add({ investorSlug: 'a', action: 'new' }, Buffer.from('{}\n'));
     writer.facts(facts.take());
     writer.line('trades', 0, 0, 3);
     try {
@@ -143,7 +143,7 @@ describe('the facts of an investor line', () => {
     const json = investorJson(record);
     const line = Buffer.from(`${json}\n`);
     const facts = servingFactsCollector('investors')!;
-    facts.add(record, json, line.length);
+    facts.add(record, line);
     const taken = facts.take();
     expect('investors' in taken).toBe(true);
     const [row] = (taken as { investors: Array<{ positionsStart: number; positionsEnd: number; slug: string; total: number }> }).investors;
@@ -157,7 +157,7 @@ describe('the facts of an investor line', () => {
   it('refuse a line whose positions are not where the canonical JSON puts them', () => {
     const record = investor('alder-point', ['A']);
     const facts = servingFactsCollector('investors')!;
-    expect(() => facts.add(record, JSON.stringify(record), 10)).toThrow(
+    expect(() => facts.add(record, Buffer.from(`${JSON.stringify(record)}\n`))).toThrow(
       'investor alder-point: its canonical JSON does not have its positions where the serving index expects them',
     );
   });
