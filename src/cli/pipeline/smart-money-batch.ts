@@ -6,8 +6,9 @@ import { compareText } from '../../lib/text-order.js';
 import { InvalidRecordError, RecordChecks } from '../../publish/resource-writer.js';
 import { lineWritersFor } from '../../publish/staging-writer.js';
 
-/** A batch of investors made into lines, and what the build learns from them besides. */
-export interface SmartMoneyBatch extends CheckedBatch {
+/** A batch of investors made into lines (their bytes kept as `P`), and what the build learns from them besides. */
+export interface SmartMoneyBatch<P = Uint8Array> extends Omit<CheckedBatch, 'lines'> {
+  lines: Array<Omit<CheckedLines, 'bytes'> & { bytes: P }>;
   /** How many investors it holds (for progress). */
   investors: number;
   /** The earliest report period of its investors, if it has any. */
@@ -19,19 +20,20 @@ export interface SmartMoneyBatch extends CheckedBatch {
  * lines exactly as a staged bundle's `add` would: each checked against its schema and the content
  * rules, serialized, and described for the serving index. Their consensus input goes into
  * `consensus`. The same function runs in the derivation's worker threads and, without them, on the
- * main thread, so the bundle is the same bytes either way; the lines are copies of their own, to be
- * posted (transferred) or written.
+ * main thread, so the bundle is the same bytes either way. Each chunk of lines is handed to `keep`,
+ * which makes it the batch's (a copy by default; a worker's goes into its ring of shared memory).
  */
-export function deriveBatch(
+export function deriveBatch<P = Uint8Array>(
   plans: readonly InvestorPlan[],
   catalog: Pick<FilingCatalog, 'rows' | 'eachRow'>,
   consensus: ConsensusAccumulator,
-): SmartMoneyBatch {
+  keep: (bytes: Uint8Array) => P = (bytes) => new Uint8Array(bytes) as P,
+): SmartMoneyBatch<P> {
   const content = new ContentCheck('smart-money');
   const checks = new RecordChecks('smart-money', content);
-  const lines: CheckedLines[] = [];
+  const lines: SmartMoneyBatch<P>['lines'] = [];
   const writers = lineWritersFor('smart-money', checks, {
-    write: (chunk) => lines.push({ ...chunk, bytes: new Uint8Array(chunk.bytes) }),
+    write: (chunk) => lines.push({ ...chunk, bytes: keep(chunk.bytes) }),
   });
   const investors = writers.get('investors')!;
   const trades = writers.get('trades')!;

@@ -14,17 +14,22 @@ import { compareText } from '../../lib/text-order.js';
 import type { RecordSink } from '../../model/dataset-build.js';
 import type { BuildNote } from '../../model/report.js';
 import type { ConsensusRow } from '../../model/smart-money.js';
+import { type LineRing, LineRingReader, newLineRing, type RingPlace } from './line-ring.js';
 import { deriveBatch, type SmartMoneyBatch } from './smart-money-batch.js';
 
-/** What a derivation worker is started with (smart-money-worker.ts): the catalog, shared. */
+/** What a derivation worker is started with (smart-money-worker.ts): the catalog, shared, and the ring its lines go through. */
 export interface SmartMoneyWorkerData {
   catalog: CatalogTransfer;
+  ring: LineRing;
 }
+
+/** A batch as a worker posts it: each chunk of lines in its ring, or (too large for it) a buffer of its own. */
+type PostedBatch = SmartMoneyBatch<RingPlace | Uint8Array>;
 
 export type SmartMoneyWorkerRequest = { kind: 'batch'; index: number; plans: InvestorPlan[] } | { kind: 'finish' };
 
 export type SmartMoneyWorkerMessage =
-  | { kind: 'batch'; index: number; batch: SmartMoneyBatch }
+  | { kind: 'batch'; index: number; batch: PostedBatch }
   | { kind: 'finished'; consensus: ConsensusState };
 
 /** Null under the test runner: investors are then derived on the main thread. */
@@ -42,6 +47,9 @@ const MAX_BATCH_INVESTORS = 64;
 
 /** Batches handed out but not yet written, per worker at most: bounds the lines waiting in memory. */
 const BATCHES_AHEAD_PER_WORKER = 4;
+
+/** Each worker's ring of lines: about three batches at full scale; a worker waits while it is full. */
+const RING_BYTES = 16 * 1024 * 1024;
 
 export interface SmartMoneyDerivation {
   /** By rank. */
@@ -118,11 +126,18 @@ function deriveOnWorkers(
   threads: number,
   write: (batch: SmartMoneyBatch) => void,
 ): Promise<ConsensusState[]> {
-  const data: SmartMoneyWorkerData = { catalog: catalog.shareCommitted() };
-  const workers = Array.from({ length: Math.min(threads, batches.length) }, () => new Worker(WORKER_SCRIPT!, { workerData: data }));
+  const shared = catalog.shareCommitted();
+  const rings = new Map<Worker, LineRingReader>();
+  const workers = Array.from({ length: Math.min(threads, batches.length) }, () => {
+    const ring = newLineRing(RING_BYTES);
+    const data: SmartMoneyWorkerData = { catalog: shared, ring };
+    const worker = new Worker(WORKER_SCRIPT!, { workerData: data });
+    rings.set(worker, new LineRingReader(ring));
+    return worker;
+  });
   const busy = new Map<Worker, number>(workers.map((worker) => [worker, 0]));
   const ahead = workers.length * BATCHES_AHEAD_PER_WORKER;
-  const returned = new Map<number, SmartMoneyBatch>();
+  const returned = new Map<number, { batch: PostedBatch; ring: LineRingReader }>();
   const states: ConsensusState[] = [];
   let handedOut = 0;
   let written = 0;
@@ -155,11 +170,17 @@ function deriveOnWorkers(
         return;
       }
       busy.set(worker, busy.get(worker)! - 1);
-      returned.set(message.index, message.batch);
+      returned.set(message.index, { batch: message.batch, ring: rings.get(worker)! });
       try {
-        for (let batch = returned.get(written); batch !== undefined; batch = returned.get(written)) {
+        for (let next = returned.get(written); next !== undefined; next = returned.get(written)) {
           returned.delete(written);
-          write(batch);
+          const { batch, ring } = next;
+          // Written synchronously: the ring's bytes can be released right after.
+          write({
+            ...batch,
+            lines: batch.lines.map((line) => ({ ...line, bytes: line.bytes instanceof Uint8Array ? line.bytes : ring.view(line.bytes) })),
+          });
+          for (const line of batch.lines) if (!(line.bytes instanceof Uint8Array)) ring.release(line.bytes);
           written += 1;
         }
       } catch (error) {
