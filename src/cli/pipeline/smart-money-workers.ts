@@ -8,7 +8,7 @@ import {
   planSmartMoney,
   type SmartMoneyInput,
 } from '../../derive/smart-money/index.js';
-import type { CatalogTransfer, CompactFilingCatalog } from '../../ingest/filings/catalog.js';
+import type { CatalogRows, CompactFilingCatalog } from '../../ingest/filings/catalog.js';
 import { workerScriptBeside } from '../../lib/worker-script.js';
 import { compareText } from '../../lib/text-order.js';
 import type { RecordSink } from '../../model/dataset-build.js';
@@ -19,7 +19,7 @@ import { deriveBatch, type SmartMoneyBatch } from './smart-money-batch.js';
 
 /** What a derivation worker is started with (smart-money-worker.ts): the catalog, shared, and the ring its lines go through. */
 export interface SmartMoneyWorkerData {
-  catalog: CatalogTransfer;
+  catalog: CatalogRows;
   ring: LineRing;
 }
 
@@ -48,8 +48,8 @@ const MAX_BATCH_INVESTORS = 64;
 /** Batches handed out but not yet written, per worker at most: bounds the lines waiting in memory. */
 const BATCHES_AHEAD_PER_WORKER = 4;
 
-/** Each worker's ring of lines: about three batches at full scale; a worker waits while it is full. */
-const RING_BYTES = 16 * 1024 * 1024;
+/** Each worker's ring of lines: a batch and more at full scale; a worker waits while it is full. */
+const RING_BYTES = 8 * 1024 * 1024;
 
 export interface SmartMoneyDerivation {
   /** By rank. */
@@ -126,7 +126,7 @@ function deriveOnWorkers(
   threads: number,
   write: (batch: SmartMoneyBatch) => void,
 ): Promise<ConsensusState[]> {
-  const shared = catalog.shareCommitted();
+  const shared = catalog.shareRows();
   const rings = new Map<Worker, LineRingReader>();
   const workers = Array.from({ length: Math.min(threads, batches.length) }, () => {
     const ring = newLineRing(RING_BYTES);

@@ -1,4 +1,4 @@
-import type { FilingCatalog, FilingMeta, HoldingRow } from '../../model/filing.js';
+import type { FilingCatalog, FilingMeta, HoldingRow, ValueUnit } from '../../model/filing.js';
 import type { RawHoldingRow } from './raw-holding-row.js';
 import { toWholeDollars } from './value-unit.js';
 
@@ -77,6 +77,15 @@ export interface CatalogTransfer {
   filings: { accession: string; spans: number[]; rowCount: number; meta: FilingMeta }[];
 }
 
+/**
+ * What reading a catalog's rows in another thread needs (fromShared): the columns (shared), the
+ * string tables, and per committed filing its rows and value unit; none of its other facts, which
+ * at 3x were tens of MB copied into every thread that reads.
+ */
+export interface CatalogRows extends Omit<CatalogTransfer, 'filings'> {
+  filings: { accession: string; spans: number[]; valueUnit: ValueUnit }[];
+}
+
 /** A security's issuer name, title and CUSIP as ids of one catalog's string tables. */
 export interface InternedSecurity {
   readonly issuerId: number;
@@ -90,6 +99,8 @@ interface StagedFiling {
   spans: number[];
   rowCount: number;
   meta: FilingMeta | null;
+  /** How its values are read, from its meta once committed (a catalog shared for reading has no meta). */
+  valueUnit: ValueUnit | null;
   discarded: boolean;
 }
 
@@ -113,10 +124,11 @@ export class CompactFilingCatalog implements FilingCatalog {
   private readOnly = false;
 
   /**
-   * A catalog to read in another thread (derivation's workers) from what `shareCommitted` gave: the
-   * very columns (shared memory, not copied) and ids of the catalog it came from.
+   * A catalog to read in another thread (derivation's workers) from what `shareRows` gave: the very
+   * columns (shared memory, not copied) and ids of the catalog it came from. It answers rows
+   * (rows, eachRow) only: it knows no filing's facts.
    */
-  static fromShared(shared: CatalogTransfer): CompactFilingCatalog {
+  static fromShared(shared: CatalogRows): CompactFilingCatalog {
     const catalog = new CompactFilingCatalog();
     catalog.readOnly = true;
     catalog.issuers = new StringTable(shared.issuers);
@@ -135,8 +147,9 @@ export class CompactFilingCatalog implements FilingCatalog {
       catalog.staged.push({
         accession: filing.accession,
         spans: filing.spans,
-        rowCount: filing.rowCount,
-        meta: filing.meta,
+        rowCount: 0,
+        meta: null,
+        valueUnit: filing.valueUnit,
         discarded: false,
       });
       catalog.committed.set(filing.accession, catalog.staged.length - 1);
@@ -147,7 +160,7 @@ export class CompactFilingCatalog implements FilingCatalog {
   /** Starts a filing; its rows are invisible until commit. */
   stage(accession: string): number {
     if (this.readOnly) throw new Error('a catalog shared for reading takes no filing');
-    this.staged.push({ accession, spans: [], rowCount: 0, meta: null, discarded: false });
+    this.staged.push({ accession, spans: [], rowCount: 0, meta: null, valueUnit: null, discarded: false });
     return this.staged.length - 1;
   }
 
@@ -214,6 +227,7 @@ export class CompactFilingCatalog implements FilingCatalog {
     }
     if (this.committed.has(filing.accession)) throw new Error(`filing ${filing.accession} is already in the catalog`);
     filing.meta = meta;
+    filing.valueUnit = meta.valueUnit;
     this.committed.set(filing.accession, stagingId);
   }
 
@@ -252,6 +266,7 @@ export class CompactFilingCatalog implements FilingCatalog {
 
   /** Committed filings in the order they were committed (deterministic: sources are read sorted). */
   *filings(): Iterable<FilingMeta> {
+    if (this.readOnly) throw new Error("a catalog shared for reading has its filings' rows only");
     for (const id of this.committed.values()) yield this.staged[id]!.meta!;
   }
 
@@ -263,7 +278,7 @@ export class CompactFilingCatalog implements FilingCatalog {
   rows(accession: string): HoldingRow[] {
     const id = this.committed.get(accession);
     if (id === undefined) throw new Error(`no filing ${accession} in the catalog`);
-    const unit = this.staged[id]!.meta!.valueUnit;
+    const unit = this.staged[id]!.valueUnit!;
     const out: HoldingRow[] = [];
     for (const position of this.positionsOf(id)) {
       const raw = this.rawRowAt(position);
@@ -284,7 +299,7 @@ export class CompactFilingCatalog implements FilingCatalog {
   eachRow(accession: string, visit: (row: Readonly<HoldingRow> & { positionId: number }) => void): void {
     const id = this.committed.get(accession);
     if (id === undefined) throw new Error(`no filing ${accession} in the catalog`);
-    const unit = this.staged[id]!.meta!.valueUnit;
+    const unit = this.staged[id]!.valueUnit!;
     const row = {
       issuerName: '',
       titleOfClass: '',
@@ -344,6 +359,12 @@ export class CompactFilingCatalog implements FilingCatalog {
     };
   }
 
+  /** shareCommitted for threads that only read rows (fromShared): without the filings' facts. */
+  shareRows(): CatalogRows {
+    const { filings, ...rest } = this.shareCommitted();
+    return { ...rest, filings: filings.map(({ accession, spans, meta }) => ({ accession, spans, valueUnit: meta.valueUnit })) };
+  }
+
   /**
    * Appends the committed filings of another catalog (exportCommitted), in its commit order, as if
    * they had been staged and committed here: its chunks are taken over whole, from the next chunk
@@ -385,6 +406,7 @@ export class CompactFilingCatalog implements FilingCatalog {
         spans: filing.spans.map((position) => base + position),
         rowCount: filing.rowCount,
         meta: filing.meta,
+        valueUnit: filing.meta.valueUnit,
         discarded: false,
       });
       this.committed.set(filing.accession, this.staged.length - 1);

@@ -85,13 +85,22 @@ describe('CompactFilingCatalog.fromShared (the derivation workers read the catal
   it('reads the same rows and position ids from the very columns, which are in shared memory, and takes no filing', () => {
     const main = new CompactFilingCatalog();
     fill(main, [...earlier, ...later]);
-    const shared = main.shareCommitted();
+    const shared = main.shareRows();
     expect(shared.issuerIds.every((column) => column.buffer instanceof SharedArrayBuffer)).toBe(true);
     // As a worker receives it: the columns shared, the rest copied.
     const reader = CompactFilingCatalog.fromShared(structuredClone(shared));
-    expect(contents(reader)).toEqual(contents(main));
+    for (const meta of main.filings()) {
+      const visited: unknown[] = [];
+      reader.eachRow(meta.accessionNumber, (r) => visited.push({ ...r }));
+      expect(reader.rows(meta.accessionNumber)).toEqual(main.rows(meta.accessionNumber));
+      expect(visited).toEqual(
+        contents(main)
+          .find((f) => f.meta === meta)!
+          .visited.map((v) => expect.objectContaining(v)),
+      );
+    }
     expect(() => reader.stage('X-1')).toThrow('a catalog shared for reading takes no filing');
-    expect(() => reader.absorb(shared)).toThrow('a catalog shared for reading takes no filing');
+    expect(() => reader.absorb(main.shareCommitted())).toThrow('a catalog shared for reading takes no filing');
   });
 });
 
