@@ -126,6 +126,8 @@ export function servingFactsCollector(resource: string): ServingFactsCollector |
  */
 const POSITIONS_KEY = Buffer.from('"positions":[');
 const AFTER_POSITIONS = Buffer.from(',"positionsShown":');
+/** The end of the positions array and the key after it, as a span's last two bytes and what follows them. */
+const POSITIONS_END = Buffer.from('],"positionsShown":');
 
 class InvestorFactsCollector implements ServingFactsCollector {
   private rows: InvestorLineFacts[] = [];
@@ -481,18 +483,25 @@ function investorRowsProblem(db: SqliteDatabase, investors: number, parts: reado
     if (problem) return `${where}: ${problem}`;
     const [positionsStart, positionsEnd] = [Number(row.positions_start), Number(row.positions_end)];
     const line = file.read(start, bytes);
-    let record: InvestorDetail;
+    // The span must be the positions member: the key at its start and the key after it at its end
+    // (in canonical JSON neither can appear elsewhere unescaped), so the rest of the line, the list
+    // item, is parsed and compared alone, not the positions (most of the line).
+    const spanned =
+      positionsStart > 0 &&
+      positionsEnd < bytes &&
+      line.subarray(positionsStart, positionsStart + POSITIONS_KEY.length).equals(POSITIONS_KEY) &&
+      line.subarray(positionsEnd - 2, positionsEnd - 2 + AFTER_POSITIONS.length + 1).equals(POSITIONS_END);
+    if (!spanned) return `${where}: its positions are not at bytes ${positionsStart}..${positionsEnd - 1} of the line`;
+    const item = Buffer.concat([line.subarray(0, positionsStart), line.subarray(positionsEnd, bytes - 1)]);
+    let summary: Investor;
     try {
-      record = JSON.parse(line.toString('utf8')) as InvestorDetail;
+      summary = JSON.parse(item.toString('utf8')) as Investor;
     } catch {
-      return `${where} is not JSON`;
+      return `${where}: the line without its positions is not JSON`;
     }
-    if (record.slug !== row.slug || record.category !== row.category) return `${where} holds investor ${record.slug}`;
-    const summary = Buffer.concat([line.subarray(0, positionsStart), line.subarray(positionsEnd, bytes - 1)]).toString('utf8');
-    const { positions: _positions, ...expected } = record;
-    if (!(positionsStart > 0 && positionsStart <= positionsEnd && positionsEnd < bytes) || summary !== investorSummaryJson(expected)) {
-      return `${where}: its positions are not at bytes ${positionsStart}..${positionsEnd - 1} of the line`;
-    }
+    if (!item.equals(Buffer.from(investorSummaryJson(summary))))
+      return `${where}: the line without its positions is not an investor's list item`;
+    if (summary.slug !== row.slug || summary.category !== row.category) return `${where} holds investor ${summary.slug}`;
     expectedStart = start + bytes;
   }
   return null;
