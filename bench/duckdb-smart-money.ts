@@ -9,59 +9,99 @@ import { COVERPAGE_COLUMNS, INFOTABLE_COLUMNS, SUBMISSION_COLUMNS } from '../src
 
 /**
  * The anchor of the Smart Money benchmark: the same derivation as `pdsnap build --datasets
- * smart-money --all-filers` written as DuckDB SQL over the same Form 13F data-set ZIPs, run in its
- * own process (2 threads) so that its time and peak memory are measured like pdsnap's.
+ * smart-money --all-filers` written as DuckDB SQL over the same Form 13F data sets, run in its own
+ * process (2 threads) so that its time and peak memory are measured like pdsnap's.
  *
- *   node dist/bench/duckdb-smart-money.js <datasets folder> <work folder> <now>
+ *   node dist/bench/duckdb-smart-money.js <datasets folder> <work folder> <now> [zip|tsv]
  *
- * It unzips the data sets (counted in its time, as pdsnap inflates them too), then derives:
- * the effective filing per filer and quarter (the latest 13F-HR, or the latest RESTATEMENT;
- * notices hold nothing), the value unit per filing (filing date rule, overridden by the median
- * implied share price), positions aggregated per CUSIP, put/call and SH/PRN, investors whose
+ * Two ways in, two fair questions:
+ * - `zip` (the default): the data-set ZIPs, unzipped first (counted in its time, as pdsnap inflates
+ *   them too), every column read as text, and each INFOTABLE row numbered in file order
+ *   (`row_number() OVER ()`, which DuckDB runs on one thread) for the tie of two rows of one
+ *   position with the same value.
+ * - `tsv`: the extracted data-set folders, read as a DuckDB user who has the TSVs would: typed
+ *   columns (dates parsed by read_csv, numbers as numbers), only the columns used (DuckDB pushes
+ *   the projection into the scan), no window over the whole table (the tie goes to the lower
+ *   INFOTABLE_SK, the SEC's own row key, which grows in file order within a data set), insertion
+ *   order not preserved, and the outputs written as newline-delimited JSON.
+ *
+ * Then it derives: the effective filing per filer and quarter (the latest 13F-HR, or the latest
+ * RESTATEMENT; notices hold nothing), the value unit per filing (filing date rule, overridden by the
+ * median implied share price), positions aggregated per CUSIP, put/call and SH/PRN, investors whose
  * latest quarter is fresh, the 250-position cap, consensus over the capped equity positions that
  * hold shares, and trades against the adjacent previous quarter (changes capped at 250, every sale
- * kept). It writes investors, consensus and trades as JSON arrays and prints counts for the
- * cross-check.
+ * kept). It writes investors, consensus and trades as JSON and prints counts for the cross-check.
  *
  * What it leaves out because the generated data sets never contain it: NEW HOLDINGS amendments,
  * duplicate accessions across data sets, rejected rows, EDGAR XML filings and the registry.
  */
-const [datasets, work, nowText] = process.argv.slice(2) as [string, string, string];
+const [datasets, work, nowText, mode = 'zip'] = process.argv.slice(2) as [string, string, string, string?];
+if (mode !== 'zip' && mode !== 'tsv') throw new Error(`mode must be zip or tsv, not ${mode}`);
 const now = new Date(nowText);
 const MAX_QUARTER_AGE_DAYS = 180;
-
-const tsv = path.join(work, 'tsv');
-mkdirSync(tsv, { recursive: true });
-for (const [index, zip] of readdirSync(datasets)
-  .filter((name) => name.endsWith('.zip'))
-  .sort()
-  .entries()) {
-  execFileSync('unzip', ['-q', '-o', '-j', path.join(datasets, zip), '-d', path.join(tsv, String(index))]);
-}
-/** A DuckDB column list that reads every named column as text. */
-const varcharColumns = (names: readonly string[]) => names.map((c) => `'${c}': 'VARCHAR'`).join(', ');
-const files = (name: string) => `'${tsv}/*/${name}'`;
-const csv = (name: string, columns: string) =>
-  `read_csv(${files(name)}, delim = '\t', header = true, quote = '', escape = '', all_varchar = true, columns = {${columns}})`;
 
 const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
 const db = await instance.connect();
 const run = (sql: string) => db.run(sql);
 const rows = async (sql: string) => (await db.runAndReadAll(sql)).getRowObjectsJson();
 
-await run(`CREATE TABLE submission AS
-  SELECT trim(ACCESSION_NUMBER) AS accession, strptime(trim(FILING_DATE), '%d-%b-%Y')::DATE AS filed, upper(trim(SUBMISSIONTYPE)) AS type,
-         ltrim(trim(CIK), '0') AS cik, strptime(trim(PERIODOFREPORT), '%d-%b-%Y')::DATE AS period
-  FROM ${csv('SUBMISSION.tsv', varcharColumns(SUBMISSION_COLUMNS))}`);
-await run(`CREATE TABLE cover AS
-  SELECT trim(ACCESSION_NUMBER) AS accession, trim(FILINGMANAGER_NAME) AS filer_name, upper(trim(coalesce(AMENDMENTTYPE, ''))) AS amendment_type,
-         upper(trim(coalesce(ISAMENDMENT, ''))) = 'Y' AS is_amendment
-  FROM ${csv('COVERPAGE.tsv', varcharColumns(COVERPAGE_COLUMNS))}`);
-await run(`CREATE TABLE info AS
-  SELECT trim(ACCESSION_NUMBER) AS accession, row_number() OVER () AS rn, trim(NAMEOFISSUER) AS issuer, trim(coalesce(TITLEOFCLASS, '')) AS title,
-         upper(trim(CUSIP)) AS cusip, VALUE::DOUBLE AS value, SSHPRNAMT::DOUBLE AS amount, upper(trim(SSHPRNAMTTYPE)) AS amount_type,
-         nullif(lower(trim(coalesce(PUTCALL, ''))), '') AS put_call
-  FROM ${csv('INFOTABLE.tsv', varcharColumns(INFOTABLE_COLUMNS))}`);
+if (mode === 'zip') await loadFromZips();
+else await loadFromTsvFolders();
+
+/** The data-set ZIPs unzipped, every column as text, INFOTABLE rows numbered in file order. */
+async function loadFromZips(): Promise<void> {
+  const tsv = path.join(work, 'tsv');
+  mkdirSync(tsv, { recursive: true });
+  for (const [index, zip] of readdirSync(datasets)
+    .filter((name) => name.endsWith('.zip'))
+    .sort()
+    .entries()) {
+    execFileSync('unzip', ['-q', '-o', '-j', path.join(datasets, zip), '-d', path.join(tsv, String(index))]);
+  }
+  /** A DuckDB column list that reads every named column as text. */
+  const varcharColumns = (names: readonly string[]) => names.map((c) => `'${c}': 'VARCHAR'`).join(', ');
+  const files = (name: string) => `'${tsv}/*/${name}'`;
+  const csv = (name: string, columns: string) =>
+    `read_csv(${files(name)}, delim = '\t', header = true, quote = '', escape = '', all_varchar = true, columns = {${columns}})`;
+  await run(`CREATE TABLE submission AS
+    SELECT trim(ACCESSION_NUMBER) AS accession, strptime(trim(FILING_DATE), '%d-%b-%Y')::DATE AS filed, upper(trim(SUBMISSIONTYPE)) AS type,
+           ltrim(trim(CIK), '0') AS cik, strptime(trim(PERIODOFREPORT), '%d-%b-%Y')::DATE AS period
+    FROM ${csv('SUBMISSION.tsv', varcharColumns(SUBMISSION_COLUMNS))}`);
+  await run(`CREATE TABLE cover AS
+    SELECT trim(ACCESSION_NUMBER) AS accession, trim(FILINGMANAGER_NAME) AS filer_name, upper(trim(coalesce(AMENDMENTTYPE, ''))) AS amendment_type,
+           upper(trim(coalesce(ISAMENDMENT, ''))) = 'Y' AS is_amendment
+    FROM ${csv('COVERPAGE.tsv', varcharColumns(COVERPAGE_COLUMNS))}`);
+  await run(`CREATE TABLE info AS
+    SELECT trim(ACCESSION_NUMBER) AS accession, row_number() OVER () AS rn, trim(NAMEOFISSUER) AS issuer, trim(coalesce(TITLEOFCLASS, '')) AS title,
+           upper(trim(CUSIP)) AS cusip, VALUE::DOUBLE AS value, SSHPRNAMT::DOUBLE AS amount, upper(trim(SSHPRNAMTTYPE)) AS amount_type,
+           nullif(lower(trim(coalesce(PUTCALL, ''))), '') AS put_call
+    FROM ${csv('INFOTABLE.tsv', varcharColumns(INFOTABLE_COLUMNS))}`);
+}
+
+/**
+ * The extracted folders read in place with typed columns. read_csv needs every column of the file
+ * named; those not selected are never materialized.
+ */
+async function loadFromTsvFolders(): Promise<void> {
+  await run('SET preserve_insertion_order = false');
+  const typed = (names: readonly string[], types: Record<string, string>) =>
+    names.map((c) => `'${c}': '${types[c] ?? 'VARCHAR'}'`).join(', ');
+  const csv = (name: string, columns: string) =>
+    `read_csv('${datasets}/*/${name}', delim = '\t', header = true, quote = '', escape = '', dateformat = '%d-%b-%Y', columns = {${columns}})`;
+  await run(`CREATE TABLE submission AS
+    SELECT trim(ACCESSION_NUMBER) AS accession, FILING_DATE AS filed, upper(trim(SUBMISSIONTYPE)) AS type,
+           ltrim(trim(CIK), '0') AS cik, PERIODOFREPORT AS period
+    FROM ${csv('SUBMISSION.tsv', typed(SUBMISSION_COLUMNS, { FILING_DATE: 'DATE', PERIODOFREPORT: 'DATE' }))}`);
+  await run(`CREATE TABLE cover AS
+    SELECT trim(ACCESSION_NUMBER) AS accession, trim(FILINGMANAGER_NAME) AS filer_name, upper(trim(coalesce(AMENDMENTTYPE, ''))) AS amendment_type,
+           upper(trim(coalesce(ISAMENDMENT, ''))) = 'Y' AS is_amendment
+    FROM ${csv('COVERPAGE.tsv', typed(COVERPAGE_COLUMNS, {}))}`);
+  await run(`CREATE TABLE info AS
+    SELECT trim(ACCESSION_NUMBER) AS accession, INFOTABLE_SK AS rn, trim(NAMEOFISSUER) AS issuer, trim(coalesce(TITLEOFCLASS, '')) AS title,
+           upper(trim(CUSIP)) AS cusip, VALUE AS value, SSHPRNAMT AS amount, upper(trim(SSHPRNAMTTYPE)) AS amount_type,
+           nullif(lower(trim(coalesce(PUTCALL, ''))), '') AS put_call
+    FROM ${csv('INFOTABLE.tsv', typed(INFOTABLE_COLUMNS, { INFOTABLE_SK: 'BIGINT', VALUE: 'DOUBLE', SSHPRNAMT: 'DOUBLE' }))}`);
+}
 
 // Fresh quarters, decided by pdsnap's own rule (a handful of distinct periods).
 const periods = (await rows("SELECT DISTINCT strftime(period, '%Y-%m-%d') AS period FROM submission")).map((r) => String(r.period));
@@ -152,13 +192,15 @@ await run(`CREATE TABLE trade AS
   WHERE action = 'sold' OR change_rank <= ${CURRENT_CHANGE_ROW_CAP}`);
 
 const out = path.join(work, 'out');
+/** The ZIP run writes JSON arrays, as it always has; the TSV run newline-delimited JSON, DuckDB's own default. */
+const jsonArray = mode === 'zip' ? ', ARRAY true' : '';
 mkdirSync(out, { recursive: true });
 await run(`COPY (SELECT v.name, strftime(v.period, '%Y-%m-%d') AS period, v.value_total AS reportedValueTotal, v.position_count AS positionCount,
-    least(v.position_count, ${POSITION_CAP}) AS positionsShown FROM investor v ORDER BY v.cik) TO '${out}/investors.json' (FORMAT JSON, ARRAY true)`);
-await run(`COPY (SELECT * FROM consensus ORDER BY rank) TO '${out}/consensus.json' (FORMAT JSON, ARRAY true)`);
+    least(v.position_count, ${POSITION_CAP}) AS positionsShown FROM investor v ORDER BY v.cik) TO '${out}/investors.json' (FORMAT JSON${jsonArray})`);
+await run(`COPY (SELECT * FROM consensus ORDER BY rank) TO '${out}/consensus.json' (FORMAT JSON${jsonArray})`);
 await run(`COPY (SELECT name AS investorName, issuer AS issuerName, title AS titleOfClass, kind, action, shares_before AS sharesBefore,
     shares_after AS sharesAfter, value_before AS reportedValueBefore, value_after AS reportedValueAfter FROM trade ORDER BY cik, action, key)
-    TO '${out}/trades.json' (FORMAT JSON, ARRAY true)`);
+    TO '${out}/trades.json' (FORMAT JSON${jsonArray})`);
 
 const [investors] = await rows(
   `SELECT count(*) AS investors, coalesce(sum(least(position_count, ${POSITION_CAP})), 0) AS positionsShown FROM investor`,

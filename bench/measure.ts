@@ -6,7 +6,10 @@ export interface ProcessMeasurement {
   wallMs: number;
   /** Peak resident set size of the child, from the kernel's high-water mark (VmHWM). */
   peakRssBytes: number;
-  /** User + system CPU of the child, all its threads, as last seen before it ended (polled: up to 50 ms short). */
+  /**
+   * User + system CPU of the child, all its threads, as last read from /proc while it ran (polled
+   * every 50 ms, so up to that much of its last moments is missed).
+   */
   cpuMs: number;
   stdout: string;
   stderr: string;
@@ -27,8 +30,8 @@ export async function measureProcess(command: string, args: string[], cwd: strin
       })
       .catch(() => {});
     cpuSecondsOf(child.pid)
-      .then((seconds) => {
-        if (seconds !== undefined) cpuSeconds = Math.max(cpuSeconds, seconds);
+      .then((cpu) => {
+        if (cpu !== undefined) cpuSeconds = Math.max(cpuSeconds, cpu);
       })
       .catch(() => {});
   }, 50);

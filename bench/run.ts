@@ -22,7 +22,8 @@ let failed = false;
 if (which === 'all' || which === 'smart-money') {
   const result = await benchSmartMoney(cli, repoRoot, filers);
   process.stdout.write(`${formatSmartMoney(result)}\n\n`);
-  failed ||= !result.withinBudget || result.duckdb.mismatches.length > 0;
+  failed ||=
+    !result.withinBudget || result.zip.mismatches.length > 0 || result.tsv.mismatches.length > 0 || result.recordDifferences.length > 0;
 }
 if (which === 'all' || which === 'server') {
   // BENCH_CLI: another build of pdsnap to load (an earlier commit's, for before and after on one machine).

@@ -1,30 +1,59 @@
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { execa } from 'execa';
+import { mkdir, mkdtemp, readdir, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ResourceEntry } from '../src/model/manifest.js';
 import { FolderStore } from '../src/publish/folder-store.js';
 import { crossCheck, type AnchorCounts } from './smart-money-cross-check.js';
-import { measureProcess, mib, seconds } from './measure.js';
+import { type DailyRebuildResult, formatDailyRebuild, measureDailyRebuild } from './daily-rebuild.js';
+import { measureProcess, mib, type ProcessMeasurement, seconds } from './measure.js';
 
 const NOW = '2026-11-22T12:00:00.000Z';
 /** A quarter before NOW: the sample then holds the quarter before NOW's two (2026 Q1 and Q2, against Q2 and Q3). */
 const QUARTER_EARLIER = '2026-08-22T12:00:00.000Z';
 const MEMORY_BUDGET = 1024 * 1024 * 1024;
 
+/** What one side of a comparison cost, measured the same way for both (measure.ts). */
+export interface RunFigures {
+  wallMs: number;
+  /** User + system CPU, all threads. */
+  cpuMs: number;
+  peakRssBytes: number;
+  /** What it left on disk: pdsnap's bundle, DuckDB's JSON files. */
+  bytesWritten: number;
+}
+
+/** pdsnap and its DuckDB twin over the same input, one after the other, and whether they agree. */
+export interface Comparison {
+  /** `zip`: the data-set ZIPs (both sides inflate them); `tsv`: the same data sets extracted to folders. */
+  input: 'zip' | 'tsv';
+  pdsnap: RunFigures;
+  duckdb: RunFigures;
+  snapshotId: string;
+  mismatches: string[];
+  counts: AnchorCounts;
+}
+
 export interface SmartMoneyBenchResult {
   filers: number;
   infotableRows: number;
   generateMs: number;
-  buildMs: number;
-  peakRssBytes: number;
   investors: number;
   trades: number;
+  zip: Comparison;
+  tsv: Comparison;
+  /** Both builds under the 1 GiB budget. */
   withinBudget: boolean;
-  /** The same derivation in DuckDB SQL, in the same run, and whether its outputs agree with pdsnap's. */
-  duckdb: { wallMs: number; peakRssBytes: number; mismatches: string[]; counts: AnchorCounts };
+  /** Parts of the ZIP build and of the TSV build with different digests (none: the same records). */
+  recordDifferences: string[];
+  /** The TSV build's bundle: all of it, its canonical NDJSON parts, its serving index. */
+  bundle: { bytes: number; ndjsonBytes: number; servingIndexBytes: number };
   /** pdsnap diff between the build and a copy with 1% of trades changed, 1% removed and 1% of investors removed. */
   diff: DiffMeasurement;
   /** pdsnap diff between the build of the quarter before and this one: every record differs. */
   newQuarterDiff: DiffMeasurement;
+  /** The days after the TSV build: its inputs unchanged, then a day's EDGAR filings added. */
+  daily: DailyRebuildResult;
 }
 
 export interface DiffMeasurement {
@@ -35,8 +64,9 @@ export interface DiffMeasurement {
 }
 
 /**
- * Generates two full-size quarterly Form 13F data sets and times a Smart Money build over them in a
- * child process (the real CLI), recording its peak resident memory.
+ * Generates two full-size quarterly Form 13F data sets and compares a Smart Money build (the real
+ * CLI, in a child process) with the same derivation in DuckDB (bench/duckdb-smart-money.ts), twice:
+ * from the ZIPs, and from the same data sets extracted to folders of TSVs.
  */
 export async function benchSmartMoney(cli: string, repoRoot: string, filers: number): Promise<SmartMoneyBenchResult> {
   const dir = await mkdtemp(path.join(tmpdir(), 'pdsnap-bench-'));
@@ -52,10 +82,58 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
     const infotableRows = JSON.parse(generate.stdout).form13fRows as number;
     // Both engines read the same input: the two data sets alone (the sample's few EDGAR filings and
     // its registry are left out, since the SQL reads the data-set TSVs only).
-    const form13fSources = path.join(dir, 'datasets-only');
-    await mkdir(path.join(form13fSources, 'filings'), { recursive: true });
-    await symlink(path.join(sources, 'filings', 'datasets'), path.join(form13fSources, 'filings', 'datasets'));
-    process.stderr.write(`building smart-money over ${infotableRows} information-table rows...\n`);
+    const zipSources = path.join(dir, 'zip-sources');
+    const zipDatasets = path.join(sources, 'filings', 'datasets');
+    await mkdir(path.join(zipSources, 'filings'), { recursive: true });
+    await symlink(zipDatasets, path.join(zipSources, 'filings', 'datasets'));
+    // The same data sets extracted, as a user who downloaded and unpacked them has them (not timed).
+    const tsvSources = path.join(dir, 'tsv-sources');
+    const tsvDatasets = path.join(tsvSources, 'filings', 'datasets');
+    await mkdir(tsvDatasets, { recursive: true });
+    for (const zip of (await readdir(zipDatasets)).filter((name) => name.endsWith('.zip')).sort()) {
+      await execa('unzip', ['-q', '-o', path.join(zipDatasets, zip), '-d', tsvDatasets]);
+    }
+
+    const zip = await compare('zip', zipSources, zipDatasets);
+    const tsv = await compare('tsv', tsvSources, tsvDatasets);
+    const zipManifest = (await new FolderStore(path.join(dir, 'store-zip')).openBundle(zip.snapshotId)).manifest;
+    const tsvManifest = (await new FolderStore(path.join(dir, 'store-tsv')).openBundle(tsv.snapshotId)).manifest;
+    const recordDifferences = partDifferences(zipManifest.files, tsvManifest.files);
+    const ndjsonBytes = tsvManifest.files.reduce((sum, file) => sum + file.bytes, 0);
+    const servingIndexBytes = tsvManifest.servingIndex?.bytes ?? 0;
+
+    const daily = await measureDailyRebuild(cli, repoRoot, {
+      sources: tsvSources,
+      edgarFrom: path.join(sources, 'filings', 'edgar'),
+      store: path.join(dir, 'store-tsv'),
+      builtAt: NOW,
+    });
+    const newQuarterDiff = await measureNewQuarterDiff(cli, repoRoot, dir, path.join(dir, 'store-zip'), filers);
+    process.stderr.write('publishing a changed copy of the snapshot and diffing the two...\n');
+    const diff = await measureChangedCopyDiff(cli, repoRoot, path.join(dir, 'store-zip'), zip.snapshotId, NOW);
+    return {
+      filers,
+      infotableRows,
+      generateMs: generate.wallMs,
+      investors: zip.counts.investors,
+      trades: Object.values(zip.counts.trades).reduce((sum, n) => sum + n, 0),
+      zip,
+      tsv,
+      withinBudget: zip.pdsnap.peakRssBytes < MEMORY_BUDGET && tsv.pdsnap.peakRssBytes < MEMORY_BUDGET,
+      recordDifferences,
+      bundle: { bytes: tsv.pdsnap.bytesWritten, ndjsonBytes, servingIndexBytes },
+      diff,
+      newQuarterDiff,
+      daily,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  /** The build over `sourcesDir`, then DuckDB over the same data sets, then the cross-check of the two. */
+  async function compare(input: 'zip' | 'tsv', sourcesDir: string, datasetsDir: string): Promise<Comparison> {
+    const store = path.join(dir, `store-${input}`);
+    process.stderr.write(`building smart-money from the data sets (${input})...\n`);
     const build = await measureProcess(
       'node',
       [
@@ -65,9 +143,9 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
         'smart-money',
         '--all-filers',
         '--sources',
-        form13fSources,
+        sourcesDir,
         '--store',
-        path.join(dir, 'store'),
+        store,
         '--now',
         NOW,
         '--json',
@@ -76,36 +154,47 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
       repoRoot,
     );
     if (build.exitCode !== 0) throw new Error(`build failed (exit ${build.exitCode}): ${build.stderr}\n${build.stdout.slice(0, 2000)}`);
-    const report = JSON.parse(build.stdout).datasets[0];
-    const store = path.join(dir, 'store');
-    process.stderr.write('the same derivation in DuckDB (2 threads)...\n');
+    const snapshotId = JSON.parse(build.stdout).datasets[0].snapshotId as string;
+    process.stderr.write(`the same derivation in DuckDB (2 threads, ${input})...\n`);
+    const work = path.join(dir, `duckdb-${input}`);
     const anchor = await measureProcess(
       'node',
-      [path.join(repoRoot, 'dist/bench/duckdb-smart-money.js'), path.join(sources, 'filings', 'datasets'), path.join(dir, 'duckdb'), NOW],
+      [path.join(repoRoot, 'dist/bench/duckdb-smart-money.js'), datasetsDir, work, NOW, input],
       repoRoot,
     );
     if (anchor.exitCode !== 0) throw new Error(`DuckDB derivation failed (exit ${anchor.exitCode}): ${anchor.stderr}`);
     const counts = JSON.parse(anchor.stdout) as AnchorCounts;
-    const mismatches = await crossCheck(new FolderStore(store), report.snapshotId as string, counts);
-    const newQuarterDiff = await measureNewQuarterDiff(cli, repoRoot, dir, store, filers);
-    process.stderr.write('publishing a changed copy of the snapshot and diffing the two...\n');
-    const diff = await measureChangedCopyDiff(cli, repoRoot, store, report.snapshotId as string, NOW);
+    const mismatches = await crossCheck(new FolderStore(store), snapshotId, counts);
     return {
-      filers,
-      infotableRows,
-      generateMs: generate.wallMs,
-      buildMs: build.wallMs,
-      peakRssBytes: build.peakRssBytes,
-      investors: report.records.investors,
-      trades: report.records.trades,
-      withinBudget: build.peakRssBytes < MEMORY_BUDGET,
-      duckdb: { wallMs: anchor.wallMs, peakRssBytes: anchor.peakRssBytes, mismatches, counts },
-      diff,
-      newQuarterDiff,
+      input,
+      pdsnap: { ...figures(build), bytesWritten: await folderBytes(store) },
+      duckdb: { ...figures(anchor), bytesWritten: await folderBytes(path.join(work, 'out')) },
+      snapshotId,
+      mismatches,
+      counts,
     };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
   }
+}
+
+function figures(run: ProcessMeasurement): Omit<RunFigures, 'bytesWritten'> {
+  return { wallMs: run.wallMs, cpuMs: run.cpuMs, peakRssBytes: run.peakRssBytes };
+}
+
+/** Bytes of every file under a folder. */
+async function folderBytes(folder: string): Promise<number> {
+  let bytes = 0;
+  for (const entry of await readdir(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) bytes += (await stat(path.join(entry.parentPath, entry.name))).size;
+  }
+  return bytes;
+}
+
+/** Parts listed differently by two manifests of the same records. */
+function partDifferences(a: readonly ResourceEntry[], b: readonly ResourceEntry[]): string[] {
+  const key = (file: ResourceEntry) => `${file.path} ${file.bytes} ${file.sha256}`;
+  const theirs = new Set(b.map(key));
+  const ours = new Set(a.map(key));
+  return [...a.filter((file) => !theirs.has(key(file))), ...b.filter((file) => !ours.has(key(file)))].map((file) => file.path);
 }
 
 /**
@@ -209,15 +298,40 @@ export function formatSmartMoney(r: SmartMoneyBenchResult): string {
   return [
     `Smart Money build, 2 quarters x ${r.filers} filers (${r.infotableRows} INFOTABLE rows)`,
     `  generate data sets  ${seconds(r.generateMs)}`,
-    `  build wall time     ${seconds(r.buildMs)}`,
-    `  build peak RSS      ${mib(r.peakRssBytes)} (budget 1024 MiB: ${r.withinBudget ? 'within' : 'EXCEEDED'})`,
     `  published           ${r.investors} investors, ${r.trades} trade rows`,
-    `  DuckDB wall time    ${seconds(r.duckdb.wallMs)} (pdsnap/DuckDB ${(r.buildMs / r.duckdb.wallMs).toFixed(2)}x; target at most 1.0x)`,
-    `  DuckDB peak RSS     ${mib(r.duckdb.peakRssBytes)} (pdsnap/DuckDB ${(r.peakRssBytes / r.duckdb.peakRssBytes).toFixed(2)}x; target at most 0.6x)`,
-    `  cross-check         ${r.duckdb.mismatches.length === 0 ? `agree: ${r.duckdb.counts.consensus.length} consensus rows, trades ${JSON.stringify(r.duckdb.counts.trades)}, ${r.duckdb.counts.investors} investors, ${r.duckdb.counts.positionsShown} positions shown` : `MISMATCH: ${r.duckdb.mismatches.join('; ')}`}`,
-    `  diff, changed copy  ${seconds(r.diff.wallMs)} wall, ${seconds(r.diff.cpuMs)} CPU, peak RSS ${mib(r.diff.peakRssBytes)} (goals 10 s, 300 MiB)`,
-    `                      ${r.diff.summary}`,
-    `  diff, new quarter   ${seconds(r.newQuarterDiff.wallMs)} wall, ${seconds(r.newQuarterDiff.cpuMs)} CPU, peak RSS ${mib(r.newQuarterDiff.peakRssBytes)} (goals 10 s, 300 MiB)`,
-    `                      ${r.newQuarterDiff.summary}`,
+    `  records             ${r.recordDifferences.length === 0 ? 'the same parts from ZIPs and from TSV folders' : `DIFFER between the ZIP and the TSV build: ${r.recordDifferences.join(', ')}`}`,
+    `  bundle              ${mib(r.bundle.bytes)}: NDJSON parts ${mib(r.bundle.ndjsonBytes)}, serving index ${mib(r.bundle.servingIndexBytes)} (${(r.bundle.bytes / r.bundle.ndjsonBytes).toFixed(2)}x the NDJSON; target at most 1.15x)`,
+    formatComparison(r.zip, 'the data-set ZIPs (DuckDB unzips them, numbers rows over the whole table)', { time: 1.0, memory: 0.6 }),
+    formatComparison(r.tsv, 'the extracted TSV folders (DuckDB reads them typed, projected, no window over the whole table)', {
+      time: 1.0,
+      stretch: 0.7,
+      memory: 0.3,
+    }),
+    `  build peak RSS budget 1024 MiB: ${r.withinBudget ? 'within' : 'EXCEEDED'}`,
+    formatDiff('diff, changed copy', r.diff),
+    formatDiff('diff, new quarter', r.newQuarterDiff),
+    formatDailyRebuild(r.daily),
+  ].join('\n');
+}
+
+function formatDiff(name: string, d: DiffMeasurement): string {
+  return [
+    `  ${name.padEnd(19)} ${seconds(d.wallMs)} wall, ${seconds(d.cpuMs)} CPU, peak RSS ${mib(d.peakRssBytes)} (goals 10 s, 300 MiB)`,
+    `                      ${d.summary}`,
+  ].join('\n');
+}
+
+function formatComparison(c: Comparison, what: string, targets: { time: number; stretch?: number; memory: number }): string {
+  const row = (name: string, f: RunFigures) =>
+    `    ${name.padEnd(7)} ${seconds(f.wallMs).padStart(8)} ${seconds(f.cpuMs).padStart(8)} ${mib(f.peakRssBytes).padStart(10)} ${mib(f.bytesWritten).padStart(10)}`;
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+  const stretch = targets.stretch === undefined ? '' : `, stretch ${targets.stretch.toFixed(1)}x`;
+  return [
+    `  from ${what}`,
+    `    ${''.padEnd(7)} ${'wall'.padStart(8)} ${'CPU'.padStart(8)} ${'peak RSS'.padStart(10)} ${'written'.padStart(10)}`,
+    row('pdsnap', c.pdsnap),
+    row('DuckDB', c.duckdb),
+    `    pdsnap/DuckDB: wall ${ratio(c.pdsnap.wallMs, c.duckdb.wallMs)} (target at most ${targets.time.toFixed(1)}x${stretch}), CPU ${ratio(c.pdsnap.cpuMs, c.duckdb.cpuMs)}, peak RSS ${ratio(c.pdsnap.peakRssBytes, c.duckdb.peakRssBytes)} (target at most ${targets.memory.toFixed(1)}x)`,
+    `    cross-check ${c.mismatches.length === 0 ? `agree: ${c.counts.consensus.length} consensus rows, trades ${JSON.stringify(c.counts.trades)}, ${c.counts.investors} investors, ${c.counts.positionsShown} positions shown` : `MISMATCH: ${c.mismatches.join('; ')}`}`,
   ].join('\n');
 }

@@ -13,13 +13,15 @@ export class BoundedTextMemo<T> {
     private readonly compute: (text: string) => T,
     private readonly limit: number,
     private readonly maxChars: number = Number.POSITIVE_INFINITY,
+    /** How much an answer holds, counted with the strings' characters: a string answer's length by default. */
+    private readonly weigh: (answer: T) => number = (answer) => (typeof answer === 'string' ? answer.length : 0),
   ) {}
 
   of(text: string): T {
     let answer = this.seen.get(text);
     if (answer === undefined) {
       answer = this.compute(text);
-      const chars = text.length + (typeof answer === 'string' ? answer.length : 0);
+      const chars = text.length + this.weigh(answer);
       // One string heavier than the whole bound is answered, not kept.
       if (chars > this.maxChars) return answer;
       if (this.seen.size >= this.limit || this.chars + chars > this.maxChars) {

@@ -126,88 +126,144 @@ function readFull(fd: number, buffer: Buffer): number {
 }
 
 /**
- * Checks a file against its chunk digests on every core: worker threads each hash every n-th
- * chunk with their own reads, so the event loop stays free and the check takes the time of one
- * core's share. Returns null when every chunk matches, or what differs (the first chunk that does
- * not). Read errors (ENOENT included) are thrown, with their code.
+ * Checks a file against its chunk digests on every core: worker threads take the chunks one after
+ * another and hash each with their own reads, so the event loop stays free and the check takes the
+ * time of one core's share. Returns null when every chunk matches, or what differs (the first chunk
+ * that does not). Read errors (ENOENT included) are thrown, with their code.
  */
 export async function findChunkMismatch(file: string, bytes: number, expected: ChunkDigests): Promise<string | null> {
   const { size } = await stat(file);
   if (size !== bytes) return `has ${size} bytes; manifest says ${bytes}`;
   const chunks = Math.ceil(size / expected.bytes);
   if (chunks !== expected.sha256.length) return `lists ${expected.sha256.length} chunk digests for ${chunks} chunks`;
-  const lanes = Math.min(chunks, availableParallelism(), MAX_LANES);
-  const found = await Promise.all(
-    Array.from({ length: lanes }, (_, lane) => runLane({ file, chunkBytes: expected.bytes, size, expected: expected.sha256, lane, lanes })),
-  );
+  const pieces = expected.sha256.map((sha256, index) => ({
+    file,
+    start: index * expected.bytes,
+    bytes: Math.min(expected.bytes, size - index * expected.bytes),
+    sha256,
+  }));
+  const first = await findPieceMismatch(pieces);
+  if (first === null) return null;
+  const piece = pieces[first]!;
+  return `does not match its sha256 in bytes ${piece.start} to ${piece.start + piece.bytes - 1}`;
+}
+
+/** A byte range of a file and the SHA-256 it must have. */
+export interface DigestedPiece {
+  file: string;
+  start: number;
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * Checks byte ranges of files (a file's chunks, whole files, or both) against their digests on every
+ * core, as findChunkMismatch does for one file: each lane takes the next piece not yet taken, so
+ * pieces of different sizes still share the cores evenly. Returns the index of the first piece that
+ * differs (or is shorter than listed), or null. Read errors (ENOENT included) are thrown, with their code.
+ */
+export async function findPieceMismatch(pieces: readonly DigestedPiece[]): Promise<number | null> {
+  if (pieces.length === 0) return null;
+  const lanes = Math.min(pieces.length, availableParallelism(), MAX_LANES);
+  const next = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+  const found = await Promise.all(Array.from({ length: lanes }, () => runLane({ pieces, next })));
   const first = Math.min(...found.map((index) => index ?? Number.POSITIVE_INFINITY));
-  if (!Number.isFinite(first)) return null;
-  const start = first * expected.bytes;
-  const end = Math.min(start + expected.bytes, size) - 1;
-  return `does not match its sha256 in bytes ${start} to ${end}`;
+  return Number.isFinite(first) ? first : null;
 }
 
 const MAX_LANES = 4;
 
-interface LaneTask {
-  file: string;
-  chunkBytes: number;
-  size: number;
-  lane: number;
-  lanes: number;
-  /** Verify: the digests to compare with; the lane posts the first chunk that differs. */
-  expected?: readonly string[];
+/** What a lane reads at a time: a 64 MiB part is hashed in pieces of this, so a lane holds one such buffer. */
+const LANE_READ_BYTES = 16 * 1024 * 1024;
+
+type LaneTask =
   /**
-   * Digest: 4 bytes of status (0 running, 1 done, 2 failed), then 32 bytes per chunk; the lane
-   * writes its chunks' digests there and then the status, and notifies.
+   * Verify: the pieces to check, and a shared counter of the next one to take; the lane posts the
+   * first (lowest) index it found to differ, or null, or the read error.
    */
-  shared?: SharedArrayBuffer;
-}
+  | { pieces: readonly DigestedPiece[]; next: SharedArrayBuffer }
+  /**
+   * Digest: hash chunks lane, lane + lanes, ... of a file. `shared` holds 4 bytes of status (0
+   * running, 1 done, 2 failed), then 32 bytes per chunk; the lane writes its chunks' digests there
+   * and then the status, and notifies.
+   */
+  | { file: string; chunkBytes: number; size: number; lane: number; lanes: number; shared: SharedArrayBuffer };
 
 /**
  * One lane's work, as plain JavaScript so that the same worker runs from the compiled CLI and from
- * the TypeScript sources under test: hash chunks lane, lane + lanes, ...; then post the index of
- * the first that differs from `expected` (or null), or the read error; or, given `shared`, store
- * each digest there and set the status.
+ * the TypeScript sources under test (the two kinds of LaneTask above).
  */
 const LANE_SOURCE = `
 const { createHash } = require('node:crypto');
 const { openSync, readSync, closeSync } = require('node:fs');
 const { parentPort, workerData: task } = require('node:worker_threads');
-const status = task.shared ? new Int32Array(task.shared, 0, 1) : null;
-const digests = task.shared ? new Uint8Array(task.shared, 4) : null;
-try {
-  const fd = openSync(task.file, 'r');
-  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(task.chunkBytes, task.size)));
-  let mismatch = null;
-  try {
-    for (let index = task.lane; index * task.chunkBytes < task.size && mismatch === null; index += task.lanes) {
-      const start = index * task.chunkBytes;
-      const length = Math.min(task.chunkBytes, task.size - start);
-      let filled = 0;
-      while (filled < length) {
-        const read = readSync(fd, buffer, filled, length - filled, start + filled);
-        if (read === 0) break;
-        filled += read;
-      }
-      const hash = createHash('sha256').update(buffer.subarray(0, filled));
-      if (digests) {
-        if (filled !== length) throw new Error('the file is shorter than when the digest began');
-        digests.set(hash.digest(), index * 32);
-      } else if (filled !== length || hash.digest('hex') !== task.expected[index]) mismatch = index;
-    }
-  } finally {
-    closeSync(fd);
+const READ_BYTES = ${LANE_READ_BYTES};
+function readFull(fd, buffer, length, position) {
+  let filled = 0;
+  while (filled < length) {
+    const read = readSync(fd, buffer, filled, length - filled, position + filled);
+    if (read === 0) break;
+    filled += read;
   }
-  if (status) {
+  return filled;
+}
+if (task.pieces) {
+  try {
+    const next = new Int32Array(task.next);
+    const fds = new Map();
+    let buffer = null;
+    let mismatch = null;
+    try {
+      for (let index = Atomics.add(next, 0, 1); index < task.pieces.length; index = Atomics.add(next, 0, 1)) {
+        const piece = task.pieces[index];
+        let fd = fds.get(piece.file);
+        if (fd === undefined) {
+          fd = openSync(piece.file, 'r');
+          fds.set(piece.file, fd);
+        }
+        buffer ??= Buffer.allocUnsafe(Math.max(1, Math.min(READ_BYTES, task.pieces.reduce((most, p) => Math.max(most, p.bytes), 0))));
+        const hash = createHash('sha256');
+        let done = 0;
+        while (done < piece.bytes) {
+          const length = Math.min(READ_BYTES, piece.bytes - done);
+          const filled = readFull(fd, buffer, length, piece.start + done);
+          hash.update(buffer.subarray(0, filled));
+          done += filled;
+          if (filled < length) break;
+        }
+        if (done !== piece.bytes || hash.digest('hex') !== piece.sha256) {
+          mismatch = mismatch === null ? index : Math.min(mismatch, index);
+        }
+      }
+    } finally {
+      for (const fd of fds.values()) closeSync(fd);
+    }
+    parentPort.postMessage({ mismatch });
+  } catch (error) {
+    parentPort.postMessage({ error: { message: error.message, code: error.code } });
+  }
+} else {
+  const status = new Int32Array(task.shared, 0, 1);
+  const digests = new Uint8Array(task.shared, 4);
+  try {
+    const fd = openSync(task.file, 'r');
+    const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(task.chunkBytes, task.size)));
+    try {
+      for (let index = task.lane; index * task.chunkBytes < task.size; index += task.lanes) {
+        const start = index * task.chunkBytes;
+        const length = Math.min(task.chunkBytes, task.size - start);
+        if (readFull(fd, buffer, length, start) !== length) throw new Error('the file is shorter than when the digest began');
+        digests.set(createHash('sha256').update(buffer.subarray(0, length)).digest(), index * 32);
+      }
+    } finally {
+      closeSync(fd);
+    }
     Atomics.store(status, 0, 1);
     Atomics.notify(status, 0);
-  } else parentPort.postMessage({ mismatch });
-} catch (error) {
-  if (status) {
+  } catch (error) {
     Atomics.store(status, 0, 2);
     Atomics.notify(status, 0);
-  } else parentPort.postMessage({ error: { message: error.message, code: error.code } });
+  }
 }
 `;
 

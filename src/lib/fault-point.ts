@@ -63,3 +63,11 @@ export function downloadCut(): Error | null {
   if (process.env.PDSNAP_FAIL_AT !== 'object-download') return null;
   return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 }
+
+/**
+ * A derivation worker thread that dies at its first batch (PDSNAP_FAIL_AT=derive-worker), as one
+ * that runs out of memory would: the thread ends at once, without a word to the main thread.
+ */
+export function deriveWorkerDies(): void {
+  if (process.env.PDSNAP_FAIL_AT === 'derive-worker') process.exit(1);
+}

@@ -93,6 +93,8 @@ const CLEAN_KEYS_KEPT = 64;
  * `cleanBefore`, when given, holds the latest clean top-level string of each key:
  * consecutive records repeat most of them (a trade's investor and periods), and comparing with the
  * string before is cheaper than a memo lookup, which must hash a string fresh from JSON.parse.
+ * `walk`, when given, is reused (its path is empty between records), so that checking a record
+ * makes no object.
  */
 function collectIdentifiers(
   resource: string,
@@ -100,8 +102,12 @@ function collectIdentifiers(
   record: unknown,
   findings: ContentFinding[],
   cleanBefore?: Map<string, string>,
+  walk: IdentifierWalk = { resource, index, findings, path: [] },
 ): void {
-  const walk: IdentifierWalk = { resource, index, findings, path: [] };
+  walk.resource = resource;
+  walk.index = index;
+  walk.findings = findings;
+  walk.path.length = 0;
   if (record !== null && typeof record === 'object' && !Array.isArray(record)) visitObject(walk, record, cleanBefore);
   else visitValue(walk, record);
 }
@@ -205,19 +211,24 @@ export function largestConsensusPage(rows: unknown[], snapshot: SnapshotRef): Co
 
 interface SlugSite {
   resource: string;
-  /** Where the slugs of each record are. */
-  slugsOf: (record: Record<string, unknown>) => Array<[field: string, value: unknown]>;
+  /** Calls `visit` with the field and value of each slug of a record, making nothing per record. */
+  eachSlug: (record: Record<string, unknown>, visit: (field: string | (() => string), value: unknown) => void) => void;
   maxLength: number;
 }
 
 const SLUG_SITES: Partial<Record<DatasetName, SlugSite[]>> = {
-  articles: [{ resource: 'articles', slugsOf: (r) => [['slug', r.slug]], maxLength: ARTICLE_SLUG_MAX }],
+  articles: [{ resource: 'articles', eachSlug: (r, visit) => visit('slug', r.slug), maxLength: ARTICLE_SLUG_MAX }],
   'smart-money': [
-    { resource: 'investors', slugsOf: (r) => [['slug', r.slug]], maxLength: INVESTOR_SLUG_MAX },
-    { resource: 'trades', slugsOf: (r) => [['investorSlug', r.investorSlug]], maxLength: INVESTOR_SLUG_MAX },
+    { resource: 'investors', eachSlug: (r, visit) => visit('slug', r.slug), maxLength: INVESTOR_SLUG_MAX },
+    { resource: 'trades', eachSlug: (r, visit) => visit('investorSlug', r.investorSlug), maxLength: INVESTOR_SLUG_MAX },
     {
       resource: 'consensus',
-      slugsOf: (r) => (Array.isArray(r.topHolders) ? r.topHolders.map((s, i): [string, unknown] => [`topHolders[${i}]`, s]) : []),
+      eachSlug: (r, visit) => {
+        if (!Array.isArray(r.topHolders)) return;
+        r.topHolders.forEach((slug, i) => {
+          visit(() => `topHolders[${i}]`, slug);
+        });
+      },
       maxLength: INVESTOR_SLUG_MAX,
     },
   ],
@@ -238,18 +249,31 @@ export function findSlugProblems(dataset: DatasetName, resources: Resources): Co
 
 const slugVerdicts = new BoundedTextMemo((slug) => SLUG_PATTERN.test(slug), VERDICTS_KEPT);
 
+/** Where the slug being visited belongs: one object for every record (checks run one record at a time). */
+const slugVisit = { resource: '', index: 0, findings: [] as ContentFinding[], maxLength: 0 };
+
+function visitSlug(at: string | (() => string), value: unknown): void {
+  const { maxLength } = slugVisit;
+  if (typeof value !== 'string') slugFinding(at, 'slug is not a string');
+  else if (value.length > maxLength) slugFinding(at, `slug has ${value.length} characters; at most ${maxLength}`);
+  else if (!slugVerdicts.of(value)) slugFinding(at, `slug "${value}" does not match ${SLUG_PATTERN.source}`);
+}
+
+/** The field's name is made only for a finding. */
+function slugFinding(at: string | (() => string), reason: string): void {
+  const { resource, index, findings } = slugVisit;
+  findings.push({ resource, index, field: typeof at === 'string' ? at : at(), reason });
+}
+
 function collectSlugProblems(dataset: DatasetName, resource: string, index: number, record: unknown, findings: ContentFinding[]): void {
   if (record === null || typeof record !== 'object') return;
   for (const site of SLUG_SITES[dataset] ?? []) {
     if (site.resource !== resource) continue;
-    for (const [field, value] of site.slugsOf(record as Record<string, unknown>)) {
-      if (typeof value !== 'string') findings.push({ resource, index, field, reason: 'slug is not a string' });
-      else if (value.length > site.maxLength) {
-        findings.push({ resource, index, field, reason: `slug has ${value.length} characters; at most ${site.maxLength}` });
-      } else if (!slugVerdicts.of(value)) {
-        findings.push({ resource, index, field, reason: `slug "${value}" does not match ${SLUG_PATTERN.source}` });
-      }
-    }
+    slugVisit.resource = resource;
+    slugVisit.index = index;
+    slugVisit.findings = findings;
+    slugVisit.maxLength = site.maxLength;
+    site.eachSlug(record as Record<string, unknown>, visitSlug);
   }
 }
 
@@ -295,6 +319,8 @@ export class ContentCheck {
   private readonly counts: Map<string, number>;
   /** Per resource, the previous record's clean top-level strings (collectIdentifiers). */
   private readonly cleanBefore = new Map<string, Map<string, string>>();
+  /** The walk every record's identifier check reuses. */
+  private readonly walk: IdentifierWalk = { resource: '', index: 0, findings: [], path: [] };
 
   constructor(
     private readonly dataset: DatasetName,
@@ -319,9 +345,22 @@ export class ContentCheck {
       cleanBefore = new Map();
       this.cleanBefore.set(resource, cleanBefore);
     }
-    collectIdentifiers(resource, index, record, this.identifiers, cleanBefore);
+    collectIdentifiers(resource, index, record, this.identifiers, cleanBefore, this.walk);
     collectSlugProblems(this.dataset, resource, index, record, this.slugs);
     if (resource === 'consensus') this.consensus.push(record);
+  }
+
+  /**
+   * Takes in what another check found over the records that come after those inspected here (a
+   * batch checked on another thread): its records are numbered on from here, per resource.
+   */
+  absorb(other: ContentCheckState): void {
+    const shifted = (finding: ContentFinding) => ({ ...finding, index: finding.index + (this.counts.get(finding.resource) ?? 0) });
+    // Loops, not push(...): a batch of bad records can have more findings than a call takes arguments.
+    for (const finding of other.identifiers) this.identifiers.push(shifted(finding));
+    for (const finding of other.slugs) this.slugs.push(shifted(finding));
+    for (const record of other.consensus) this.consensus.push(record);
+    for (const [resource, count] of other.counts) this.counts.set(resource, (this.counts.get(resource) ?? 0) + count);
   }
 
   /** content.identifiers, content.consensus-page-size (smart-money) and content.slugs (articles, smart-money). */

@@ -1,12 +1,39 @@
+import type { ContentCheckState } from './content-rules.js';
 import type { DatasetName } from './dataset.js';
 import type { FreshnessFacts } from './freshness.js';
-import type { ContentCheckState } from './content-rules.js';
 import type { ResourceEntry, ServingIndexEntry } from './manifest.js';
 import type { BuildNote, Rejection, SourceFile } from './report.js';
 
 /** Where derivation pushes records; the publisher writes them to the bundle as they arrive. */
 export interface RecordSink {
   add(resource: string, record: unknown): void;
+  /**
+   * Records that another thread checked and serialized exactly as `add` would have (the lines of a
+   * batch of them), to be written after every record given before; see CheckedBatch.
+   */
+  addChecked(batch: CheckedBatch): void;
+}
+
+/** Whole canonical NDJSON lines of one resource, in order. */
+export interface CheckedLines {
+  resource: string;
+  /** How many lines (records) `bytes` holds. */
+  records: number;
+  bytes: Uint8Array;
+  /** What the publisher's serving index needs of them beyond where they go, as the publisher made it. */
+  facts?: unknown;
+}
+
+/**
+ * A batch of records made into lines by another thread, with the checks the publisher applies to
+ * every record: the content rules' findings (records numbered from 0 in the batch, per resource),
+ * and the first record that failed its schema, if one did (the lines then end before it, and the
+ * publisher fails the build naming it).
+ */
+export interface CheckedBatch {
+  lines: CheckedLines[];
+  content: ContentCheckState;
+  invalid?: { resource: string; index: number; reason: string };
 }
 
 /** What derivation learned while it wrote the records. */

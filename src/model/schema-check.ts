@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { DatasetName } from './dataset.js';
-import { resourceJsonSchema } from './json-schema.js';
+import { recordJsonSchema, resourceJsonSchema } from './json-schema.js';
 
 export interface SchemaProblem {
   resource: string;
@@ -22,12 +22,15 @@ const ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: false 
 addFormats.default(ajv);
 const compiled = new Map<string, ValidateFunction>();
 
-/** Compiled once per resource: the generated JSON Schemas do not change while the process runs. */
-function validatorFor(dataset: DatasetName, resource: string): ValidateFunction {
-  const key = `${dataset}/${resource}`;
+/**
+ * Compiled once per resource (`record`: for one record of it): the generated JSON Schemas do not
+ * change while the process runs.
+ */
+function validatorFor(dataset: DatasetName, resource: string, of: 'resource' | 'record' = 'resource'): ValidateFunction {
+  const key = `${dataset}/${resource}/${of}`;
   let validate = compiled.get(key);
   if (!validate) {
-    validate = ajv.compile(resourceJsonSchema(dataset, resource));
+    validate = ajv.compile(of === 'record' ? recordJsonSchema(dataset, resource) : resourceJsonSchema(dataset, resource));
     compiled.set(key, validate);
   }
   return validate;
@@ -63,16 +66,18 @@ export function describeSchemaProblem(problem: SchemaProblem): string {
 
 /**
  * The check of one record as the publisher streams it: its first problem as text, or null when
- * valid. The validator is looked up once per resource, not once per record (millions of trades).
+ * valid. The validator is looked up once per resource, not once per record (millions of trades),
+ * and checks the record itself, without an array around it; the problem of an invalid one is
+ * described as checkResourceSchema describes it.
  */
 export function recordChecker(dataset: DatasetName, resource: string): (record: unknown) => string | null {
   let validate: ValidateFunction;
   try {
-    validate = validatorFor(dataset, resource);
+    validate = validatorFor(dataset, resource, 'record');
   } catch {
     return (record) => describeFirst(checkResourceSchema(dataset, resource, [record]));
   }
-  return (record) => (validate([record]) ? null : describeFirst(checkResourceSchema(dataset, resource, [record])));
+  return (record) => (validate(record) ? null : describeFirst(checkResourceSchema(dataset, resource, [record])));
 }
 
 function describeFirst([problem]: SchemaProblem[]): string | null {

@@ -3,28 +3,25 @@ import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { DatasetName } from '../model/dataset.js';
 import type { ResourceEntry, ServingIndexEntry } from '../model/manifest.js';
-import { ContentCheck, type ContentCheckState } from '../model/content-rules.js';
-import { recordChecker } from '../model/schema-check.js';
-import { failPoint, recordSchemaFault } from '../lib/fault-point.js';
+import { failPoint } from '../lib/fault-point.js';
 import { hasServingIndex } from './manifest-check.js';
-import { ServingIndexWriter } from './serving-index.js';
+import { ServingIndexWriter, type ServingLineFacts } from './serving-index.js';
 
-/** Whole NDJSON lines of one resource, to be appended to one of its parts. */
-export interface PartChunk {
+/** Whole NDJSON lines of one resource, in order, to be appended to its parts. */
+export interface LineChunk {
   resource: string;
-  /** The part's number in its resource (0, 1, ...): a chunk of the next number ends the part before. */
-  part: number;
   /** How many lines (records) `bytes` holds. */
   records: number;
   /** Valid during the call that hands the chunk over only: the writer's buffer is then reused. */
   bytes: Uint8Array;
+  /** What the serving index needs of these lines beyond where they go (serving-index.ts). */
+  facts?: ServingLineFacts;
 }
 
-/** What a staged bundle's files came to: the manifest's entries, and what the content rules found. */
+/** What a staged bundle's files came to: the manifest's entries. */
 export interface WrittenFiles {
   files: ResourceEntry[];
   servingIndex?: ServingIndexEntry;
-  content: ContentCheckState;
 }
 
 interface OpenPart {
@@ -32,20 +29,9 @@ interface OpenPart {
   file: string;
   fd: number;
   hash: Hash;
+  /** Bytes written. */
   bytes: number;
   records: number;
-}
-
-/** A record that fails its schema: the build's program error, never published. */
-export class InvalidRecordError extends Error {
-  override readonly name = 'InvalidRecordError';
-  constructor(
-    readonly resource: string,
-    readonly index: number,
-    readonly reason: string,
-  ) {
-    super(`${resource} record ${index}: ${reason}`);
-  }
 }
 
 /** `<resource>/00000.ndjson`: the part's path inside the bundle. */
@@ -53,64 +39,57 @@ function partPath(resource: string, part: number): string {
   return `${resource}/${String(part).padStart(5, '0')}.ndjson`;
 }
 
+const NEWLINE = 0x0a;
+
 /**
- * Writes a staged bundle's files from chunks of canonical NDJSON lines: each part file is hashed as
- * its bytes are appended, so a resource never exists in memory whole. Each line is parsed again:
- * the record's schema and the content rules (security identifiers, slugs, consensus page size)
- * see each record as it is published, as `validate` will read it, and a Smart Money bundle's
- * serving index is filled from the same lines. A record that fails its schema fails the build
- * (InvalidRecordError); the staging folder with its part is then removed. It takes the lines, not
- * the records, so that it can run on a thread of its own (bundle-file-thread.ts) as well as on the
- * deriving one; both give the same files and findings, since each table receives its rows in the
- * order of its resource's lines.
+ * Writes a staged bundle's files from chunks of canonical NDJSON lines: each resource's lines go to
+ * `<resource>/00000.ndjson`, `00001.ndjson`, ..., a new part once a part would pass `maxPartBytes`
+ * (a record never spans two parts), each part hashed as its bytes are appended, so a resource never
+ * exists in memory whole. A Smart Money bundle's serving index is told where each line went (part,
+ * byte offset, length) with the facts the lines came with; it holds no record of its own. It takes
+ * lines, not records: they may have been made on another thread (a Smart Money derivation
+ * worker's), and are the same bytes either way.
  * Synchronous I/O on purpose: it has nothing else to do meanwhile.
  */
 export class BundleFileWriter {
   private readonly open = new Map<string, OpenPart>();
   private readonly written = new Map<string, ResourceEntry[]>();
   private readonly index: ServingIndexWriter | null;
-  private readonly content: ContentCheck;
-  private readonly checks = new Map<string, { check: (record: unknown) => string | null; records: number }>();
-  private readonly schemaFault = recordSchemaFault();
 
   constructor(
     private readonly directory: string,
-    private readonly dataset: DatasetName,
+    dataset: DatasetName,
+    private readonly maxPartBytes: number,
   ) {
-    this.content = new ContentCheck(dataset);
     this.index = hasServingIndex(dataset) ? new ServingIndexWriter(directory) : null;
   }
 
-  write(chunk: PartChunk): void {
-    let part = this.open.get(chunk.resource);
-    if (part && part.number !== chunk.part) {
-      this.closePart(chunk.resource, part);
-      part = undefined;
+  write(chunk: LineChunk): void {
+    const { resource } = chunk;
+    const bytes = Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.length);
+    this.index?.facts(chunk.facts);
+    let part = this.open.get(resource) ?? this.openPart(resource, 0);
+    /** Where the bytes not yet appended to `part` begin. */
+    let pending = 0;
+    let lines = 0;
+    for (let start = 0; start < bytes.length; ) {
+      const end = bytes.indexOf(NEWLINE, start);
+      if (end === -1) throw new Error(`${resource}: a chunk of lines does not end with a line break`);
+      const lineBytes = end + 1 - start;
+      if (part.records > 0 && part.bytes + (start - pending) + lineBytes > this.maxPartBytes) {
+        // The line opens the next part; the lines before it end this one.
+        this.append(part, bytes, pending, start);
+        pending = start;
+        this.closePart(resource, part);
+        part = this.openPart(resource, part.number + 1);
+      }
+      this.index?.line(resource, part.number, part.bytes + (start - pending), lineBytes);
+      part.records += 1;
+      lines += 1;
+      start = end + 1;
     }
-    part ??= this.openPart(chunk.resource, chunk.part);
-    part.hash.update(chunk.bytes);
-    part.bytes += chunk.bytes.length;
-    part.records += chunk.records;
-    try {
-      failPoint('part-write');
-      let offset = 0;
-      while (offset < chunk.bytes.length) offset += writeSync(part.fd, chunk.bytes, offset);
-    } catch (error) {
-      // Node names no file in the error of a write to an open descriptor (ENOSPC, EIO).
-      throw Object.assign(new Error(`${part.file}: ${(error as Error).message}`), { code: (error as NodeJS.ErrnoException).code });
-    }
-    const text = Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.length).toString('utf8');
-    const schema = this.schemaCheck(chunk.resource);
-    let start = 0;
-    for (let end = text.indexOf('\n'); end !== -1; start = end + 1, end = text.indexOf('\n', start)) {
-      const line = text.slice(start, end);
-      const record: unknown = JSON.parse(line);
-      const reason = this.schemaFault ?? schema.check(record);
-      if (reason !== null) throw new InvalidRecordError(chunk.resource, schema.records, reason);
-      schema.records += 1;
-      this.content.inspect(chunk.resource, record);
-      this.index?.add(chunk.resource, record, line);
-    }
+    this.append(part, bytes, pending, bytes.length);
+    if (lines !== chunk.records) throw new Error(`${resource}: a chunk said ${chunk.records} lines and held ${lines}`);
   }
 
   /**
@@ -125,8 +104,7 @@ export class BundleFileWriter {
     }
     const files = resources.flatMap((resource) => this.written.get(resource) ?? []);
     const servingIndex = this.index?.finish();
-    const content = this.content.state();
-    return servingIndex ? { files, servingIndex, content } : { files, content };
+    return servingIndex ? { files, servingIndex } : { files };
   }
 
   /** Closes what is open after a failure; the caller removes the staging folder. */
@@ -136,13 +114,19 @@ export class BundleFileWriter {
     this.index?.abandon();
   }
 
-  private schemaCheck(resource: string): { check: (record: unknown) => string | null; records: number } {
-    let schema = this.checks.get(resource);
-    if (schema === undefined) {
-      schema = { check: recordChecker(this.dataset, resource), records: 0 };
-      this.checks.set(resource, schema);
+  private append(part: OpenPart, bytes: Buffer, from: number, to: number): void {
+    if (to === from) return;
+    const piece = bytes.subarray(from, to);
+    part.hash.update(piece);
+    part.bytes += piece.length;
+    try {
+      failPoint('part-write');
+      let offset = 0;
+      while (offset < piece.length) offset += writeSync(part.fd, piece, offset);
+    } catch (error) {
+      // Node names no file in the error of a write to an open descriptor (ENOSPC, EIO).
+      throw Object.assign(new Error(`${part.file}: ${(error as Error).message}`), { code: (error as NodeJS.ErrnoException).code });
     }
-    return schema;
   }
 
   private openPart(resource: string, number: number): OpenPart {

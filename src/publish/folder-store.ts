@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DATASET_RESOURCES, DATASETS, type DatasetName } from '../model/dataset.js';
+import { DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
 import {
   CurrentPointer,
@@ -16,7 +16,6 @@ import {
 import { BLOB_FORMAT, blobPath, blobsFolder, type FileLocator, inBlobs, inFolder, type ListedFile } from './bundle-files.js';
 import { withPath } from '../lib/error-path.js';
 import { digestFile } from '../lib/file-digest.js';
-import { ContentCheck } from '../model/content-rules.js';
 import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
 import { compareText } from '../lib/text-order.js';
 import { asBundleDamage } from './bundle-file-damage.js';
@@ -42,11 +41,9 @@ import type {
 } from './snapshot-store.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 import { readResourceRecords } from './record-reader.js';
-import { NdjsonPartsWriter, partBytes } from './resource-writer.js';
-import { resourceSerializer } from './compiled-canonical.js';
-import { checkServingIndex } from './serving-index.js';
-import { StagingBundleOutput } from './bundle-file-output.js';
-import { type ChunkDigests, findChunkMismatch } from '../lib/chunk-digest.js';
+import { partBytes } from './resource-writer.js';
+import { StagingWriter } from './staging-writer.js';
+import { verifyListedFile, verifyServingIndex } from './verified-serving-index.js';
 import { datasetOfSnapshotId, isSnapshotId, requireSnapshotOf } from './snapshot-id.js';
 import {
   BundleIntegrityError,
@@ -182,18 +179,7 @@ export class FolderStore implements SnapshotStore {
       manifest,
       locate,
       records: (resource) => readResourceRecords(manifest, locate, resource),
-      verifiedServingIndex: async (depth = 'contents') => {
-        const entry = manifest.servingIndex;
-        if (!entry) return null;
-        const file = locate(entry);
-        const fail = (mismatch: string | null) => {
-          if (mismatch) throw new BundleIntegrityError(snapshotId, `${entry.path} ${mismatch}`);
-        };
-        if (depth === 'contents' || !entry.chunks) await verifyFile(snapshotId, locate, entry);
-        if (entry.chunks) fail(await verifiedChunks(snapshotId, file, entry.bytes, entry.chunks));
-        fail(checkServingIndex(file, entry.schema, depth === 'contents' ? recordsPerResource(manifest.files) : null));
-        return file;
-      },
+      verifiedServingIndex: (depth = 'contents') => verifyServingIndex(manifest, locate, depth),
     };
   }
 
@@ -267,37 +253,27 @@ export class FolderStore implements SnapshotStore {
 
   /**
    * Stages a bundle in a private temp folder: `produce` pushes every record into the sink, in any
-   * order across resources; each record is written as it arrives, and its schema and the content
-   * rules are checked on the line written. Returns what produce returned, so derivation can report
-   * facts it only knows at the end, and the content rules' findings.
+   * order across resources, one by one or in batches checked elsewhere (staging-writer.ts); each is
+   * checked against its schema and the content rules and written as it arrives. Returns what
+   * produce returned, so derivation can report facts it only knows at the end, and the content
+   * rules' findings.
    */
   async stage<T>(dataset: DatasetName, produce: (sink: RecordSink) => T | Promise<T>): Promise<Staged<T>> {
-    const names = Object.keys(DATASET_RESOURCES[dataset]).sort();
     await mkdir(this.tmpDir, { recursive: true });
     const directory = path.join(this.tmpDir, stagingName(dataset));
     await mkdir(directory);
-    const output = new StagingBundleOutput(directory, dataset);
-    const writers = new Map(
-      names.map((name) => [name, new NdjsonPartsWriter(name, output, partBytes(), resourceSerializer(dataset, name))]),
-    );
+    let staging: StagingWriter | null = null;
     try {
-      const result = await produce({
-        add(resource, record) {
-          const writer = writers.get(resource);
-          if (!writer) throw new Error(`dataset ${dataset} has no resource ${resource}`);
-          writer.write(record);
-        },
-      });
-      output.endOfRecords();
-      for (const writer of writers.values()) writer.end();
-      const { files, servingIndex, content } = await output.finish(names);
+      staging = new StagingWriter(directory, dataset, partBytes());
+      const result = await produce(staging);
+      const { files, servingIndex } = staging.finish();
       return {
         staged: { dataset, format: MANIFEST_FORMAT, directory, files, ...(servingIndex ? { servingIndex } : {}) },
         result,
-        content: new ContentCheck(dataset, content),
+        content: staging.content,
       };
     } catch (error) {
-      await output.abandon().catch(() => {});
+      staging?.abandon();
       await rm(directory, { recursive: true, force: true });
       throw error;
     }
@@ -787,14 +763,8 @@ function thisHost(): string {
 }
 
 /** Streams one listed file's bytes through SHA-256 and compares size and digest with the manifest. */
-async function verifyFile(snapshotId: string, locate: FileLocator, entry: { path: string; bytes: number; sha256: string }): Promise<void> {
-  let mismatch;
-  try {
-    mismatch = await fileMismatch(locate(entry), entry);
-  } catch (error) {
-    throw asBundleDamage(snapshotId, entry.path, error);
-  }
-  if (mismatch !== null) throw new BundleIntegrityError(snapshotId, `${entry.path} ${mismatch}`);
+function verifyFile(snapshotId: string, locate: FileLocator, entry: { path: string; bytes: number; sha256: string }): Promise<void> {
+  return verifyListedFile(snapshotId, locate(entry), entry);
 }
 
 /** What is wrong with a file's bytes against its manifest entry (size, then SHA-256), or null. */
@@ -817,15 +787,6 @@ async function filterAsync<T>(items: readonly T[], keep: (item: T) => Promise<bo
   const kept: T[] = [];
   for (const item of items) if (await keep(item)) kept.push(item);
   return kept;
-}
-
-/** findChunkMismatch, with a missing file named as corruption like verifyFile does. */
-async function verifiedChunks(snapshotId: string, file: string, bytes: number, chunks: ChunkDigests): Promise<string | null> {
-  try {
-    return await findChunkMismatch(file, bytes, chunks);
-  } catch (error) {
-    throw asBundleDamage(snapshotId, path.basename(file), error);
-  }
 }
 
 async function ensureParent(file: string): Promise<string> {

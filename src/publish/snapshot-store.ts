@@ -15,10 +15,11 @@ export interface OpenedBundle {
   /** The records of one resource in published order; each part's digest is checked as it ends. */
   records(resource: string): AsyncGenerator<unknown>;
   /**
-   * The serving index's path once it is verified, or null for a dataset without one. `contents`
-   * (validate, gate) checks the whole-file and chunk digests and that its tables hold the
-   * manifest's record counts. `bytes` (serve) checks the chunk digests on every core at once, off
-   * the event loop, and the table layout: the bytes are then exactly those that gate counted.
+   * The serving index's path once it is verified, or null for a dataset without one; from layout 4
+   * the parts it points into are verified with it. `contents` (validate, gate) checks the whole-file
+   * and chunk digests and that it serves exactly the manifest's records. `bytes` (serve) checks the
+   * chunk digests (and the parts' digests) on every core at once, off the event loop, and the table
+   * layout: the bytes are then exactly those that gate checked (verified-serving-index.ts).
    */
   verifiedServingIndex(depth?: 'contents' | 'bytes'): Promise<string | null>;
 }

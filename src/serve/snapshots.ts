@@ -69,7 +69,7 @@ const NO_LOG: SnapshotLog = { info: () => {}, error: () => {} };
 
 /**
  * Makes a verified bundle servable. Smart Money opens its serving index after checking its chunk
- * digests on every core (the records stay on disk); articles and calendar, whose size editors bound, are read by
+ * digests and its parts' digests on every core (the records stay on disk, in the parts); articles and calendar, whose size editors bound, are read by
  * streaming (each part's digest checked as it ends) and indexed in memory. Every read yields to the
  * event loop between chunks, so requests keep being answered meanwhile.
  */
@@ -87,7 +87,8 @@ async function indexBundle(bundle: OpenedBundle): Promise<DatasetIndexes[Dataset
     case 'smart-money': {
       const file = await bundle.verifiedServingIndex('bytes');
       if (file === null) throw new BundleIntegrityError(bundle.manifest.snapshotId, 'lists no serving index');
-      return SmartMoneyIndex.open(file);
+      // From layout 4 the records are read from the parts, verified above with the index.
+      return SmartMoneyIndex.open(file, { files: bundle.manifest.files, locate: bundle.locate });
     }
   }
 }

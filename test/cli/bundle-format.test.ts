@@ -124,19 +124,27 @@ describe('the serving index in a Smart Money bundle', () => {
     expect(gate.exitCode).toBe(2);
     expect(JSON.parse(String(gate.stdout)).datasets[0].rules[0].message).toContain('serving-index.sqlite does not match its sha256');
 
-    // A well-formed index whose tables disagree with the manifest's record counts.
-    const copy = path.join(await tempDir('index-copy'), 'copy.sqlite');
-    await writeFile(copy, original);
-    const db = openSqlite(copy);
-    db.exec('DELETE FROM trades WHERE ord = (SELECT max(ord) FROM trades)');
-    db.close();
-    await replaceIndex(store, dataset.snapshotId, await readFile(copy));
-    const validate = await runCli(['validate', '--datasets', 'smart-money', '--store', store, '--now', NOW, '--json']);
-    expect(validate.exitCode).toBe(2);
-    expect(JSON.parse(String(validate.stdout)).datasets[0].rules[0].message).toMatch(
-      new RegExp(
-        `serving-index.sqlite table trades holds ${dataset.records.trades - 1} rows; the manifest lists ${dataset.records.trades} trades records`,
-      ),
+    // A well-formed index that disagrees with the manifest's records: one investor fewer, or a place
+    // that is not the lines it says.
+    const withIndex = async (change: string) => {
+      const copy = path.join(await tempDir('index-copy'), 'copy.sqlite');
+      await writeFile(copy, original);
+      const db = openSqlite(copy);
+      db.exec(change);
+      db.close();
+      await replaceIndex(store, dataset.snapshotId, await readFile(copy));
+      const validate = await runCli(['validate', '--datasets', 'smart-money', '--store', store, '--now', NOW, '--json']);
+      expect(validate.exitCode).toBe(2);
+      return JSON.parse(String(validate.stdout)).datasets[0].rules[0].message as string;
+    };
+    expect(await withIndex('DELETE FROM investors WHERE ord = (SELECT max(ord) FROM investors)')).toContain(
+      `serving-index.sqlite table investors holds ${dataset.records.investors - 1} rows; the manifest lists ${dataset.records.investors} investors records`,
+    );
+    expect(await withIndex("UPDATE line_blocks SET bytes = bytes - 1 WHERE resource = 'trades' AND first_ord = 1")).toContain(
+      'serving-index.sqlite trades block of ords 1..64 does not hold 64 whole lines',
+    );
+    expect(await withIndex('UPDATE investors SET positions_start = positions_start + 1 WHERE ord = 1')).toMatch(
+      /serving-index\.sqlite investor [a-z0-9-]+ \(part 0, bytes \d+\.\.\d+\): its positions are not at bytes \d+\.\.\d+ of the line/,
     );
   });
 });

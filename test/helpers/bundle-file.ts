@@ -1,5 +1,6 @@
 import { FolderStore } from '../../src/publish/folder-store.js';
 import { bundleFiles } from '../../src/publish/manifest-check.js';
+import type { BundlePartFiles } from '../../src/serve/indexes/part-lines.js';
 
 /**
  * Where a file a bundle lists is in a folder store, by the name the manifest gives it
@@ -11,4 +12,10 @@ export async function bundleFilePath(store: string, snapshotId: string, name: st
   const entry = bundleFiles(bundle.manifest).find((file) => file.path === name);
   if (!entry) throw new Error(`${snapshotId} lists no ${name}`);
   return bundle.locate(entry);
+}
+
+/** A folder store's bundle as a serving index of layout 4 reads it: the parts the manifest lists, and where each one is. */
+export async function bundleParts(store: string, snapshotId: string): Promise<BundlePartFiles> {
+  const bundle = await new FolderStore(store).openBundle(snapshotId);
+  return { files: bundle.manifest.files, locate: bundle.locate };
 }

@@ -5,6 +5,7 @@ import { DATASET_RESOURCES } from '../../src/model/dataset.js';
 import { Investor } from '../../src/model/smart-money.js';
 import { canonicalJson } from '../../src/publish/canonical-json.js';
 import { compileCanonical, resourceSerializer } from '../../src/publish/compiled-canonical.js';
+import { type ByteOut, type CanonicalEncoder, resourceEncoder } from '../../src/publish/compiled-canonical-bytes.js';
 
 /** Any UTF-16 code units: lone surrogates, controls, quotes, backslashes, astral pairs, U+2028. */
 const anyText = fc.oneof(
@@ -130,6 +131,76 @@ describe('compiled canonical serializers', () => {
     });
   }
 
+  for (const [key, records] of Object.entries(RECORDS)) {
+    const [dataset, resource] = key.split('/') as ['smart-money', 'trades'];
+    it(`encode ${key} records as the UTF-8 bytes of fast-json-stable-stringify, or leave them to it`, () => {
+      const encode = resourceEncoder(dataset, resource)!;
+      fc.assert(
+        fc.property(records, fc.integer({ min: 1, max: 64 }), (record, room) => {
+          // A small buffer that grows, as a line writer's does when a line does not fit.
+          const encoded = encodeOrNull(encode, record, room);
+          if (encoded !== null) expect(encoded.equals(Buffer.from(stableStringify(record), 'utf8'))).toBe(true);
+          else expect(() => canonicalJson(record)).not.toThrow(); // left to the string path, which writes it
+        }),
+        { numRuns: 400 },
+      );
+    });
+  }
+
+  it('encode every safe integer digit by digit, and other numbers as String(n) writes them', () => {
+    const encode = resourceEncoder('smart-money', 'trades')!;
+    const base = { ...trade, sharesBefore: 0 };
+    for (const n of [
+      0,
+      -0,
+      9,
+      10,
+      2 ** 31 - 1,
+      2 ** 31,
+      99_999_999,
+      100_000_000,
+      199_999_999,
+      9_999_999_999,
+      12_345_678_900_000,
+      2 ** 53 - 1,
+      -(2 ** 53 - 1),
+      -2_147_483_649,
+      2 ** 53,
+      1e21,
+      0.1,
+      5e-324,
+    ]) {
+      expect(encodeOrNull(encode, { ...base, sharesBefore: n }, 8)?.toString(), String(n)).toBe(
+        stableStringify({ ...base, sharesBefore: n }),
+      );
+    }
+    fc.assert(
+      fc.property(fc.maxSafeInteger(), (n) => {
+        expect(encodeOrNull(encode, { ...base, sharesBefore: n }, 1)?.toString()).toBe(stableStringify({ ...base, sharesBefore: n }));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('encode every number of millionths between 0 and 1 (the weights) as String(n) writes them', () => {
+    const encode = resourceEncoder('smart-money', 'investors')!;
+    // One record, its weight changed each time: the number writer is what differs.
+    const position = { issuerName: 'A', titleOfClass: '', kind: 'equity', shares: 0, reportedValue: 0, weight: 0 };
+    const record = { ...investorLike, positions: [position] };
+    const out: ByteOut = { buffer: Buffer.alloc(512), at: 0, reserve: () => {} };
+    const prefix = '"weight":';
+    let wrong = 0;
+    for (let k = 1; k < 1_000_000; k++) {
+      position.weight = k / 1_000_000;
+      out.at = 0;
+      if (!encode(record, out)) wrong += 1;
+      const start = out.buffer.indexOf(prefix) + prefix.length;
+      const written = out.buffer.toString('latin1', start, out.buffer.indexOf('}', start));
+      if (written !== `${position.weight}`) wrong += 1;
+    }
+    expect(wrong).toBe(0);
+  });
+
   it('write the investor summary of the serving index as fast-json-stable-stringify', () => {
     const serialize = compileCanonical(Investor);
     fc.assert(
@@ -140,6 +211,16 @@ describe('compiled canonical serializers', () => {
     );
   });
 
+  const investorLike = {
+    slug: 'a',
+    name: 'A',
+    category: 'unclassified',
+    period: '2026-09-30',
+    filedAt: '2026-11-14',
+    reportedValueTotal: 1,
+    positionCount: 1,
+    positionsShown: 1,
+  };
   const trade = {
     investorSlug: 'a-b',
     investorName: 'Ä "quoted" \\ \u2028',
@@ -224,6 +305,21 @@ describe('compiled canonical serializers', () => {
     }
   });
 });
+
+/** What an encoder writes into a buffer of `room` bytes that grows as it asks, or null when it leaves the record to the string path. */
+function encodeOrNull(encode: CanonicalEncoder, record: unknown, room: number): Buffer | null {
+  const out: ByteOut = {
+    buffer: Buffer.alloc(room),
+    at: 0,
+    reserve(bytes) {
+      if (out.at + bytes <= out.buffer.length) return;
+      const larger = Buffer.alloc(Math.max(out.at + bytes, 2 * out.buffer.length));
+      out.buffer.copy(larger, 0, 0, out.at);
+      out.buffer = larger;
+    },
+  };
+  return encode(record, out) ? out.buffer.subarray(0, out.at) : null;
+}
 
 function serializeOrError(serialize: (value: unknown) => string, value: unknown): string {
   try {

@@ -1,14 +1,16 @@
-import { copyFile, mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bundleFilePath } from '../helpers/bundle-file.js';
+import { bundleFilePath, bundleParts } from '../helpers/bundle-file.js';
+import { blobPath } from '../../src/publish/bundle-files.js';
 import { runCli } from '../helpers/cli.js';
 import { openSqlite } from '../../src/lib/sqlite.js';
 import { checkServingIndex } from '../../src/publish/serving-index.js';
 import { SmartMoneyIndex } from '../../src/serve/indexes/smart-money-index.js';
 import { StoredJson } from '../../src/serve/stored-json.js';
 import { ALL_SCOPES, bearer, get, newKey, type RunningServer, startServer, TestClock } from './helpers/harness.js';
+import { writeLayout3Index } from '../helpers/layout3-index.js';
 
 // Bundles made by the real pipeline: `pdsnap sample` sources, `pdsnap build` into a temp store.
 const NOW = '2026-11-22T12:00:00.000Z';
@@ -71,7 +73,7 @@ describe('serving pipeline-built bundles', () => {
     const [id] = await readdir(path.join(store, 'bundles/smart-money'));
     const bundle = path.join(store, 'bundles/smart-money', id!);
     const manifest = JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8'));
-    expect(manifest.servingIndex).toMatchObject({ path: 'serving-index.sqlite', schema: 3 });
+    expect(manifest.servingIndex).toMatchObject({ path: 'serving-index.sqlite', schema: 4 });
     const records = async (resource: string) => {
       const lines: string[] = [];
       for (const file of manifest.files.filter((f: { path: string }) => f.path.startsWith(`${resource}/`))) {
@@ -117,7 +119,7 @@ describe('serving pipeline-built bundles', () => {
     expect(await walk('/v1/smart-money/consensus?limit=3')).toEqual(consensus);
   });
 
-  it('reads serving indexes of the earlier layouts 1 and 2 page for page like layout 3', async () => {
+  it('reads serving indexes of the earlier layouts 1 to 3 (records inside the index) page for page like layout 4', async () => {
     const [id] = await readdir(path.join(store, 'bundles/smart-money'));
     const bundle = path.join(store, 'bundles/smart-money', id!);
     const manifest = JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8'));
@@ -130,14 +132,17 @@ describe('serving pipeline-built bundles', () => {
       ]),
     );
     const current = await bundleFilePath(store, id!, 'serving-index.sqlite');
-    expect(manifest.servingIndex.schema).toBe(3);
-    expect(checkServingIndex(current, 3, counts)).toBeNull();
+    expect(manifest.servingIndex.schema).toBe(4);
+    const parts = await bundleParts(store, id!);
     const folder = await mkdtemp(path.join(tmpdir(), 'pdsnap-layout-'));
-    // The earlier layouts, made from this one by SQL: each trade's action (and, in layout 1, its
+    const third = path.join(folder, 'layout-3.sqlite');
+    await writeLayout3Index(third, parts);
+    expect(checkServingIndex(third, 3, counts)).toBeNull();
+    // The earlier layouts, made from layout 3 by SQL: each trade's action (and, in layout 1, its
     // investor) comes from the run that holds it.
     const earlier = async (layout: 1 | 2) => {
       const file = path.join(folder, `layout-${layout}.sqlite`);
-      await copyFile(current, file);
+      await copyFile(third, file);
       const db = openSqlite(file);
       db.exec(`
         ALTER TABLE trades RENAME TO trades_3;
@@ -161,7 +166,7 @@ describe('serving pipeline-built bundles', () => {
       return file;
     };
     const [older, previous] = [await earlier(1), await earlier(2)];
-    expect(checkServingIndex(older, 3, counts)).toBe('has table layout 1; the manifest lists layout 3');
+    expect(checkServingIndex(older, 4, counts)).toBe('has table layout 1; the manifest lists layout 4');
 
     const text = (page: { data: readonly unknown[] }) => page.data.map((row) => (row as StoredJson).utf8.toString());
     const walk = (index: SmartMoneyIndex, filter: Parameters<SmartMoneyIndex['trades']>[0]) => {
@@ -173,12 +178,18 @@ describe('serving pipeline-built bundles', () => {
       }
       return rows;
     };
-    const indexes = [SmartMoneyIndex.open(older), SmartMoneyIndex.open(previous), SmartMoneyIndex.open(current)];
-    const [one, two, three] = indexes as [SmartMoneyIndex, SmartMoneyIndex, SmartMoneyIndex];
+    const indexes = [
+      SmartMoneyIndex.open(older),
+      SmartMoneyIndex.open(previous),
+      SmartMoneyIndex.open(third),
+      SmartMoneyIndex.open(current, parts),
+    ];
+    const [one, two, three, four] = indexes as [SmartMoneyIndex, SmartMoneyIndex, SmartMoneyIndex, SmartMoneyIndex];
     const same = (filter: Parameters<SmartMoneyIndex['trades']>[0]) => {
       const expected = walk(one, filter);
       expect(walk(two, filter)).toEqual(expected);
       expect(walk(three, filter)).toEqual(expected);
+      expect(walk(four, filter)).toEqual(expected);
       return expected;
     };
     try {
@@ -201,13 +212,40 @@ describe('serving pipeline-built bundles', () => {
       expect(compared).toBe(all.length);
       // A page that starts inside a run, as a cursor does, starts at that ord.
       const slug = slugs[0]!;
-      expect(text(three.trades({ investorSlug: slug }, 3, 2))).toEqual(text(one.trades({ investorSlug: slug }, 3, 2)));
+      for (const index of [three, four])
+        expect(text(index.trades({ investorSlug: slug }, 3, 2))).toEqual(text(one.trades({ investorSlug: slug }, 3, 2)));
       for (const action of actions) {
         for (const position of [2, 5, 9]) {
-          expect(text(three.trades({ action }, position, 3))).toEqual(text(one.trades({ action }, position, 3)));
-          expect(three.trades({ action }, position, 3).next).toBe(one.trades({ action }, position, 3).next);
+          for (const index of [three, four]) {
+            expect(text(index.trades({ action }, position, 3))).toEqual(text(one.trades({ action }, position, 3)));
+            expect(index.trades({ action }, position, 3).next).toBe(one.trades({ action }, position, 3).next);
+          }
         }
       }
+      // Investors, their details and consensus, every page and filter: the same bytes from both kinds of layout.
+      const pages = (read: (position: number) => { data: readonly unknown[]; next: number | null }) => {
+        const rows: string[] = [];
+        for (let position: number | null = 0; position !== null; ) {
+          const page = read(position);
+          rows.push(...text(page));
+          position = page.next;
+        }
+        return rows;
+      };
+      const investors = pages((position) => three.investors({}, position, 3));
+      expect(investors.length).toBe(counts.investors);
+      expect(pages((position) => four.investors({}, position, 3))).toEqual(investors);
+      for (const category of new Set(investors.map((row) => JSON.parse(row).category as string))) {
+        expect(pages((position) => four.investors({ category }, position, 2))).toEqual(
+          pages((position) => three.investors({ category }, position, 2)),
+        );
+      }
+      for (const row of investors) {
+        const slugOf = JSON.parse(row).slug as string;
+        expect(four.investor(slugOf)?.utf8.toString()).toBe(three.investor(slugOf)?.utf8.toString());
+      }
+      expect(four.investor('no-such-investor')).toBeUndefined();
+      expect(pages((position) => four.consensus(position, 3))).toEqual(pages((position) => three.consensus(position, 3)));
     } finally {
       for (const index of indexes) index.close();
     }
@@ -218,13 +256,87 @@ describe('serving pipeline-built bundles', () => {
     const damaged = openSqlite(gap);
     damaged.exec('UPDATE trade_runs SET last_ord = last_ord - 1 WHERE first_ord = 1');
     damaged.close();
-    expect(checkServingIndex(gap, 3, counts)).toMatch(/^trade run \([^)]+\) covers ords \d+\.\.\d+ where ord \d+ comes next$/);
+    expect(checkServingIndex(gap, 4, counts)).toMatch(/^trade run \([^)]+\) covers ords \d+\.\.\d+ where ord \d+ comes next$/);
+  });
+
+  it('holds no record in the serving index: only keys, filter columns, order and where each record is in the parts', async () => {
+    const [id] = await readdir(path.join(store, 'bundles/smart-money'));
+    const file = await bundleFilePath(store, id!, 'serving-index.sqlite');
+    // Not a field name of any record anywhere in the file, pages left free included.
+    const bytes = await readFile(file);
+    for (const field of ['"issuerName"', '"positions"', '"topHolders"', '"reportedValueTotal"', 'issuerName']) {
+      expect(bytes.includes(field), field).toBe(false);
+    }
+    const db = openSqlite(file, { readonly: true });
+    try {
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>;
+      expect(tables.map((t) => t.name).sort()).toEqual(['investors', 'line_blocks', 'trade_runs']);
+      for (const { name } of tables) {
+        for (const row of db.prepare(`SELECT * FROM ${name}`).all() as Array<Record<string, unknown>>) {
+          for (const value of Object.values(row)) {
+            // Slugs, categories, actions and resource names; everything else a number.
+            if (typeof value === 'string') expect(value).toMatch(/^[a-z0-9-]{1,160}$/);
+            else expect(typeof value === 'number' || typeof value === 'bigint').toBe(true);
+          }
+        }
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('serves and validates a bundle built with serving index layout 3 (records inside the index) as before', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'pdsnap-layout-3-'));
+    await cp(store, path.join(root, 'snapshots'), { recursive: true });
+    const [id] = await readdir(path.join(root, 'snapshots/bundles/smart-money'));
+    const copy = path.join(root, 'snapshots');
+    const manifestFile = path.join(copy, 'bundles/smart-money', id!, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+    // The index takes no part in the snapshot id: the same bundle as built before layout 4, its
+    // index in the blob its digest names.
+    const written = path.join(root, 'layout-3.sqlite');
+    manifest.servingIndex = await writeLayout3Index(written, await bundleParts(copy, id!));
+    await mkdir(path.dirname(blobPath(copy, manifest.servingIndex.sha256)), { recursive: true });
+    await rename(written, blobPath(copy, manifest.servingIndex.sha256));
+    await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+    const validate = await runCli([
+      'validate',
+      '--datasets',
+      'smart-money',
+      '--store',
+      path.join(root, 'snapshots'),
+      '--now',
+      NOW,
+      '--json',
+    ]);
+    expect(validate.exitCode, String(validate.stdout)).toBe(0);
+
+    const old = await startServer(root, clock);
+    try {
+      const oldKey = await newKey(root, ALL_SCOPES, 'premium');
+      const both = async (url: string) => {
+        clock.advance(250);
+        const [a, b] = [await get(old.base, url, bearer(oldKey)), await call(url)];
+        expect(a.status).toBe(200);
+        expect(a.body.snapshot.id).toBe(id);
+        expect(a.body.data).toEqual(b.body.data);
+        return a.body;
+      };
+      const list = await both('/v1/smart-money/investors?limit=5');
+      await both(`/v1/smart-money/investors/${list.data[0].slug}`);
+      await both('/v1/smart-money/consensus?limit=4');
+      await both('/v1/smart-money/trades?limit=50&action=sold');
+      await both(`/v1/smart-money/trades?limit=50&investorSlug=${list.data[1].slug}`);
+    } finally {
+      await old.close();
+    }
   });
 
   it('reads a Smart Money page once per snapshot and answers it again from memory, the same as read anew', async () => {
     const [id] = await readdir(path.join(store, 'bundles/smart-money'));
     const file = await bundleFilePath(store, id!, 'serving-index.sqlite');
-    const [served, fresh] = [SmartMoneyIndex.open(file), SmartMoneyIndex.open(file)];
+    const parts = await bundleParts(store, id!);
+    const [served, fresh] = [SmartMoneyIndex.open(file, parts), SmartMoneyIndex.open(file, parts)];
     try {
       const text = (page: { data: readonly unknown[] }) => page.data.map((row) => (row as StoredJson).utf8.toString());
       const slug = JSON.parse(text(served.investors({}, 0, 1))[0]!).slug as string;

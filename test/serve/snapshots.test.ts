@@ -427,6 +427,45 @@ describe('smart money resources', () => {
     });
   });
 
+  it('never serves a Smart Money part changed after publishing: its records are read from the parts, verified with the index', async () => {
+    const { store, ids, call, server } = await setUp(['articles', 'calendar', 'smart-money']);
+    const resources = smartMoneyResources();
+    const at = new Date(NOW.getTime() + 60_000);
+    const changedId = await publishDataset(
+      store,
+      'smart-money',
+      { ...resources, trades: resources.trades.slice(1) },
+      { generatedAt: at, freshUntil: new Date(NOW.getTime() + 7 * DAY) },
+    );
+    // One byte of a trade's share count, a change a reader of the records alone would not notice.
+    const part = await bundleFilePath(store.root, changedId, 'trades/00000.ndjson');
+    const text = await readFile(part, 'utf8');
+    const at9 = text.indexOf('"sharesAfter":') + '"sharesAfter":'.length;
+    await writeFile(part, `${text.slice(0, at9)}${text[at9] === '9' ? '8' : '9'}${text.slice(at9 + 1)}`);
+    await server.app.snapshots.reload();
+    expect(server.app.snapshots.statuses().find((s) => s.dataset === 'smart-money')).toMatchObject({
+      snapshotId: ids['smart-money'],
+      refused: { snapshotId: changedId, reason: `bundle ${changedId} failed verification: trades/00000.ndjson does not match its sha256` },
+    });
+    expect((await call('/v1/smart-money/trades?limit=100')).body.data).toEqual(resources.trades);
+
+    // With nothing verified to fall back on, the dataset is unavailable rather than served from that part.
+    const alone = await makeStore(NOW, ['smart-money']);
+    const partOfCurrent = await bundleFilePath(alone.store.root, alone.ids['smart-money']!, 'investors/00000.ndjson');
+    const bytes = await readFile(partOfCurrent);
+    bytes.writeUInt8(bytes.readUInt8(10) ^ 0x01, 10);
+    await writeFile(partOfCurrent, bytes);
+    const aloneKey = await newKey(alone.root, ALL_SCOPES, 'premium');
+    const started = await startServer(alone.root, new TestClock(NOW));
+    try {
+      const answer = await get(started.base, '/v1/smart-money/investors', bearer(aloneKey));
+      expect(answer.status).toBe(503);
+      expect(answer.body.error.code).toBe('snapshot_unavailable');
+    } finally {
+      await started.close();
+    }
+  });
+
   it('keeps serving the previous Smart Money snapshot when the new serving index is damaged, and says so in /readyz', async () => {
     const { store, ids, call, server } = await setUp(['articles', 'calendar', 'smart-money']);
     const at = new Date(NOW.getTime() + 60_000);

@@ -15,7 +15,6 @@ import { requireExisting } from '../required-path.js';
 import { escapeControl } from '../../lib/terminal-text.js';
 import { boundHeapGrowth } from '../../lib/heap-growth.js';
 import { wholeNumberFromEnv } from '../../lib/env-number.js';
-import { writerThreadAllowed } from '../../publish/bundle-file-output.js';
 import { isBucketLocation } from '../../publish/s3-location.js';
 import { type KeyedCache, KeyedFileCache, NO_CACHE } from '../../lib/keyed-file-cache.js';
 import path from 'node:path';
@@ -73,8 +72,6 @@ export function buildCommand(): Command {
       await requireExisting(options.sources, 'folder', '--sources', 'name the folder that holds articles/, calendar/ and filings/');
       const config = await loadConfig(options.config);
       asUsageError(boundHeapGrowth);
-      // Read where the store decides; checked here so that a bad value stops the build before it reads.
-      asUsageError(writerThreadAllowed);
       const report = await runBuild({
         sourcesDir: options.sources,
         storeDir: options.store,
@@ -90,6 +87,7 @@ export function buildCommand(): Command {
         progress: stderrProgress(options.quiet || options.json),
         ingestThreads: asUsageError(ingestThreadsFromEnv),
         cache: derivationCache(options.cache, options.store),
+        deriveThreads: asUsageError(deriveThreadsFromEnv),
       });
       if (options.output !== undefined) await writeReportFile(options.output, report);
       if (options.json) printJson(report);
@@ -115,6 +113,14 @@ function derivationCache(given: string | false | undefined, store: string): Keye
     () => wholeNumberFromEnv(process.env, 'PDSNAP_CACHE_MAX_MB', 'a whole number of megabytes, at least 1', (value) => value >= 1) ?? 4096,
   );
   return new KeyedFileCache(dir, megabytes * 1024 * 1024);
+}
+
+/**
+ * PDSNAP_DERIVE_THREADS: worker threads that derive, check and serialize Smart Money investors; 0
+ * does it on the main thread. Unset: one per core, for a build of enough investors to be worth it.
+ */
+function deriveThreadsFromEnv(): number | undefined {
+  return wholeNumberFromEnv(process.env, 'PDSNAP_DERIVE_THREADS', 'a whole number from 0 to 64', (value) => value >= 0 && value <= 64);
 }
 
 /** PDSNAP_INGEST_THREADS: Form 13F data sets read at once in worker threads; 0 reads them one after the other. */

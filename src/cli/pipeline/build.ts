@@ -5,7 +5,7 @@ import type { RuleResult } from '../../model/rule-result.js';
 import type { Progress } from '../../model/progress.js';
 import type { BuildNote, Rejection } from '../../model/report.js';
 import { LockError } from '../../lib/file-lock.js';
-import { InvalidRecordError } from '../../publish/bundle-file-writer.js';
+import { InvalidRecordError } from '../../publish/resource-writer.js';
 import { openStore } from '../../publish/open-store.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
 import type { StagedBundle } from '../../publish/staged-bundle.js';
@@ -41,6 +41,8 @@ export interface BuildOptions {
   ingestThreads?: number;
   /** The derivation cache (derivation-cache.ts); NO_CACHE with --no-cache. */
   cache: KeyedCache;
+  /** Threads that derive Smart Money investors (PDSNAP_DERIVE_THREADS); default one per core for a large build. */
+  deriveThreads?: number;
 }
 
 /** failed: the data was refused (stale, invalid, empty, --strict); error: the program failed. */
@@ -157,6 +159,7 @@ async function buildDataset(
       progress: options.progress,
       ingestThreads: options.ingestThreads,
       cache: options.cache,
+      deriveThreads: options.deriveThreads,
     });
   } catch (error) {
     return fail(`could not read sources: ${(error as Error).message}`);

@@ -1,6 +1,6 @@
 import { deriveArticles } from '../../derive/articles.js';
 import { deriveCalendar } from '../../derive/calendar.js';
-import { type LeftOutCounts, streamSmartMoney } from '../../derive/smart-money/index.js';
+import type { LeftOutCounts } from '../../derive/smart-money/index.js';
 import { ingestArticles } from '../../ingest/articles/index.js';
 import { ingestCalendar } from '../../ingest/calendar/index.js';
 import { ingestFilings } from '../../ingest/filings/index.js';
@@ -11,6 +11,7 @@ import { keepSmartMoney, keptSmartMoney, smartMoneyInputs, smartMoneyKey } from 
 import type { BuildNote, Rejection } from '../../model/report.js';
 import { SILENT_PROGRESS, type Progress } from '../../model/progress.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
+import { deriveSmartMoneyInto } from './smart-money-workers.js';
 
 export interface RecipeContext {
   sourcesDir: string;
@@ -26,6 +27,8 @@ export interface RecipeContext {
   ingestThreads?: number | undefined;
   /** The derivation cache (derivation-cache.ts); NO_CACHE with --no-cache. */
   cache: KeyedCache;
+  /** Threads that derive Smart Money investors; undefined: one per core for a large build. */
+  deriveThreads?: number | undefined;
 }
 
 /**
@@ -60,7 +63,7 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
   calendar: singleResourceRecipe('calendar', 'events', ingestCalendar, deriveCalendar),
 
   async 'smart-money'(ctx) {
-    const { sourcesDir, now, limits, allFilers, strict, allowStale, progress, ingestThreads, cache } = ctx;
+    const { sourcesDir, now, limits, allFilers, strict, allowStale, progress, ingestThreads, deriveThreads, cache } = ctx;
     const maxQuarterAgeDays = limits['smart-money'].maxQuarterAgeDays;
     const inputs = cache === NO_CACHE ? null : await smartMoneyInputs(sourcesDir);
     const key = inputs && smartMoneyKey(inputs, { now, maxQuarterAgeDays, allFilers, allowStale, strict });
@@ -71,25 +74,26 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
         ...(inputs ? { provenance: inputs.provenance } : {}),
         ...(ingestThreads === undefined ? {} : { threads: ingestThreads }),
       });
-    const deriveFrom = (ingested: Awaited<ReturnType<typeof ingest>>, sink: RecordSink): DerivedFacts => {
+    const deriveFrom = async (ingested: Awaited<ReturnType<typeof ingest>>, sink: RecordSink): Promise<DerivedFacts> => {
       // A bar of investors derived, out of those planned; the summary counts the records written.
       let step = SILENT_PROGRESS.step('');
       let records = 0;
-      const derived = streamSmartMoney(
+      const derived = await deriveSmartMoneyInto(
+        sink,
         { catalog: ingested.catalog, registry: ingested.registry, allFilers, now, maxQuarterAgeDays, keepStaleInvestors: allowStale },
-        (investor, trades) => {
-          sink.add('investors', investor);
-          for (const trade of trades) sink.add('trades', trade);
-          records += 1 + trades.length;
-          step.advance(1);
-        },
-        (investors) => {
-          step = progress.step('smart-money: derive and write investors', investors);
+        {
+          threads: deriveThreads,
+          onPlanned: (investors) => {
+            step = progress.step('smart-money: derive and write investors', investors);
+          },
+          onWritten: (investors, lines) => {
+            records += lines;
+            step.advance(investors);
+          },
         },
       );
       for (const row of derived.consensus) sink.add('consensus', row);
-      records += derived.consensus.length;
-      step.done(`${records} records written (${derived.consensus.length} consensus rows)`);
+      step.done(`${records + derived.consensus.length} records written (${derived.consensus.length} consensus rows)`);
       return {
         facts: { ...derived.facts, filingsWithDisagreeingTotals: ingested.totalsDisagreements },
         rejections: [],

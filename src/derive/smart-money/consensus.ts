@@ -67,23 +67,23 @@ function keepTopHolder(topHolders: Holder[], slug: string, reportedValue: number
   if (topHolders.length > TOP_HOLDER_LIMIT) topHolders.pop();
 }
 
-function countName(tally: IssuerTally, issuerName: string, titleOfClass: string): void {
+function countName(tally: IssuerTally, issuerName: string, titleOfClass: string, count = 1): void {
   const index = tally.nameIndex;
   if (index === null) {
     for (const name of tally.names) {
       if (name.issuerName === issuerName && name.titleOfClass === titleOfClass) {
-        name.count += 1;
+        name.count += count;
         return;
       }
     }
   } else {
     const name = index.get(issuerName)?.get(titleOfClass);
     if (name !== undefined) {
-      name.count += 1;
+      name.count += count;
       return;
     }
   }
-  const name = { issuerName, titleOfClass, count: 1 };
+  const name = { issuerName, titleOfClass, count };
   tally.names.push(name);
   if (index !== null) indexName(index, name);
   else if (tally.names.length > NAMES_SEARCHED_IN_ORDER) {
@@ -118,6 +118,24 @@ function mostCommonName(names: readonly FiledName[]): { issuerName: string; titl
 }
 
 /**
+ * What an accumulator has counted, as plain data that can move between threads: the investors added
+ * and each issuer's tally. Every part of a tally is a count, an exact sum of whole numbers, or the
+ * largest holders by a total order, so tallies of disjoint sets of investors merge into the tallies
+ * of their union whatever the order (ConsensusAccumulator.merge).
+ */
+export interface ConsensusState {
+  investors: string[];
+  tallies: Array<{
+    key: string;
+    holderCount: number;
+    totalReportedValue: number;
+    totalShares: number;
+    topHolders: Holder[];
+    names: FiledName[];
+  }>;
+}
+
+/**
  * Streams investors in one at a time, so the orchestrator can drop each investor's rows after
  * adding them. Memory grows with the number of distinct issuers, not with the number of rows.
  */
@@ -146,6 +164,44 @@ export class ConsensusAccumulator {
       tally.totalShares += position.shares;
       countName(tally, position.issuerName, position.titleOfClass);
       keepTopHolder(tally.topHolders, investorSlug, position.reportedValue);
+    }
+  }
+
+  /** What was added so far, for merge() in another thread. */
+  state(): ConsensusState {
+    return {
+      investors: [...this.investors],
+      tallies: [...this.tallies.values()].map(({ key, holderCount, totalReportedValue, totalShares, topHolders, names }) => ({
+        key,
+        holderCount,
+        totalReportedValue,
+        totalShares,
+        topHolders,
+        names,
+      })),
+    };
+  }
+
+  /**
+   * Adds what another accumulator counted over other investors (its state()): the result is the one
+   * of adding all of them to one accumulator, in any order. An investor added to both is refused.
+   */
+  merge(other: ConsensusState): void {
+    for (const slug of other.investors) {
+      if (this.investors.has(slug)) throw new Error(`consensus: investor ${slug} was added twice; holder counts would double`);
+      this.investors.add(slug);
+    }
+    for (const theirs of other.tallies) {
+      let tally = this.tallies.get(theirs.key);
+      if (tally === undefined) {
+        tally = { key: theirs.key, holderCount: 0, totalReportedValue: 0, totalShares: 0, topHolders: [], names: [], nameIndex: null };
+        this.tallies.set(theirs.key, tally);
+      }
+      tally.holderCount += theirs.holderCount;
+      tally.totalReportedValue += theirs.totalReportedValue;
+      tally.totalShares += theirs.totalShares;
+      for (const name of theirs.names) countName(tally, name.issuerName, name.titleOfClass, name.count);
+      for (const holder of theirs.topHolders) keepTopHolder(tally.topHolders, holder.slug, holder.reportedValue);
     }
   }
 

@@ -117,11 +117,11 @@ interface Candidate {
 }
 
 /**
- * Chooses the investors to publish and what each is built from. Slugs of unregistered filers are
- * assigned over every filer with a holdings report, stale ones included, so that one filer going
- * stale does not rename another.
+ * Chooses the investors to publish and what each is built from, in slug order (the published
+ * order); metadata only. Slugs of unregistered filers are assigned over every filer with a holdings
+ * report, stale ones included, so that one filer going stale does not rename another.
  */
-function planInvestors(input: SmartMoneyInput): { plans: InvestorPlan[]; notes: BuildNote[]; leftOut: LeftOutCounts } {
+export function planSmartMoney(input: SmartMoneyInput): { plans: InvestorPlan[]; notes: BuildNote[]; leftOut: LeftOutCounts } {
   const notes: BuildNote[] = [];
   const leftOut: LeftOutCounts = { staleQuarter: 0, noFiling: 0, noHoldingsReport: 0 };
   const byCik = groupFilings(input.catalog);
@@ -220,8 +220,12 @@ export interface DerivedInvestorRecords {
   trades: TradeRow[];
 }
 
-/** Materializes one investor's rows (current and previous quarter), derives its records, and lets the rows go. */
-function deriveInvestor(plan: InvestorPlan, catalog: FilingCatalog): DerivedInvestorRecords {
+/**
+ * Materializes one investor's rows (current and previous quarter), derives its records, and lets the
+ * rows go. Investors are independent of each other: their records may be derived on several threads
+ * at once, each reading the catalog, and put in plan order afterwards.
+ */
+export function deriveInvestorRecords(plan: InvestorPlan, catalog: Pick<FilingCatalog, 'rows' | 'eachRow'>): DerivedInvestorRecords {
   const filingsOf = (effective: EffectiveFilings) => [
     effective.base.accessionNumber,
     ...effective.additions.map((filing) => filing.accessionNumber),
@@ -250,12 +254,12 @@ export function streamSmartMoney(
   /** Told how many investors will be derived, once that is known (for progress). */
   onPlanned?: (investors: number) => void,
 ): Pick<SmartMoneyResult, 'consensus' | 'notes' | 'facts' | 'leftOut'> {
-  const { plans, notes, leftOut } = planInvestors(input);
+  const { plans, notes, leftOut } = planSmartMoney(input);
   onPlanned?.(plans.length);
   const consensus = new ConsensusAccumulator();
   let oldestPeriod: string | undefined;
   for (const plan of plans) {
-    const derived = deriveInvestor(plan, input.catalog);
+    const derived = deriveInvestorRecords(plan, input.catalog);
     consensus.add(derived.detail.slug, derived.shownPositions);
     if (oldestPeriod === undefined || compareText(derived.detail.period, oldestPeriod) < 0) oldestPeriod = derived.detail.period;
     sink(derived.detail, derived.trades);
@@ -278,7 +282,7 @@ export function deriveSmartMoney(input: SmartMoneyInput): SmartMoneyResult {
 
 export { aggregatePositions, type AggregatedPosition } from './positions.js';
 export { capPositions } from './cap.js';
-export { ConsensusAccumulator, deriveConsensus, TOP_HOLDER_LIMIT } from './consensus.js';
+export { ConsensusAccumulator, type ConsensusState, deriveConsensus, TOP_HOLDER_LIMIT } from './consensus.js';
 export { effectiveFilings, effectiveHoldings, type EffectiveFilings } from './holdings.js';
 export { buildInvestorDetail, positionWeight } from './investors.js';
 export { assignInvestorSlugs, slugFromName } from './slugs.js';

@@ -66,25 +66,15 @@ export function aggregatePositions(rows: readonly HoldingRow[]): AggregatedPosit
   }));
 }
 
-interface CatalogGroup {
-  key: string;
-  kind: PositionKind;
-  amount: number;
-  value: number;
-  issuerName: string;
-  titleOfClass: string;
-  shownValue: number;
-}
-
 /**
  * The key string of each positionId of a catalog, made once: every investor and quarter holding a
  * security then shares one string, which Map lookups (consensus tallies, trades across quarters)
  * hash once and compare by reference, instead of a new string per position hashed and compared
  * character by character each time.
  */
-const keysByCatalog = new WeakMap<FilingCatalog, Map<number, string>>();
+const keysByCatalog = new WeakMap<object, Map<number, string>>();
 
-function positionKeys(catalog: FilingCatalog): Map<number, string> {
+function positionKeys(catalog: object): Map<number, string> {
   let keys = keysByCatalog.get(catalog);
   if (keys === undefined) {
     keys = new Map();
@@ -94,53 +84,98 @@ function positionKeys(catalog: FilingCatalog): Map<number, string> {
 }
 
 /**
+ * Where each position of the aggregation under way is, by positionId: `slot[id]` is its index when
+ * `stamp[id]` is the current aggregation's number. Per catalog, reused by every aggregation of it
+ * (a few per investor): an array look-up per row instead of a hash map made per aggregation.
+ */
+interface PositionIndex {
+  slot: Int32Array;
+  stamp: Int32Array;
+  generation: number;
+}
+
+const indexesByCatalog = new WeakMap<object, PositionIndex>();
+
+function positionIndex(catalog: object): PositionIndex {
+  let index = indexesByCatalog.get(catalog);
+  if (index === undefined) {
+    index = { slot: new Int32Array(1024), stamp: new Int32Array(1024), generation: 0 };
+    indexesByCatalog.set(catalog, index);
+  }
+  return index;
+}
+
+function grow(index: PositionIndex, id: number): void {
+  let length = index.slot.length;
+  while (length <= id) length *= 2;
+  const slot = new Int32Array(length);
+  slot.set(index.slot);
+  const stamp = new Int32Array(length);
+  stamp.set(index.stamp);
+  index.slot = slot;
+  index.stamp = stamp;
+}
+
+/**
  * aggregatePositions over the rows of some filings of a catalog, in order, with the same result;
  * through catalog.eachRow where the catalog has it, so that no row becomes an object and no key
- * string is made per row (one per security, shared by every position of it).
+ * string is made per row (one per security, shared by every position of it). The positions are
+ * made as the rows come and summed in place (rounded once, at the end), found again by positionId
+ * in an index reused across aggregations.
  */
-export function aggregateCatalogPositions(catalog: FilingCatalog, accessionNumbers: readonly string[]): AggregatedPosition[] {
+export function aggregateCatalogPositions(
+  catalog: Pick<FilingCatalog, 'rows' | 'eachRow'>,
+  accessionNumbers: readonly string[],
+): AggregatedPosition[] {
   if (catalog.eachRow === undefined) {
     const rows: HoldingRow[] = [];
     for (const accession of accessionNumbers) for (const row of catalog.rows(accession)) rows.push(row);
     return aggregatePositions(rows);
   }
-  const groups = new Map<number, CatalogGroup>();
   const keys = positionKeys(catalog);
+  const index = positionIndex(catalog);
+  const generation = ++index.generation;
+  const positions: AggregatedPosition[] = [];
+  /** The value of the row whose names each position shows: its largest, the first one on ties. */
+  const shownValues: number[] = [];
   for (const accession of accessionNumbers) {
     catalog.eachRow(accession, (row) => {
-      const group = groups.get(row.positionId);
-      if (group === undefined) {
-        let key = keys.get(row.positionId);
+      const id = row.positionId;
+      if (id >= index.slot.length) grow(index, id);
+      if (index.stamp[id] !== generation) {
+        let key = keys.get(id);
         if (key === undefined) {
           key = positionKey(row);
-          keys.set(row.positionId, key);
+          keys.set(id, key);
         }
-        groups.set(row.positionId, {
+        index.stamp[id] = generation;
+        index.slot[id] = positions.length;
+        // shares and reportedValue hold the unrounded sums until the end.
+        positions.push({
           key,
-          kind: positionKind(row),
-          amount: row.amount,
-          value: row.value,
           issuerName: row.issuerName,
           titleOfClass: row.titleOfClass,
-          shownValue: row.value,
+          kind: positionKind(row),
+          shares: row.amount,
+          reportedValue: row.value,
         });
+        shownValues.push(row.value);
         return;
       }
-      group.amount += row.amount;
-      group.value += row.value;
-      if (row.value > group.shownValue) {
-        group.shownValue = row.value;
-        group.issuerName = row.issuerName;
-        group.titleOfClass = row.titleOfClass;
+      const at = index.slot[id]!;
+      const position = positions[at]!;
+      position.shares += row.amount;
+      position.reportedValue += row.value;
+      if (row.value > shownValues[at]!) {
+        shownValues[at] = row.value;
+        position.issuerName = row.issuerName;
+        position.titleOfClass = row.titleOfClass;
       }
     });
   }
-  return [...groups.values()].map((group) => ({
-    key: group.key,
-    issuerName: group.issuerName,
-    titleOfClass: group.titleOfClass,
-    kind: group.kind,
-    shares: Math.round(group.amount),
-    reportedValue: Math.round(group.value),
-  }));
+  for (const position of positions) {
+    position.shares = Math.round(position.shares);
+    position.reportedValue = Math.round(position.reportedValue);
+  }
+  return positions;
 }

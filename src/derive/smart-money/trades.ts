@@ -85,6 +85,13 @@ function compareTrades(a: KeyedTrade, b: KeyedTrade): number {
   );
 }
 
+/** Positions by key, the later one of a key kept (as new Map(positions.map(...)) would), without a pair per position. */
+function positionsByKey(positions: readonly AggregatedPosition[]): Map<string, AggregatedPosition> {
+  const byKey = new Map<string, AggregatedPosition>();
+  for (const position of positions) byKey.set(position.key, position);
+  return byKey;
+}
+
 /**
  * Quarter-over-quarter trades of one investor (docs/spec.md, Trades).
  *
@@ -105,8 +112,8 @@ export function deriveTrades(
   const previousPeriod = previousQuarterEnd(current.period);
   if (previous === null || previousPeriod === null || previous.period !== previousPeriod) return [];
 
-  const before = new Map(previous.positions.map((position) => [position.key, position]));
-  const after = new Map(current.positions.map((position) => [position.key, position]));
+  const before = positionsByKey(previous.positions);
+  const after = positionsByKey(current.positions);
 
   const changes: KeyedTrade[] = [];
   const sold: KeyedTrade[] = [];

@@ -1,4 +1,4 @@
-import type { FilingCatalog, FilingMeta, HoldingRow } from '../../model/filing.js';
+import type { FilingCatalog, FilingMeta, HoldingRow, ValueUnit } from '../../model/filing.js';
 import type { RawHoldingRow } from './raw-holding-row.js';
 import { toWholeDollars } from './value-unit.js';
 
@@ -40,7 +40,9 @@ const PRN = 4;
 
 class StringTable {
   private readonly ids = new Map<string, number>();
-  readonly values: string[] = [];
+
+  /** `values` given: a table to read, whose ids are those of the catalog it was shared from (fromShared). */
+  constructor(readonly values: string[] = []) {}
 
   intern(value: string): number {
     let id = this.ids.get(value);
@@ -54,8 +56,9 @@ class StringTable {
 }
 
 /**
- * The committed filings of a catalog filled in a worker thread, as it is posted to the main thread:
- * the row columns move (their buffers are transferred, not copied), the string tables are copied.
+ * The committed filings of a catalog, as they are posted to another thread: the row columns live in
+ * shared memory (a data set's worker fills them, the main thread takes them in, the derivation's
+ * workers read them), the string tables and filings are copied.
  */
 export interface CatalogTransfer {
   issuers: string[];
@@ -74,6 +77,15 @@ export interface CatalogTransfer {
   filings: { accession: string; spans: number[]; rowCount: number; meta: FilingMeta }[];
 }
 
+/**
+ * What reading a catalog's rows in another thread needs (fromShared): the columns (shared), the
+ * string tables, and per committed filing its rows and value unit; none of its other facts, which
+ * at 3x were tens of MB copied into every thread that reads.
+ */
+export interface CatalogRows extends Omit<CatalogTransfer, 'filings'> {
+  filings: { accession: string; spans: number[]; valueUnit: ValueUnit }[];
+}
+
 /** A security's issuer name, title and CUSIP as ids of one catalog's string tables. */
 export interface InternedSecurity {
   readonly issuerId: number;
@@ -87,13 +99,15 @@ interface StagedFiling {
   spans: number[];
   rowCount: number;
   meta: FilingMeta | null;
+  /** How its values are read, from its meta once committed (a catalog shared for reading has no meta). */
+  valueUnit: ValueUnit | null;
   discarded: boolean;
 }
 
 export class CompactFilingCatalog implements FilingCatalog {
-  private readonly issuers = new StringTable();
-  private readonly titles = new StringTable();
-  private readonly cusips = new StringTable();
+  private issuers = new StringTable();
+  private titles = new StringTable();
+  private cusips = new StringTable();
   private readonly issuerIds: Int32Array[] = [];
   private readonly titleIds: Int32Array[] = [];
   private readonly cusipIds: Int32Array[] = [];
@@ -106,10 +120,47 @@ export class CompactFilingCatalog implements FilingCatalog {
   private rowTotal = 0;
   private readonly staged: StagedFiling[] = [];
   private readonly committed = new Map<string, number>();
+  /** Made by fromShared: its columns are shared with the catalog it came from, which may not change them under it. */
+  private readOnly = false;
+
+  /**
+   * A catalog to read in another thread (derivation's workers) from what `shareRows` gave: the very
+   * columns (shared memory, not copied) and ids of the catalog it came from. It answers rows
+   * (rows, eachRow) only: it knows no filing's facts.
+   */
+  static fromShared(shared: CatalogRows): CompactFilingCatalog {
+    const catalog = new CompactFilingCatalog();
+    catalog.readOnly = true;
+    catalog.issuers = new StringTable(shared.issuers);
+    catalog.titles = new StringTable(shared.titles);
+    catalog.cusips = new StringTable(shared.cusips);
+    catalog.issuerIds.push(...shared.issuerIds);
+    catalog.titleIds.push(...shared.titleIds);
+    catalog.cusipIds.push(...shared.cusipIds);
+    catalog.amounts.push(...shared.amounts);
+    catalog.values.push(...shared.values);
+    catalog.flags.push(...shared.flags);
+    for (const [position, amount] of shared.wideAmounts) catalog.wideAmounts.set(position, amount);
+    for (const [position, value] of shared.wideValues) catalog.wideValues.set(position, value);
+    catalog.rowTotal = shared.rowTotal;
+    for (const filing of shared.filings) {
+      catalog.staged.push({
+        accession: filing.accession,
+        spans: filing.spans,
+        rowCount: 0,
+        meta: null,
+        valueUnit: filing.valueUnit,
+        discarded: false,
+      });
+      catalog.committed.set(filing.accession, catalog.staged.length - 1);
+    }
+    return catalog;
+  }
 
   /** Starts a filing; its rows are invisible until commit. */
   stage(accession: string): number {
-    this.staged.push({ accession, spans: [], rowCount: 0, meta: null, discarded: false });
+    if (this.readOnly) throw new Error('a catalog shared for reading takes no filing');
+    this.staged.push({ accession, spans: [], rowCount: 0, meta: null, valueUnit: null, discarded: false });
     return this.staged.length - 1;
   }
 
@@ -176,6 +227,7 @@ export class CompactFilingCatalog implements FilingCatalog {
     }
     if (this.committed.has(filing.accession)) throw new Error(`filing ${filing.accession} is already in the catalog`);
     filing.meta = meta;
+    filing.valueUnit = meta.valueUnit;
     this.committed.set(filing.accession, stagingId);
   }
 
@@ -214,6 +266,7 @@ export class CompactFilingCatalog implements FilingCatalog {
 
   /** Committed filings in the order they were committed (deterministic: sources are read sorted). */
   *filings(): Iterable<FilingMeta> {
+    if (this.readOnly) throw new Error("a catalog shared for reading has its filings' rows only");
     for (const id of this.committed.values()) yield this.staged[id]!.meta!;
   }
 
@@ -225,7 +278,7 @@ export class CompactFilingCatalog implements FilingCatalog {
   rows(accession: string): HoldingRow[] {
     const id = this.committed.get(accession);
     if (id === undefined) throw new Error(`no filing ${accession} in the catalog`);
-    const unit = this.staged[id]!.meta!.valueUnit;
+    const unit = this.staged[id]!.valueUnit!;
     const out: HoldingRow[] = [];
     for (const position of this.positionsOf(id)) {
       const raw = this.rawRowAt(position);
@@ -246,7 +299,7 @@ export class CompactFilingCatalog implements FilingCatalog {
   eachRow(accession: string, visit: (row: Readonly<HoldingRow> & { positionId: number }) => void): void {
     const id = this.committed.get(accession);
     if (id === undefined) throw new Error(`no filing ${accession} in the catalog`);
-    const unit = this.staged[id]!.meta!.valueUnit;
+    const unit = this.staged[id]!.valueUnit!;
     const row = {
       issuerName: '',
       titleOfClass: '',
@@ -257,29 +310,36 @@ export class CompactFilingCatalog implements FilingCatalog {
       value: 0,
       positionId: 0,
     };
-    for (const position of this.positionsOf(id)) {
-      const chunk = position >>> CHUNK_BITS;
-      const offset = position & CHUNK_MASK;
-      const flags = this.flags[chunk]![offset]!;
-      const cusipId = this.cusipIds[chunk]![offset]!;
-      row.issuerName = this.issuers.values[this.issuerIds[chunk]![offset]!]!;
-      row.titleOfClass = this.titles.values[this.titleIds[chunk]![offset]!]!;
-      row.cusip = this.cusips.values[cusipId]!;
-      row.putCall = flags & PUT ? 'put' : flags & CALL ? 'call' : null;
-      row.amountType = flags & PRN ? 'PRN' : 'SH';
-      row.amount = this.amountAt(position, chunk, offset);
-      row.value = toWholeDollars(this.valueAt(position, chunk, offset), unit);
-      row.positionId = cusipId * 8 + flags;
-      visit(row);
+    // Plain loops over the spans, not the positionsOf generator: an iterator step per row cost
+    // as much as reading the row (millions of rows per build).
+    const spans = this.staged[id]!.spans;
+    for (let span = 0; span < spans.length; span += 2) {
+      const last = spans[span + 1]!;
+      for (let position = spans[span]!; position <= last; position++) {
+        const chunk = position >>> CHUNK_BITS;
+        const offset = position & CHUNK_MASK;
+        const flags = this.flags[chunk]![offset]!;
+        const cusipId = this.cusipIds[chunk]![offset]!;
+        row.issuerName = this.issuers.values[this.issuerIds[chunk]![offset]!]!;
+        row.titleOfClass = this.titles.values[this.titleIds[chunk]![offset]!]!;
+        row.cusip = this.cusips.values[cusipId]!;
+        row.putCall = flags & PUT ? 'put' : flags & CALL ? 'call' : null;
+        row.amountType = flags & PRN ? 'PRN' : 'SH';
+        row.amount = this.amountAt(position, chunk, offset);
+        row.value = toWholeDollars(this.valueAt(position, chunk, offset), unit);
+        row.positionId = cusipId * 8 + flags;
+        visit(row);
+      }
     }
   }
 
   /**
-   * Everything committed, for absorb() in another thread; the buffers to transfer come with it.
-   * The catalog must not be used afterwards (its columns are handed over).
+   * Everything committed, for another thread: to take in (absorb, the data set's worker no longer
+   * writes), or to read (fromShared, while this catalog no longer changes). Posted, the columns are
+   * shared and the rest copied.
    */
-  exportCommitted(): { transfer: CatalogTransfer; buffers: ArrayBuffer[] } {
-    const transfer: CatalogTransfer = {
+  shareCommitted(): CatalogTransfer {
+    return {
       issuers: this.issuers.values,
       titles: this.titles.values,
       cusips: this.cusips.values,
@@ -297,8 +357,12 @@ export class CompactFilingCatalog implements FilingCatalog {
         return { accession: filing.accession, spans: filing.spans, rowCount: filing.rowCount, meta: filing.meta! };
       }),
     };
-    const columns = [this.issuerIds, this.titleIds, this.cusipIds, this.amounts, this.values, this.flags];
-    return { transfer, buffers: columns.flatMap((chunks) => chunks.map((chunk) => chunk.buffer as ArrayBuffer)) };
+  }
+
+  /** shareCommitted for threads that only read rows (fromShared): without the filings' facts. */
+  shareRows(): CatalogRows {
+    const { filings, ...rest } = this.shareCommitted();
+    return { ...rest, filings: filings.map(({ accession, spans, meta }) => ({ accession, spans, valueUnit: meta.valueUnit })) };
   }
 
   /**
@@ -307,6 +371,7 @@ export class CompactFilingCatalog implements FilingCatalog {
    * boundary on, and its string ids are mapped to this catalog's, once per distinct string.
    */
   absorb(other: CatalogTransfer): void {
+    if (this.readOnly) throw new Error('a catalog shared for reading takes no filing');
     for (const filing of other.filings) {
       if (this.committed.has(filing.accession)) throw new Error(`filing ${filing.accession} is already in the catalog`);
     }
@@ -341,6 +406,7 @@ export class CompactFilingCatalog implements FilingCatalog {
         spans: filing.spans.map((position) => base + position),
         rowCount: filing.rowCount,
         meta: filing.meta,
+        valueUnit: filing.meta.valueUnit,
         discarded: false,
       });
       this.committed.set(filing.accession, this.staged.length - 1);
@@ -406,12 +472,14 @@ export class CompactFilingCatalog implements FilingCatalog {
     return row;
   }
 
+  /** Shared memory, so that the threads that read the rows later (the derivation's) see them without a copy. */
   private addChunk(): void {
-    this.issuerIds.push(new Int32Array(CHUNK_ROWS));
-    this.titleIds.push(new Int32Array(CHUNK_ROWS));
-    this.cusipIds.push(new Int32Array(CHUNK_ROWS));
-    this.amounts.push(new Int32Array(CHUNK_ROWS));
-    this.values.push(new Int32Array(CHUNK_ROWS));
-    this.flags.push(new Uint8Array(CHUNK_ROWS));
+    const shared = (bytesPerRow: number) => new SharedArrayBuffer(CHUNK_ROWS * bytesPerRow);
+    this.issuerIds.push(new Int32Array(shared(4)));
+    this.titleIds.push(new Int32Array(shared(4)));
+    this.cusipIds.push(new Int32Array(shared(4)));
+    this.amounts.push(new Int32Array(shared(4)));
+    this.values.push(new Int32Array(shared(4)));
+    this.flags.push(new Uint8Array(shared(1)));
   }
 }

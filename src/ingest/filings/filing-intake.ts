@@ -237,22 +237,18 @@ export class FilingIntake {
 
   /**
    * The outcome of this intake (one data set read in a worker thread, before finish()) for the
-   * main thread's absorb(); the catalog's column buffers are to be transferred.
+   * main thread's absorb(); the catalog's columns are in shared memory and are not copied.
    */
-  exportTransfer(): { transfer: IntakeTransfer; buffers: ArrayBuffer[] } {
-    const catalog = this.catalog.exportCommitted();
+  exportTransfer(): IntakeTransfer {
     return {
-      transfer: {
-        rejections: this.rejections,
-        notes: this.notes,
-        committedAt: [...this.committedAt],
-        unitDecisions: this.unitDecisions,
-        nameChanges: this.names.committedChanges(),
-        totalsDisagreements: this.totalsDisagreements,
-        consulted: [...this.consulted],
-        catalog: catalog.transfer,
-      },
-      buffers: catalog.buffers,
+      rejections: this.rejections,
+      notes: this.notes,
+      committedAt: [...this.committedAt],
+      unitDecisions: this.unitDecisions,
+      nameChanges: this.names.committedChanges(),
+      totalsDisagreements: this.totalsDisagreements,
+      consulted: [...this.consulted],
+      catalog: this.catalog.shareCommitted(),
     };
   }
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { BuildNote } from '../../model/report.js';
 import { compareText } from '../../lib/text-order.js';
-import { listSourceFiles, openSourceDescriptor, openSourceStream, relativeSourcePath } from '../source-files.js';
+import { listSourceFiles, openSourceDescriptor, readSourcePieces, relativeSourcePath } from '../source-files.js';
 import { folderMembers, zipMembers, type Form13fMembers } from './form13f-members.js';
 
 /**
@@ -51,5 +51,5 @@ export async function openForm13fDataset(sourcesRoot: string, location: Form13fL
     const zip = location.files[0]!;
     return zipMembers(await openSourceDescriptor(sourcesRoot, zip), relative(zip), notes);
   }
-  return folderMembers(location.folder!, location.files, relative, (file) => openSourceStream(sourcesRoot, file));
+  return folderMembers(location.folder!, location.files, relative, (file, onDigest) => readSourcePieces(sourcesRoot, file, onDigest));
 }

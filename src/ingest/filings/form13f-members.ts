@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pipeline, type Readable, Transform } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
 import yauzl from 'yauzl';
+import type { FileDigest } from '../../lib/file-digest.js';
 import type { BuildNote } from '../../model/report.js';
 import { formatBytes } from '../../lib/byte-size.js';
 import { MAX_DATASET_MEMBER_BYTES, MAX_DATASET_MEMBERS } from '../source-limits.js';
@@ -19,7 +20,10 @@ export interface Form13fMembers {
   has(baseName: string): boolean;
   /** Bytes the member holds once inflated (what reading it scans), or null when unknown. */
   size(baseName: string): number | null;
-  open(baseName: string): Promise<Readable>;
+  /** The member's bytes, in pieces each valid until the next is asked for. */
+  open(baseName: string): Promise<AsyncIterable<Buffer>>;
+  /** The size and digest of a member file (absolute path) that was read to its end, as it was read; none for a ZIP's members. */
+  digestOf(file: string): FileDigest | undefined;
   close(): void;
 }
 
@@ -27,9 +31,10 @@ export function folderMembers(
   folder: string,
   files: string[],
   relative: (file: string) => string,
-  openFile: (file: string) => Promise<Readable>,
+  openFile: (file: string, onDigest: (digest: FileDigest) => void) => AsyncIterable<Buffer>,
 ): Form13fMembers {
   const byName = new Map(files.map((file) => [path.basename(file).toUpperCase(), file]));
+  const digests = new Map<string, FileDigest>();
   return {
     describe: (name) => relative(byName.get(name.toUpperCase()) ?? path.join(folder, name)),
     has: (name) => byName.has(name.toUpperCase()),
@@ -41,7 +46,11 @@ export function folderMembers(
         return null;
       }
     },
-    open: (name) => openFile(byName.get(name.toUpperCase())!),
+    open: (name) => {
+      const file = byName.get(name.toUpperCase())!;
+      return Promise.resolve(openFile(file, (digest) => digests.set(file, digest)));
+    },
+    digestOf: (file) => digests.get(file),
     close: () => {},
   };
 }
@@ -115,6 +124,8 @@ export async function zipMembers(zipFd: number, zipSource: string, notes: BuildN
         }),
       );
     },
+    // The ZIP is read in pieces where its members are, not start to end: its digest is taken apart.
+    digestOf: () => undefined,
     close: () => zip.close(),
   };
 }

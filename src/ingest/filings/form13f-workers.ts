@@ -4,6 +4,7 @@ import type { ProgressStep } from '../../model/progress.js';
 import { workerScriptBeside } from '../../lib/worker-script.js';
 import type { Form13fLocation } from './form13f-location.js';
 import type { IntakeOptions, IntakeTransfer } from './filing-intake.js';
+import type { DatasetSourceFile } from './read-form13f-dataset.js';
 
 /** What a data set worker is told (form13f-worker.ts). */
 export interface Form13fWorkerData {
@@ -15,7 +16,7 @@ export interface Form13fWorkerData {
 export type Form13fWorkerMessage =
   | { kind: 'opened'; total: number | undefined }
   | { kind: 'progress'; bytes: number }
-  | { kind: 'done'; transfer: IntakeTransfer };
+  | { kind: 'done'; transfer: IntakeTransfer; sources: DatasetSourceFile[] };
 
 /** Null under the test runner: data sets are then read on the main thread. */
 const WORKER_SCRIPT = workerScriptBeside('form13f-worker.js', import.meta.url);
@@ -31,7 +32,7 @@ export interface Form13fReading {
   readonly opened: Promise<number | undefined>;
   /** The worker's progress so far, then as it comes. */
   follow(step: ProgressStep): void;
-  readonly result: Promise<IntakeTransfer>;
+  readonly result: Promise<{ transfer: IntakeTransfer; sources: DatasetSourceFile[] }>;
 }
 
 /**
@@ -65,9 +66,14 @@ export class Form13fWorkers {
     let advanced = 0;
     let following: ProgressStep | null = null;
     let settleOpened!: { resolve: (total: number | undefined) => void; reject: (error: Error) => void };
-    let settleResult!: { resolve: (transfer: IntakeTransfer) => void; reject: (error: Error) => void };
+    let settleResult!: {
+      resolve: (result: { transfer: IntakeTransfer; sources: DatasetSourceFile[] }) => void;
+      reject: (error: Error) => void;
+    };
     const opened = new Promise<number | undefined>((resolve, reject) => (settleOpened = { resolve, reject }));
-    const result = new Promise<IntakeTransfer>((resolve, reject) => (settleResult = { resolve, reject }));
+    const result = new Promise<{ transfer: IntakeTransfer; sources: DatasetSourceFile[] }>(
+      (resolve, reject) => (settleResult = { resolve, reject }),
+    );
     // Awaited in order later; until then a failure must not count as unhandled.
     opened.catch(() => {});
     result.catch(() => {});
@@ -90,7 +96,7 @@ export class Form13fWorkers {
           following?.advance(message.bytes);
         } else {
           finished = true;
-          settleResult.resolve(message.transfer);
+          settleResult.resolve({ transfer: message.transfer, sources: message.sources });
         }
       });
       worker.on('error', fail);

@@ -9,7 +9,7 @@ import { ingestEdgarTree } from './edgar-submissions.js';
 import { FilingIntake, type IntakeOptions } from './filing-intake.js';
 import { type Form13fLocation, findForm13fDatasets } from './form13f-location.js';
 import { type Form13fReading, Form13fWorkers, defaultIngestThreads } from './form13f-workers.js';
-import { readForm13fDataset } from './read-form13f-dataset.js';
+import { type DatasetSourceFile, datasetSourceFile, readForm13fDataset } from './read-form13f-dataset.js';
 import { cachedIntake, cacheIntake, intakeKey } from './form13f-intake-cache.js';
 import type { KeyedCache } from '../../lib/keyed-file-cache.js';
 import type { IntakeTransfer } from './filing-intake.js';
@@ -95,18 +95,14 @@ export async function ingestFilings(
       const label = `smart-money: read ${dataset.source} INFOTABLE (bytes)`;
       const reading = readings.get(dataset);
       const known = cached[index];
-      const step = known
+      const { step, sources: files } = known
         ? await takeFromCache(known, dataset, label)
         : reading
           ? await takeFromWorker(reading, dataset, label, keys[index] ?? null)
           : await readForm13fDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
-      for (const file of dataset.files) {
-        try {
-          sources.push(await provenanceOf(file));
-        } catch (error) {
-          if (!(error instanceof UnreadableSource)) throw error;
-          intake.reject(error.source, error.location, error.reason);
-        }
+      for (const file of files) {
+        if ('file' in file) sources.push(file.file);
+        else intake.reject(file.unreadable.source, file.unreadable.location, file.unreadable.reason);
       }
       step.done(`${catalog.filingCount - before} filings`);
     }
@@ -124,22 +120,26 @@ export async function ingestFilings(
     dataset: Form13fLocation,
     label: string,
     key: string | null,
-  ): Promise<ProgressStep> {
+  ): Promise<{ step: ProgressStep; sources: DatasetSourceFile[] }> {
     const step = progress.step(label, await reading.opened);
     reading.follow(step);
-    const transfer = await reading.result;
+    const { transfer, sources: files } = await reading.result;
     // Kept before absorb() takes the columns over: what a next build of the same files starts from.
     if (options.cache && key !== null) await cacheIntake(options.cache, key, transfer);
     if (!intake.conflictsWith(transfer)) {
       intake.absorb(transfer);
-      return step;
+      return { step, sources: files };
     }
     step.done('read again after the sources before it');
     return readForm13fDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
   }
 
   /** A data set read by an earlier build, taken in as takeFromWorker takes a worker's outcome. */
-  async function takeFromCache(transfer: IntakeTransfer, dataset: Form13fLocation, label: string): Promise<ProgressStep> {
+  async function takeFromCache(
+    transfer: IntakeTransfer,
+    dataset: Form13fLocation,
+    label: string,
+  ): Promise<{ step: ProgressStep; sources: DatasetSourceFile[] }> {
     const step = progress.step(`${label} (read before)`);
     if (!intake.conflictsWith(transfer)) {
       intake.absorb(transfer);
@@ -148,7 +148,8 @@ export async function ingestFilings(
         message: 'read by an earlier build: taken from the derivation cache',
         routine: 'data set(s) taken from the derivation cache, not read again',
       });
-      return step;
+      // Hashed already, for the key that found it.
+      return { step, sources: await Promise.all(dataset.files.map((file) => datasetSourceFile(provenanceOf(file)))) };
     }
     step.done('read again after the sources before it');
     return readForm13fDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));

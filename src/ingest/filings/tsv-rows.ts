@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import { MAX_DATASET_LINE_BYTES } from '../source-limits.js';
 import { scanTsvLines, type TsvLineView, type TsvSummary } from './tsv-scanner.js';
 
@@ -29,7 +28,7 @@ export type TsvLine =
  * tabs. For the small tables; INFOTABLE reads the scanner's bytes directly.
  */
 export function forEachTsvLine(
-  input: Readable,
+  input: AsyncIterable<Buffer>,
   onLine: (line: TsvLine) => void,
   maxLineBytes = MAX_DATASET_LINE_BYTES,
 ): Promise<TsvSummary> {

@@ -1,18 +1,21 @@
 import type { TradeAction } from '../../model/smart-money.js';
 import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../../lib/sqlite.js';
-import { servingIndexLayout } from '../../publish/serving-index.js';
+import { RECORDS_IN_PARTS_LAYOUT, servingIndexLayout } from '../../publish/serving-index.js';
 import type { Page } from './page.js';
+import { type BundlePartFiles, PartLines } from './part-lines.js';
 import { SelectionCache } from './selection-cache.js';
 import { StoredJson } from '../stored-json.js';
 
-type Row = { ord: number; record: string };
+/** A row of a page: its position, and its record (JSON text, or its UTF-8 bytes). */
+type Row = { ord: number; record: string | Buffer };
 type Run = { first_ord: number | null; last_ord: number | null };
 type RunOfAction = { first_ord: number; last_ord: number };
+type InvestorPlace = { ord: number; part: number; start: number; bytes: number; positions_start: number; positions_end: number };
 
 interface TradeRuns {
   investor: SqliteStatement<[string], Run>;
   investorAction: SqliteStatement<[string, string], Run>;
-  /** Layout 3: the runs of one action that end at or after an ord, in ord order; null in layout 2. */
+  /** From layout 3: the runs of one action that end at or after an ord, in ord order; null in layout 2. */
   action: SqliteStatement<[string, number, number], RunOfAction> | null;
 }
 
@@ -22,6 +25,10 @@ interface TradeRuns {
  * keyset query on a dense position (`ord`, or `rank` for consensus): a page asks for one row more
  * than its limit, and that row's position is where the next page starts.
  *
+ * From layout 4 the index says where each record's bytes are in the bundle's NDJSON parts (verified
+ * with it before it is opened, OpenedBundle.verifiedServingIndex), and a page is one read of its
+ * part (PartLines); layouts 1 to 3 hold the records themselves.
+ *
  * A page, once read, is kept for the snapshot's life (up to PAGE_CACHE_BYTES of records): the first
  * pages of each list are asked for far more than any other, and reading one again cost a query and
  * a UTF-8 copy of each record, about 23 µs of a consensus request's 87 under load.
@@ -29,15 +36,37 @@ interface TradeRuns {
 export class SmartMoneyIndex {
   private readonly statements = new Map<string, SqliteStatement<unknown[], Row>>();
   private readonly pages = new SelectionCache<Page | StoredJson | undefined>(PAGE_CACHE_BYTES, bytesHeld);
-  private readonly detail: SqliteStatement<[string], { record: string }>;
+  private readonly detail: SqliteStatement<[string], { record: string }> | null;
   /** From layout 2: the ords of one investor's trades, and of one action of theirs; null in layout 1. */
   private readonly runs: TradeRuns | null;
-  private readonly trade: SqliteStatement<[number, number, number], Row>;
+  private readonly trade: SqliteStatement<[number, number, number], Row> | null;
+  /** From layout 4: where each investor's line is. */
+  private readonly investorPlaces: {
+    list: SqliteStatement<[number, number], InvestorPlace>;
+    byCategory: SqliteStatement<[string, number, number], InvestorPlace>;
+    bySlug: SqliteStatement<[string], InvestorPlace>;
+  } | null;
 
-  private constructor(private readonly db: SqliteDatabase) {
-    this.detail = db.prepare('SELECT record FROM investor_detail WHERE slug = ?');
-    this.trade = db.prepare('SELECT ord, record FROM trades WHERE ord >= ? AND ord <= ? ORDER BY ord LIMIT ?');
+  private constructor(
+    private readonly db: SqliteDatabase,
+    /** From layout 4: the parts the records are read from. */
+    private readonly lines: PartLines | null,
+  ) {
     const layout = servingIndexLayout(db);
+    if (lines === null) {
+      this.detail = db.prepare('SELECT record FROM investor_detail WHERE slug = ?');
+      this.trade = db.prepare('SELECT ord, record FROM trades WHERE ord >= ? AND ord <= ? ORDER BY ord LIMIT ?');
+      this.investorPlaces = null;
+    } else {
+      this.detail = null;
+      this.trade = null;
+      const columns = 'ord, part, start, bytes, positions_start, positions_end';
+      this.investorPlaces = {
+        list: db.prepare(`SELECT ${columns} FROM investors WHERE ord >= ? ORDER BY ord LIMIT ?`),
+        byCategory: db.prepare(`SELECT ${columns} FROM investors WHERE category = ? AND ord >= ? ORDER BY ord LIMIT ?`),
+        bySlug: db.prepare(`SELECT ${columns} FROM investors WHERE slug = ?`),
+      };
+    }
     this.runs =
       layout === 1
         ? null
@@ -51,12 +80,25 @@ export class SmartMoneyIndex {
           };
   }
 
-  /** Opens a serving index that its bundle verified (OpenedBundle.verifiedServingIndex). */
-  static open(file: string): SmartMoneyIndex {
+  /**
+   * Opens a serving index that its bundle verified (OpenedBundle.verifiedServingIndex). From layout
+   * 4 it reads the records from the bundle's parts, which `parts` locates; earlier layouts need none.
+   */
+  static open(file: string, parts?: BundlePartFiles): SmartMoneyIndex {
     const db = openSqlite(file, { readonly: true });
-    // A modest page cache: pages are read on demand, and the OS caches the file anyway.
-    db.exec('PRAGMA cache_size = -8192');
-    return new SmartMoneyIndex(db);
+    try {
+      // A modest page cache: pages are read on demand, and the OS caches the file anyway.
+      db.exec('PRAGMA cache_size = -8192');
+      let lines: PartLines | null = null;
+      if (servingIndexLayout(db) >= RECORDS_IN_PARTS_LAYOUT) {
+        if (parts === undefined) throw new Error(`${file} points into the bundle's parts, and none were given`);
+        lines = new PartLines(db, parts);
+      }
+      return new SmartMoneyIndex(db, lines);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
   }
 
   investors(filter: { category?: string }, position: number, limit: number): Page {
@@ -64,6 +106,20 @@ export class SmartMoneyIndex {
   }
 
   private readInvestors(filter: { category?: string }, position: number, limit: number): Page {
+    if (this.investorPlaces !== null) {
+      const places =
+        filter.category === undefined
+          ? this.investorPlaces.list.all(position, limit + 1)
+          : this.investorPlaces.byCategory.all(filter.category, position, limit + 1);
+      // A list item is the record without its positions: the line with that span left out.
+      return pageOf(
+        places.map((place) => ({
+          ord: Number(place.ord),
+          record: this.lines!.lineWithout('investors', place, Number(place.positions_start), Number(place.positions_end)),
+        })),
+        limit,
+      );
+    }
     return filter.category === undefined
       ? this.page('SELECT ord, record FROM investor_list WHERE ord >= ? ORDER BY ord LIMIT ?', [position, limit])
       : this.page('SELECT ord, record FROM investor_list WHERE category = ? AND ord >= ? ORDER BY ord LIMIT ?', [
@@ -76,14 +132,20 @@ export class SmartMoneyIndex {
   /** One investor's detail record, as stored (an InvestorDetail's JSON). */
   investor(slug: string): StoredJson | undefined {
     return this.cached(['investor', slug], () => {
-      const row = this.detail.get(slug);
+      if (this.investorPlaces !== null) {
+        const place = this.investorPlaces.bySlug.get(slug);
+        return place ? new StoredJson(this.lines!.lineWithout('investors', place, 0, 0)) : undefined;
+      }
+      const row = this.detail!.get(slug);
       return row ? new StoredJson(row.record) : undefined;
     });
   }
 
   consensus(position: number, limit: number): Page {
     return this.cached(['consensus', position, limit], () =>
-      this.page('SELECT rank AS ord, record FROM consensus WHERE rank >= ? ORDER BY rank LIMIT ?', [position, limit]),
+      this.lines !== null
+        ? pageOf(this.lines.byOrd('consensus', position, Number.MAX_SAFE_INTEGER, limit + 1), limit)
+        : this.page('SELECT rank AS ord, record FROM consensus WHERE rank >= ? ORDER BY rank LIMIT ?', [position, limit]),
     );
   }
 
@@ -103,10 +165,11 @@ export class SmartMoneyIndex {
       return this.rangePage([{ first_ord: Number(run.first_ord), last_ord: Number(run.last_ord) }], position, limit);
     }
     if (filter.action !== undefined && this.runs?.action) {
-      // Layout 3: the action's runs from the one holding `position` on. Each run holds at least one
-      // trade, so limit + 1 runs always hold the page and the row after it.
+      // From layout 3: the action's runs from the one holding `position` on. Each run holds at least
+      // one trade, so limit + 1 runs always hold the page and the row after it.
       return this.rangePage(this.runs.action.all(filter.action, position, limit + 1), position, limit);
     }
+    if (this.lines !== null) return pageOf(this.lines.byOrd('trades', position, Number.MAX_SAFE_INTEGER, limit + 1), limit);
     const where: string[] = [];
     const params: unknown[] = [];
     if (filter.investorSlug !== undefined) {
@@ -122,6 +185,7 @@ export class SmartMoneyIndex {
   }
 
   close(): void {
+    this.lines?.close();
     this.db.close();
   }
 
@@ -146,7 +210,8 @@ export class SmartMoneyIndex {
     const rows: Row[] = [];
     for (const run of runs) {
       if (rows.length > limit) break;
-      rows.push(...this.trade.all(Math.max(position, Number(run.first_ord)), Number(run.last_ord), limit + 1 - rows.length));
+      const [from, to, wanted] = [Math.max(position, Number(run.first_ord)), Number(run.last_ord), limit + 1 - rows.length];
+      rows.push(...(this.lines !== null ? this.lines.byOrd('trades', from, to, wanted) : this.trade!.all(from, to, wanted)));
     }
     return pageOf(rows, limit);
   }

@@ -164,4 +164,45 @@ describe('consensus', () => {
     const bytes = Buffer.byteLength(JSON.stringify(envelope), 'utf8');
     expect(bytes).toBeLessThan((512 * 1024) / 2);
   });
+
+  it('merges accumulators of disjoint investors into the rows of one accumulator given all of them, whatever the split', () => {
+    // Many holders of few issuers: ties of value among top holders, names filed several ways (more
+    // than searched in order), and holders past the ten shown.
+    const names = [
+      'APPLE INC',
+      'Apple Inc.',
+      'APPLE INC COM',
+      'APPLE',
+      'APPL INC',
+      'APPLE INCORPORATED',
+      'APPLE I',
+      'APPLE IN',
+      'APPLE Z',
+      'AAPL',
+    ];
+    const investors = Array.from({ length: 60 }, (_, i) => ({
+      slug: `investor-${String(i).padStart(2, '0')}`,
+      positions: [
+        equity(names[i % names.length]!, CUSIP.apple, 1 + (i % 7), 100 * (i % 5)),
+        equity(i % 3 ? 'CHEVRON CORP NEW' : 'CHEVRON CORP', CUSIP.chevron, 2, 10 * i),
+        ...(i % 4 === 0 ? [equity('COCA COLA CO', CUSIP.cocaCola, 1, 7)] : []),
+      ],
+    }));
+    const whole = deriveConsensus(investors);
+    for (const split of [1, 7, 30, 59]) {
+      const [first, second] = [new ConsensusAccumulator(), new ConsensusAccumulator()];
+      // Interleaved as workers take batches: neither gets a contiguous range.
+      for (const [i, investor] of investors.entries()) (Math.floor(i / split) % 2 ? second : first).add(investor.slug, investor.positions);
+      const merged = new ConsensusAccumulator();
+      merged.merge(structuredClone(second.state()));
+      merged.merge(structuredClone(first.state()));
+      expect(merged.result(), `batches of ${split}`).toEqual(whole);
+    }
+    const a = new ConsensusAccumulator();
+    a.add('same', [equity('APPLE INC', CUSIP.apple, 1, 10)]);
+    const b = new ConsensusAccumulator();
+    b.add('same', [equity('APPLE INC', CUSIP.apple, 1, 10)]);
+    a.merge(new ConsensusAccumulator().state());
+    expect(() => a.merge(b.state())).toThrow('consensus: investor same was added twice; holder counts would double');
+  });
 });

@@ -53,7 +53,7 @@ describe('CompactFilingCatalog.absorb (a data set read in a worker thread)', () 
     fill(main, earlier);
     const worker = new CompactFilingCatalog();
     fill(worker, later);
-    main.absorb(worker.exportCommitted().transfer);
+    main.absorb(worker.shareCommitted());
 
     expect(contents(main)).toEqual(contents(one));
     expect(main.filingCount).toBe(3);
@@ -68,7 +68,7 @@ describe('CompactFilingCatalog.absorb (a data set read in a worker thread)', () 
     const main = new CompactFilingCatalog();
     const worker = new CompactFilingCatalog();
     fill(worker, later);
-    main.absorb(worker.exportCommitted().transfer);
+    main.absorb(worker.shareCommitted());
     fill(main, [{ accession: 'A-after', rows: [row('APPLE INC', '037833100', 1, 2)] }]);
     expect(main.rows('A-after')).toEqual([
       { issuerName: 'APPLE INC', titleOfClass: 'COM', cusip: '037833100', putCall: null, amountType: 'SH', amount: 1, value: 2 },
@@ -77,7 +77,30 @@ describe('CompactFilingCatalog.absorb (a data set read in a worker thread)', () 
 
     const again = new CompactFilingCatalog();
     fill(again, [{ accession: 'L-2', rows: [] }]);
-    expect(() => main.absorb(again.exportCommitted().transfer)).toThrow(/L-2 is already in the catalog/);
+    expect(() => main.absorb(again.shareCommitted())).toThrow(/L-2 is already in the catalog/);
+  });
+});
+
+describe('CompactFilingCatalog.fromShared (the derivation workers read the catalog)', () => {
+  it('reads the same rows and position ids from the very columns, which are in shared memory, and takes no filing', () => {
+    const main = new CompactFilingCatalog();
+    fill(main, [...earlier, ...later]);
+    const shared = main.shareRows();
+    expect(shared.issuerIds.every((column) => column.buffer instanceof SharedArrayBuffer)).toBe(true);
+    // As a worker receives it: the columns shared, the rest copied.
+    const reader = CompactFilingCatalog.fromShared(structuredClone(shared));
+    for (const meta of main.filings()) {
+      const visited: unknown[] = [];
+      reader.eachRow(meta.accessionNumber, (r) => visited.push({ ...r }));
+      expect(reader.rows(meta.accessionNumber)).toEqual(main.rows(meta.accessionNumber));
+      expect(visited).toEqual(
+        contents(main)
+          .find((f) => f.meta === meta)!
+          .visited.map((v) => expect.objectContaining(v)),
+      );
+    }
+    expect(() => reader.stage('X-1')).toThrow('a catalog shared for reading takes no filing');
+    expect(() => reader.absorb(main.shareCommitted())).toThrow('a catalog shared for reading takes no filing');
   });
 });
 
@@ -107,7 +130,7 @@ describe('FilingIntake.absorb', () => {
       accept(intake, 'B-2', 'WPP PLC ISIN#US92937A1025');
       intake.reject('s/y', 'row 2', 'another bad row');
     }
-    const transfer = worker.exportTransfer().transfer;
+    const transfer = worker.exportTransfer();
     expect(main.conflictsWith(transfer)).toBe(false);
     main.absorb(transfer);
     one.finish();
@@ -124,7 +147,7 @@ describe('FilingIntake.absorb', () => {
     accept(main, 'A-1', 'APPLE INC');
     // The worker did not know A-1 was taken: it accepted its own copy.
     accept(worker, 'A-1', 'APPLE INC');
-    const transfer = worker.exportTransfer().transfer;
+    const transfer = worker.exportTransfer();
     expect(main.conflictsWith(transfer)).toBe(true);
     expect(() => main.absorb(transfer)).toThrow(/committed here/);
   });
