@@ -4,7 +4,8 @@ import { defineConfig } from 'rolldown';
  * `pdsnap` as users run it: the CLI and the libraries it uses bundled into a few ES modules
  * (one per subcommand, loaded when asked for) in `dist/bin`. Node then reads a handful of files
  * instead of resolving and compiling about 650 modules: an articles build of the sample took
- * 0.89 s of CPU from the compiled modules and 0.59 s from the bundle (docs/performance.md).
+ * 0.89 s of CPU from the compiled modules and 0.59 s from the bundle (docs/performance-log.md,
+ * The test suite and the CLI's start-up).
  *
  * better-sqlite3 stays in node_modules (a native addon), and so do the files read from packages
  * at run time (the Redoc script of /docs).

@@ -12,7 +12,7 @@ export const DEFAULT_HEAP_GROWTH_PERCENT = 50;
  * next to the filing catalog, which lives outside the heap, so most of that growth is garbage: at
  * full SEC scale, hundreds of MB of peak memory. V8 reads this flag at every full collection, so
  * setting it after start-up takes effect; it never limits the heap, it only makes collections come
- * sooner (docs/performance.md, Build memory at 3x, for the cost in time).
+ * sooner (docs/performance-log.md, Build memory at 3x, for the cost in time).
  *
  * `PDSNAP_HEAP_GROWTH_PERCENT` overrides the bound; 0 leaves V8's own choice.
  */
