@@ -9,7 +9,8 @@ import { benchSmartMoney, formatSmartMoney } from './smart-money.js';
 
 /**
  * npm run bench [-- smart-money|server|hostile|scale|bucket|fetch] — benchmarks, not tests: they print figures for
- * docs/performance.md and fail only when the Smart Money build breaks its 1 GiB memory budget.
+ * docs/performance.md, and fail only when the Smart Money build breaks its 1 GiB memory budget, when its
+ * outputs disagree with the DuckDB twin's, or when its builds from the ZIPs and from the TSVs publish different parts.
  * BENCH_FILERS overrides the number of filers per quarter (default 9000, the size of a real quarter);
  * BENCH_SERVER_PARTS picks parts of the server benchmark (load, compression, public, auth, redis).
  */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CursorCodec, queryFingerprint } from '../src/serve/cursor.js';
 import { measureProcess, mib, percentiles, readRequestLog, seconds } from './measure.js';
+import { bundleSize } from './bundle-size.js';
 import { measureChangedCopyDiff, type SmartMoneyBenchResult } from './smart-money.js';
 import { JsonClient } from './json-client.js';
 import { startChild, writeKeysFile } from './server.js';
@@ -61,8 +62,7 @@ export async function benchScaleAt(cli: string, repoRoot: string, factor: number
     );
     if (build.exitCode !== 0) throw new Error(`build failed (exit ${build.exitCode}): ${build.stderr}\n${build.stdout.slice(0, 2000)}`);
     const report = JSON.parse(build.stdout).datasets.find((d: { dataset: string }) => d.dataset === 'smart-money');
-    const bundle = path.join(store, 'bundles/smart-money', report.snapshotId);
-    const manifest = JSON.parse(await readFile(path.join(bundle, 'manifest.json'), 'utf8'));
+    const bundle = await bundleSize(store, report.snapshotId);
 
     process.stderr.write(`scale ${factor}x: validate...\n`);
     const validateAt = new Date(now.getTime() + 3_600_000).toISOString();
@@ -83,8 +83,8 @@ export async function benchScaleAt(cli: string, repoRoot: string, factor: number
       infotableRows,
       buildMs: build.wallMs,
       buildRssBytes: build.peakRssBytes,
-      bundleBytes: await folderBytes(bundle),
-      servingIndexBytes: manifest.servingIndex.bytes,
+      bundleBytes: bundle.bytes,
+      servingIndexBytes: bundle.servingIndexBytes,
       investors: report.records.investors,
       trades: report.records.trades,
       validateMs: validate.wallMs,
@@ -243,14 +243,6 @@ async function deepPages(
 async function peakRss(pid: number): Promise<number> {
   const match = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
   return Number(match?.[1] ?? 0) * 1024;
-}
-
-async function folderBytes(folder: string): Promise<number> {
-  let total = 0;
-  for (const entry of await readdir(folder, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name))).size;
-  }
-  return total;
 }
 
 export function formatScale(results: ScaleResult[]): string {

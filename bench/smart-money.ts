@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ResourceEntry } from '../src/model/manifest.js';
 import { FolderStore } from '../src/publish/folder-store.js';
+import { bundleSize } from './bundle-size.js';
 import { crossCheck, type AnchorCounts } from './smart-money-cross-check.js';
 import { type DailyRebuildResult, formatDailyRebuild, measureDailyRebuild } from './daily-rebuild.js';
 import { measureProcess, mib, type ProcessMeasurement, seconds } from './measure.js';
@@ -19,7 +20,7 @@ export interface RunFigures {
   /** User + system CPU, all threads. */
   cpuMs: number;
   peakRssBytes: number;
-  /** What it left on disk: pdsnap's bundle, DuckDB's JSON files. */
+  /** What it left on disk: pdsnap's store (the bundle and the derivation cache it keeps for the next build), DuckDB's JSON files. */
   bytesWritten: number;
 }
 
@@ -97,10 +98,8 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
     const zip = await compare('zip', zipSources, zipDatasets);
     const tsv = await compare('tsv', tsvSources, tsvDatasets);
     const zipManifest = (await new FolderStore(path.join(dir, 'store-zip')).openBundle(zip.snapshotId)).manifest;
-    const tsvManifest = (await new FolderStore(path.join(dir, 'store-tsv')).openBundle(tsv.snapshotId)).manifest;
+    const { manifest: tsvManifest, ...bundle } = await bundleSize(path.join(dir, 'store-tsv'), tsv.snapshotId);
     const recordDifferences = partDifferences(zipManifest.files, tsvManifest.files);
-    const ndjsonBytes = tsvManifest.files.reduce((sum, file) => sum + file.bytes, 0);
-    const servingIndexBytes = tsvManifest.servingIndex?.bytes ?? 0;
 
     const daily = await measureDailyRebuild(cli, repoRoot, {
       sources: tsvSources,
@@ -121,7 +120,7 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
       tsv,
       withinBudget: zip.pdsnap.peakRssBytes < MEMORY_BUDGET && tsv.pdsnap.peakRssBytes < MEMORY_BUDGET,
       recordDifferences,
-      bundle: { bytes: tsv.pdsnap.bytesWritten, ndjsonBytes, servingIndexBytes },
+      bundle,
       diff,
       newQuarterDiff,
       daily,

@@ -9,7 +9,6 @@ import {
   DriftAcceptance,
   Manifest,
   MANIFEST_FORMAT,
-  recordsPerResource,
   type ResourceEntry,
   type ServingIndexEntry,
 } from '../model/manifest.js';

@@ -1,5 +1,4 @@
 import { readFile, rm } from 'node:fs/promises';
-import path from 'node:path';
 import { digestFileInChunksSync } from '../../src/lib/chunk-digest.js';
 import { openSqlite } from '../../src/lib/sqlite.js';
 import { compileCanonical } from '../../src/publish/compiled-canonical.js';
