@@ -1,4 +1,4 @@
-import { readdir, readFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CursorCodec, queryFingerprint } from '../src/serve/cursor.js';
