@@ -20,7 +20,11 @@ async function* readPartRecords(snapshotId: string, locate: FileLocator, entry: 
 }
 
 /** Every record of a resource, part after part, in published order. */
-export async function* readResourceRecords(manifest: Manifest, locate: FileLocator, resource: string): AsyncGenerator<unknown> {
+export async function* readResourceRecords(
+  manifest: { snapshotId: string; files: readonly Manifest['files'][number][] },
+  locate: FileLocator,
+  resource: string,
+): AsyncGenerator<unknown> {
   for (const entry of manifest.files) {
     if (resourceOfPath(entry.path) === resource) yield* readPartRecords(manifest.snapshotId, locate, entry);
   }
