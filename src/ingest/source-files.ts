@@ -160,7 +160,7 @@ export async function loadSource(sourcesRoot: string, absolutePath: string, maxB
 /**
  * Provenance of a file streamed rather than held (data set members), refusing what is not a regular
  * file. `read`: the size and digest of its bytes as a reader already streamed them to the end
- * (openSourceStream's onDigest), so that it is not read a second time.
+ * (readSourcePieces' onDigest), so that it is not read a second time.
  */
 export async function sourceProvenance(sourcesRoot: string, absolutePath: string, read?: FileDigest): Promise<SourceFile> {
   const relativePath = relativeSourcePath(sourcesRoot, absolutePath);
