@@ -19,7 +19,7 @@ export default defineConfig([
       // main without the call that runs it: the tests run commands in their own process through it.
       'cli-main': 'src/cli/main.ts',
       'chunks/form13f-worker': 'src/ingest/filings/form13f-worker.ts',
-      'chunks/diff-worker': 'src/publish/diff-worker.ts',
+      'chunks/diff-worker': 'src/publish/diff/diff-worker.ts',
       'chunks/smart-money-worker': 'src/cli/pipeline/smart-money-worker.ts',
     },
     platform: 'node',

@@ -1,5 +1,5 @@
 import type { RuleResult, RuleStatus } from '../model/rule-result.js';
-import type { ResourceDiff } from '../publish/bundle-diff.js';
+import type { ResourceDiff } from '../publish/diff/bundle-diff.js';
 import { formatDuration } from '../lib/duration.js';
 import type { ValidationReport } from '../validate/report.js';
 import type { BuildReport, DatasetReport } from './pipeline/build.js';

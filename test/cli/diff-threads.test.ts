@@ -6,7 +6,7 @@ import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 
 /**
  * `pdsnap diff` reads a large resource, keys the lines it leaves over and pairs them on worker
- * threads (src/publish/diff-threads.ts), and a small one on its own thread. PDSNAP_DIFF_THREADS=1
+ * threads (src/publish/diff/diff-threads.ts), and a small one on its own thread. PDSNAP_DIFF_THREADS=1
  * takes the threads for the sample's small bundles too: both ways must print the same, and name
  * the same damage.
  */

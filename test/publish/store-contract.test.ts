@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATASET_RESOURCES } from '../../src/model/dataset.js';
 import type { DriftAcceptance } from '../../src/model/manifest.js';
-import { diffBundles } from '../../src/publish/bundle-diff.js';
+import { diffBundles } from '../../src/publish/diff/bundle-diff.js';
 import { bundleFiles } from '../../src/publish/manifest-check.js';
 import { FolderStore } from '../../src/publish/folder-store.js';
 import { openStore } from '../../src/publish/open-store.js';

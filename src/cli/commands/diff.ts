@@ -3,7 +3,7 @@ import { withPathDefaults } from '../path-options.js';
 import { withVerbosityOptions } from '../verbosity.js';
 import { z } from 'zod';
 import { DATASET_RESOURCES, type DatasetName } from '../../model/dataset.js';
-import { diffBundles } from '../../publish/bundle-diff.js';
+import { diffBundles } from '../../publish/diff/bundle-diff.js';
 import { openStore } from '../../publish/open-store.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
 import { BundleIntegrityError, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store-errors.js';

@@ -2,7 +2,7 @@ import { DATASET_RESOURCES, type DatasetName } from '../../model/dataset.js';
 import type { FreshnessFacts } from '../../model/freshness.js';
 import type { RuleResult } from '../../model/rule-result.js';
 import { type DriftAcceptance, type Manifest, recordsPerResource } from '../../model/manifest.js';
-import { type BundleSide, diffBundles, type ResourceDiff } from '../../publish/bundle-diff.js';
+import { type BundleSide, diffBundles, type ResourceDiff } from '../../publish/diff/bundle-diff.js';
 import type { FileLocator } from '../../publish/bundle-files.js';
 import { readResourceRecords } from '../../publish/record-reader.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';

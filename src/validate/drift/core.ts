@@ -50,7 +50,7 @@ export interface WatchedSnapshot {
 
 /**
  * Gathers the facts a domain expert watches from one snapshot's records of one resource, as the
- * comparison engine streams them (src/publish/bundle-diff.ts); pure, the reading is the caller's.
+ * comparison engine streams them (src/publish/diff/bundle-diff.ts); pure, the reading is the caller's.
  */
 export interface Watcher<W> {
   /** The resource whose records it reads. */

@@ -9,7 +9,7 @@ import type { ResourceThresholds } from './thresholds.js';
 
 /**
  * What drift needs to know of one resource: record counts from the manifests, and (where identity
- * is stable) the key churn that the comparison engine (src/publish/bundle-diff.ts) measured.
+ * is stable) the key churn that the comparison engine (src/publish/diff/bundle-diff.ts) measured.
  */
 export interface ResourceChange {
   before: number;

@@ -1,5 +1,5 @@
-import type { ResourceEntry } from '../model/manifest.js';
-import { PartChunks } from './line-cursor.js';
+import type { ResourceEntry } from '../../model/manifest.js';
+import { PartChunks } from '../line-cursor.js';
 
 /** One part of a side to read, and the file that holds it. */
 export interface PartToRead {

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { wholeNumberFromEnv } from '../lib/env-number.js';
-import { workerScriptBeside } from '../lib/worker-script.js';
+import { wholeNumberFromEnv } from '../../lib/env-number.js';
+import { workerScriptBeside } from '../../lib/worker-script.js';
 import type { DiffSideName, LeftoverSink, WrittenLeftovers } from './diff-leftovers.js';
 import type { LineBatch, PartToRead } from './diff-lines.js';
 import type { PairingSides, PartialVerdicts, PartitionLines } from './diff-pairing.js';

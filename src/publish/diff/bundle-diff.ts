@@ -1,5 +1,5 @@
-import { type ResourceEntry, resourceOfPath } from '../model/manifest.js';
-import type { FileLocator } from './bundle-files.js';
+import { type ResourceEntry, resourceOfPath } from '../../model/manifest.js';
+import type { FileLocator } from '../bundle-files.js';
 import {
   type DiffSideName,
   InlineLeftovers,
@@ -12,7 +12,7 @@ import {
 import { type LineBatch, LineBatches, type PartToRead } from './diff-lines.js';
 import { type LeftoverVerdicts, mergeVerdicts, type PairingSides, type PartialVerdicts, settlePartitions } from './diff-pairing.js';
 import { type BatchSource, DiffThreads, diffThreadsWanted } from './diff-threads.js';
-import { parseLine } from './record-reader.js';
+import { parseLine } from '../record-reader.js';
 
 /**
  * The comparison engine: what changed, record by record, between two bundles. `diff` prints it;

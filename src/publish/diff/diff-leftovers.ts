@@ -16,7 +16,7 @@ import {
   writeU32,
 } from './diff-pairing.js';
 import { keyHash, LineKeys } from './line-keys.js';
-import { parseLine } from './record-reader.js';
+import { parseLine } from '../record-reader.js';
 
 export type DiffSideName = 'before' | 'after';
 

@@ -1,8 +1,8 @@
 import type { WrittenLeftovers } from './diff-leftovers.js';
 import type { LineBatch, PartToRead } from './diff-lines.js';
 import type { PairingSides, PartialVerdicts, PartitionLines } from './diff-pairing.js';
-import { asBundleDamage, UnreadableBundleFileError } from './bundle-file-damage.js';
-import { BundleIntegrityError } from './store-errors.js';
+import { asBundleDamage, UnreadableBundleFileError } from '../bundle-file-damage.js';
+import { BundleIntegrityError } from '../store-errors.js';
 
 /** What the diff asks of a worker thread (diff-worker.ts); `task` tells its answers apart. */
 export type DiffRequest =

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { changedFields, changedFieldsOfLines } from '../../src/publish/changed-fields.js';
-import { canonical, randomObject, respelled, seeded } from '../helpers/json-cases.js';
+import { changedFields, changedFieldsOfLines } from '../../../src/publish/diff/changed-fields.js';
+import { canonical, randomObject, respelled, seeded } from '../../helpers/json-cases.js';
 
 function span(line: string) {
   const buffer = Buffer.from(line, 'utf8');

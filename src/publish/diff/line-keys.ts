@@ -1,5 +1,5 @@
-import { JsonMembers, KIND, NAME_ESCAPED, PRIMITIVE, STRING, VALUE_ESCAPED, VALUE_NOT_ASCII } from '../lib/json-members.js';
-import { type RecordKeyOf, recordKey, recordKeyOf } from '../model/record-keys.js';
+import { JsonMembers, KIND, NAME_ESCAPED, PRIMITIVE, STRING, VALUE_ESCAPED, VALUE_NOT_ASCII } from '../../lib/json-members.js';
+import { type RecordKeyOf, recordKey, recordKeyOf } from '../../model/record-keys.js';
 
 /**
  * A resource's record keys (model/record-keys.ts) as UTF-8 bytes, read from a record's line

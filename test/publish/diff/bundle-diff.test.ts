@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { recordKey } from '../../src/model/record-keys.js';
-import { type BundleSide, diffBundles, type ResourceDiff } from '../../src/publish/bundle-diff.js';
-import { inFolder } from '../../src/publish/bundle-files.js';
-import { BundleIntegrityError } from '../../src/publish/store-errors.js';
-import { tempDir } from '../helpers/cli.js';
+import { recordKey } from '../../../src/model/record-keys.js';
+import { type BundleSide, diffBundles, type ResourceDiff } from '../../../src/publish/diff/bundle-diff.js';
+import { inFolder } from '../../../src/publish/bundle-files.js';
+import { BundleIntegrityError } from '../../../src/publish/store-errors.js';
+import { tempDir } from '../../helpers/cli.js';
 
 /**
  * The diff engine against a plain model of what it must find, over bundles written as real parts:

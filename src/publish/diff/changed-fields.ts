@@ -1,5 +1,5 @@
-import { JsonMembers, NAME_NOT_ASCII } from '../lib/json-members.js';
-import { compareJsonValues, compareNames, namesInOrder } from '../lib/json-value-difference.js';
+import { JsonMembers, NAME_NOT_ASCII } from '../../lib/json-members.js';
+import { compareJsonValues, compareNames, namesInOrder } from '../../lib/json-value-difference.js';
 
 /** A record's line: `buffer[start, end)`. */
 export interface LineSpan {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { recordKey } from '../../src/model/record-keys.js';
-import { LineKeys } from '../../src/publish/line-keys.js';
-import { canonical, randomText, randomValue, respelled, seeded } from '../helpers/json-cases.js';
+import { recordKey } from '../../../src/model/record-keys.js';
+import { LineKeys } from '../../../src/publish/diff/line-keys.js';
+import { canonical, randomText, randomValue, respelled, seeded } from '../../helpers/json-cases.js';
 
 /** The key LineKeys writes for a line (as text), or null when it says the line has none. */
 function keyOf(resource: string, line: string | Buffer): string | null {

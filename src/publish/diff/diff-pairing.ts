@@ -1,6 +1,6 @@
-import type { ResourceEntry } from '../model/manifest.js';
+import type { ResourceEntry } from '../../model/manifest.js';
 import { changedFieldsOfLines, type LineSpan } from './changed-fields.js';
-import { parseLine } from './record-reader.js';
+import { parseLine } from '../record-reader.js';
 
 /**
  * How the lines a diff left over pair, key by key (diff-leftovers.ts keeps them): within a key,
