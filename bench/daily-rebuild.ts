@@ -1,6 +1,6 @@
 import { cp, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { measureProcess, seconds } from './measure.js';
+import { flushDirtyPages, measureProcess, seconds } from './measure.js';
 
 /**
  * The days after a full-scale Smart Money build, as the scheduled job meets them, in a folder store
@@ -24,6 +24,7 @@ export async function measureDailyRebuild(
   const build = async (now: string) => {
     const args = [cli, 'build', '--datasets', 'smart-money', '--all-filers', '--sources', options.sources, '--store', options.store];
     const before = await storeBytes(options.store);
+    await flushDirtyPages();
     const run = await measureProcess('node', [...args, '--now', now, '--json', '--quiet'], repoRoot);
     if (run.exitCode !== 0) throw new Error(`rebuild failed (exit ${run.exitCode}): ${run.stderr}\n${run.stdout.slice(0, 2000)}`);
     const notes = (JSON.parse(run.stdout).datasets[0].notes as { source: string; message: string }[]).map(

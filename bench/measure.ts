@@ -15,6 +15,15 @@ export interface ProcessMeasurement {
   stderr: string;
 }
 
+/**
+ * Writes every dirty page to disk (`sync`) before a timed run, so that a run does not pay for the
+ * writeback of the one before it (a build fsyncs what it publishes; the previous run may have left
+ * a gigabyte unwritten).
+ */
+export async function flushDirtyPages(): Promise<void> {
+  await execa('sync');
+}
+
 /** Runs a command as a child process and measures wall time and peak memory (Linux /proc). */
 export async function measureProcess(command: string, args: string[], cwd: string): Promise<ProcessMeasurement> {
   const started = performance.now();

@@ -7,7 +7,7 @@ import { FolderStore } from '../src/publish/folder-store.js';
 import { bundleSize } from './bundle-size.js';
 import { crossCheck, type AnchorCounts } from './smart-money-cross-check.js';
 import { type DailyRebuildResult, formatDailyRebuild, measureDailyRebuild } from './daily-rebuild.js';
-import { measureProcess, mib, type ProcessMeasurement, seconds } from './measure.js';
+import { flushDirtyPages, measureProcess, mib, type ProcessMeasurement, seconds } from './measure.js';
 
 const NOW = '2026-11-22T12:00:00.000Z';
 /** A quarter before NOW: the sample then holds the quarter before NOW's two (2026 Q1 and Q2, against Q2 and Q3). */
@@ -133,6 +133,7 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
   async function compare(input: 'zip' | 'tsv', sourcesDir: string, datasetsDir: string): Promise<Comparison> {
     const store = path.join(dir, `store-${input}`);
     process.stderr.write(`building smart-money from the data sets (${input})...\n`);
+    await flushDirtyPages();
     const build = await measureProcess(
       'node',
       [
@@ -156,6 +157,7 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
     const snapshotId = JSON.parse(build.stdout).datasets[0].snapshotId as string;
     process.stderr.write(`the same derivation in DuckDB (2 threads, ${input})...\n`);
     const work = path.join(dir, `duckdb-${input}`);
+    await flushDirtyPages();
     const anchor = await measureProcess(
       'node',
       [path.join(repoRoot, 'dist/bench/duckdb-smart-money.js'), datasetsDir, work, NOW, input],
@@ -259,6 +261,7 @@ export async function measureChangedCopyDiff(
 
 /** `pdsnap diff smart-money --json` (previous -> current) in a child process: wall, CPU, peak RSS and what it found. */
 async function measureDiff(cli: string, repoRoot: string, store: string): Promise<DiffMeasurement> {
+  await flushDirtyPages();
   const diff = await measureProcess('node', [cli, 'diff', 'smart-money', '--store', store, '--json'], repoRoot);
   if (diff.exitCode !== 0) throw new Error(`diff failed (exit ${diff.exitCode}): ${diff.stderr}`);
   const resources = JSON.parse(diff.stdout).resources as Array<Record<string, number | string>>;
