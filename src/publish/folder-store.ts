@@ -14,6 +14,7 @@ import {
 } from '../model/manifest.js';
 import { BLOB_FORMAT, blobPath, blobsFolder, type FileLocator, inBlobs, inFolder, type ListedFile } from './bundle-files.js';
 import { withPath } from '../lib/error-path.js';
+import { findPieceMismatch } from '../lib/chunk-digest.js';
 import { digestFile } from '../lib/file-digest.js';
 import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
 import { compareText } from '../lib/text-order.js';
@@ -293,6 +294,12 @@ export class FolderStore implements SnapshotStore {
   ): Promise<StagedBundle | null> {
     const listed = [...files, ...(servingIndex ? [servingIndex] : [])];
     for (const entry of listed) if ((await sizeOf(blobPath(this.root, entry.sha256))) !== entry.bytes) return null;
+    // Their bytes too, on every core: a damaged blob must send the build back to derive, since only a
+    // publish that holds a copy can replace it (installBlobs), and it repairs every snapshot sharing it.
+    const pieces = listed.map((entry) => ({ file: blobPath(this.root, entry.sha256), start: 0, bytes: entry.bytes, sha256: entry.sha256 }));
+    pieces.sort((a, b) => b.bytes - a.bytes);
+    const mismatch = await findPieceMismatch(pieces).catch(() => 0);
+    if (mismatch !== null) return null;
     await mkdir(this.tmpDir, { recursive: true });
     const directory = path.join(this.tmpDir, stagingName(dataset));
     await mkdir(directory);
@@ -303,6 +310,7 @@ export class FolderStore implements SnapshotStore {
       files: [...files],
       ...(servingIndex ? { servingIndex } : {}),
       locate: inBlobs(this.root),
+      verifiedBlobs: new Set(listed.map((entry) => entry.sha256)),
     };
   }
 
@@ -469,6 +477,8 @@ export class FolderStore implements SnapshotStore {
       const copy = path.join(staged.directory, entry.path);
       const haveCopy = await pathExists(copy);
       if (await pathExists(blob)) {
+        // A reuse verified its blobs as it staged them (stageFromBlobs): hashed once, not twice.
+        if (staged.verifiedBlobs?.has(entry.sha256)) continue;
         const mismatch = await fileMismatch(blob, entry);
         if (mismatch === null) continue;
         if (!haveCopy) {

@@ -14,6 +14,8 @@ export interface StagedBundle {
   servingIndex?: ServingIndexEntry;
   /** Where the files are when not in `directory`: the store's own blobs, which a reuse did not copy (stageFromBlobs). */
   locate?: FileLocator;
+  /** Blobs (by SHA-256) whose bytes the store checked while staging: commit need not hash them again. */
+  verifiedBlobs?: ReadonlySet<string>;
 }
 
 /** Everything of a manifest except what the store computes (format, files, snapshotId). */

@@ -1,4 +1,4 @@
-import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleFilePath } from '../helpers/bundle-file.js';
@@ -77,6 +77,19 @@ describe('the derivation cache', () => {
     const repaired = await build(store, hour(13));
     expect(reusedNote(repaired.notes)).toBe(false);
     expect(repaired.id).toBe((await build(plain, hour(13), ['--no-cache'])).id);
+
+    // A part's blob damaged in place (same size): the build derives again, and its copy repairs the
+    // blob, and so every snapshot that shares it; before, every cached rebuild failed on it.
+    const part = await bundleFilePath(store, repaired.id, 'investors/00000.ndjson');
+    const damaged = await readFile(part);
+    damaged[10] = damaged[10]! ^ 0x01;
+    await chmod(part, 0o644);
+    await writeFile(part, damaged);
+    const fixed = await build(store, hour(13).replace('13:00', '13:30'));
+    expect(reusedNote(fixed.notes)).toBe(false);
+    expect(fixed.notes.some((note) => note.includes('republished damaged') || note.includes('does not match its sha256'))).toBe(true);
+    const validated = await runCli(['validate', '--store', store, '--datasets', 'smart-money', '--now', hour(14)]);
+    expect(validated.exitCode, String(validated.stdout)).toBe(0);
 
     // The kept derivation damaged on disk: a miss, never a wrong snapshot.
     const folder = path.join(store, 'cache', 'smart-money-derivation');
