@@ -382,9 +382,9 @@ export class CompactFilingCatalog implements FilingCatalog {
     const cusipMap = remap(this.cusips, other.cusips);
     for (let chunk = 0; chunk < other.issuerIds.length; chunk++) {
       const rows = Math.min(CHUNK_ROWS, other.rowTotal - chunk * CHUNK_ROWS);
-      const issuers = other.issuerIds[chunk]!;
-      const titles = other.titleIds[chunk]!;
-      const cusips = other.cusipIds[chunk]!;
+      const issuers = inSharedMemory(other.issuerIds[chunk]!);
+      const titles = inSharedMemory(other.titleIds[chunk]!);
+      const cusips = inSharedMemory(other.cusipIds[chunk]!);
       for (let offset = 0; offset < rows; offset++) {
         issuers[offset] = issuerMap[issuers[offset]!]!;
         titles[offset] = titleMap[titles[offset]!]!;
@@ -393,9 +393,9 @@ export class CompactFilingCatalog implements FilingCatalog {
       this.issuerIds.push(issuers);
       this.titleIds.push(titles);
       this.cusipIds.push(cusips);
-      this.amounts.push(other.amounts[chunk]!);
-      this.values.push(other.values[chunk]!);
-      this.flags.push(other.flags[chunk]!);
+      this.amounts.push(inSharedMemory(other.amounts[chunk]!));
+      this.values.push(inSharedMemory(other.values[chunk]!));
+      this.flags.push(inSharedMemory(other.flags[chunk]!));
     }
     for (const [position, amount] of other.wideAmounts) this.wideAmounts.set(base + position, amount);
     for (const [position, value] of other.wideValues) this.wideValues.set(base + position, value);
@@ -482,4 +482,16 @@ export class CompactFilingCatalog implements FilingCatalog {
     this.values.push(new Int32Array(shared(4)));
     this.flags.push(new Uint8Array(shared(1)));
   }
+}
+
+/**
+ * A chunk as this catalog keeps it: in shared memory, so that derivation workers read it without a
+ * copy. A worker's chunks are there already; a data set taken from the derivation cache comes back
+ * from V8's deserializer in plain buffers, which a Worker would otherwise be given a copy of, each.
+ */
+function inSharedMemory<T extends Int32Array | Uint8Array>(chunk: T): T {
+  if (chunk.buffer instanceof SharedArrayBuffer) return chunk;
+  const copy = new (chunk.constructor as new (buffer: SharedArrayBuffer) => T)(new SharedArrayBuffer(chunk.byteLength));
+  copy.set(chunk);
+  return copy;
 }

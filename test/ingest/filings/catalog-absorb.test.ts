@@ -1,3 +1,4 @@
+import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { CompactFilingCatalog } from '../../../src/ingest/filings/catalog.js';
 import { FilingIntake } from '../../../src/ingest/filings/filing-intake.js';
@@ -45,6 +46,23 @@ const later: Filing[] = [
 ];
 
 describe('CompactFilingCatalog.absorb (a data set read in a worker thread)', () => {
+  it('keeps what it takes in shared memory, also a transfer that went through V8 serialization (the derivation cache)', () => {
+    const one = new CompactFilingCatalog();
+    fill(one, [...earlier, ...later]);
+    const main = new CompactFilingCatalog();
+    fill(main, earlier);
+    const worker = new CompactFilingCatalog();
+    fill(worker, later);
+    const revived = deserialize(serialize(worker.shareCommitted())) as ReturnType<CompactFilingCatalog['shareCommitted']>;
+    expect(revived.issuerIds[0]!.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    main.absorb(revived);
+    expect(contents(main)).toEqual(contents(one));
+    const rows = main.shareRows();
+    for (const column of [rows.issuerIds, rows.titleIds, rows.cusipIds, rows.amounts, rows.values, rows.flags]) {
+      for (const chunk of column) expect(chunk.buffer).toBeInstanceOf(SharedArrayBuffer);
+    }
+  });
+
   it('returns the same filings, in the same order, with the same rows and position ids as one catalog filled in order', () => {
     const one = new CompactFilingCatalog();
     fill(one, [...earlier, ...later]);
