@@ -70,7 +70,8 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
     const ingest = () =>
       ingestFilings(sourcesDir, progress, {
         strictTotals: strict,
-        cache,
+        // Without a cache nothing is hashed before the data sets are read: they are hashed as they are.
+        ...(cache === NO_CACHE ? {} : { cache }),
         ...(inputs ? { provenance: inputs.provenance } : {}),
         ...(ingestThreads === undefined ? {} : { threads: ingestThreads }),
       });

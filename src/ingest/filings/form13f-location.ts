@@ -45,11 +45,18 @@ export async function findForm13fDatasets(
 }
 
 /** The data set's members; notes get what opening found (unsafe member names in a ZIP). */
-export async function openForm13fDataset(sourcesRoot: string, location: Form13fLocation, notes: BuildNote[]): Promise<Form13fMembers> {
+export async function openForm13fDataset(
+  sourcesRoot: string,
+  location: Form13fLocation,
+  notes: BuildNote[],
+  hashWhileReading = true,
+): Promise<Form13fMembers> {
   const relative = (file: string) => relativeSourcePath(sourcesRoot, file);
   if (location.kind === 'zip') {
     const zip = location.files[0]!;
     return zipMembers(await openSourceDescriptor(sourcesRoot, zip), relative(zip), notes);
   }
-  return folderMembers(location.folder!, location.files, relative, (file, onDigest) => readSourcePieces(sourcesRoot, file, onDigest));
+  return folderMembers(location.folder!, location.files, relative, (file, onDigest) =>
+    readSourcePieces(sourcesRoot, file, hashWhileReading ? onDigest : undefined),
+  );
 }

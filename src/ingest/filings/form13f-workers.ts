@@ -11,6 +11,8 @@ export interface Form13fWorkerData {
   sourcesRoot: string;
   location: Form13fLocation;
   options: IntakeOptions;
+  /** Whether to hash the files as they are read: not when the main thread has their provenance already. */
+  hashWhileReading: boolean;
 }
 
 export type Form13fWorkerMessage =
@@ -48,11 +50,17 @@ export class Form13fWorkers {
   private closed = false;
   private readonly script: URL;
 
-  constructor(sourcesRoot: string, locations: readonly Form13fLocation[], options: IntakeOptions, threads: number) {
+  constructor(
+    sourcesRoot: string,
+    locations: readonly Form13fLocation[],
+    options: IntakeOptions,
+    threads: number,
+    hashWhileReading = true,
+  ) {
     if (WORKER_SCRIPT === null) throw new Error('data set workers need the compiled worker script');
     this.script = WORKER_SCRIPT;
     this.free = Math.max(1, threads);
-    this.readings = locations.map((location) => this.reading({ sourcesRoot, location, options }));
+    this.readings = locations.map((location) => this.reading({ sourcesRoot, location, options, hashWhileReading }));
   }
 
   /** Stops the workers still running: after a failure nothing waits for them. */

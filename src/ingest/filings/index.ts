@@ -77,12 +77,17 @@ export async function ingestFilings(
     }
   };
   const keys = options.cache ? await Promise.all(datasets.found.map(keyOf)) : datasets.found.map(() => null);
+  // With a cache every file was hashed for the keys just now: nothing hashes it again as it is read.
+  const hashedBefore = options.cache !== undefined;
+  const read = (dataset: Form13fLocation, label: string) =>
+    readForm13fDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total), !hashedBefore);
   const cached = await Promise.all(keys.map((key) => (options.cache && key !== null ? cachedIntake(options.cache, key) : null)));
   // The data sets are most of the work: read in worker threads from the start, beside EDGAR, those
   // that were not read before.
   const toRead = datasets.found.filter((_, index) => cached[index] === null);
   const threads = Math.min(options.threads ?? defaultIngestThreads(), toRead.length);
-  const workers = threads > 0 ? new Form13fWorkers(sourcesRoot, toRead, { strictTotals: options.strictTotals }, threads) : null;
+  const workers =
+    threads > 0 ? new Form13fWorkers(sourcesRoot, toRead, { strictTotals: options.strictTotals }, threads, !hashedBefore) : null;
   const readings = new Map(toRead.map((dataset, index) => [dataset, workers?.readings[index]]));
   try {
     const edgarStep = progress.step('smart-money: read EDGAR filings');
@@ -95,16 +100,17 @@ export async function ingestFilings(
       const label = `smart-money: read ${dataset.source} INFOTABLE (bytes)`;
       const reading = readings.get(dataset);
       const known = cached[index];
-      const { step, sources: files } = known
+      const taken = known
         ? await takeFromCache(known, dataset, label)
         : reading
           ? await takeFromWorker(reading, dataset, label, keys[index] ?? null)
-          : await readForm13fDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
+          : await read(dataset, label);
+      const files = hashedBefore ? await Promise.all(dataset.files.map((file) => datasetSourceFile(provenanceOf(file)))) : taken.sources;
       for (const file of files) {
         if ('file' in file) sources.push(file.file);
         else intake.reject(file.unreadable.source, file.unreadable.location, file.unreadable.reason);
       }
-      step.done(`${catalog.filingCount - before} filings`);
+      taken.step.done(`${catalog.filingCount - before} filings`);
     }
   } finally {
     await workers?.close();
@@ -131,7 +137,7 @@ export async function ingestFilings(
       return { step, sources: files };
     }
     step.done('read again after the sources before it');
-    return readForm13fDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
+    return read(dataset, label);
   }
 
   /** A data set read by an earlier build, taken in as takeFromWorker takes a worker's outcome. */
@@ -148,11 +154,11 @@ export async function ingestFilings(
         message: 'read by an earlier build: taken from the derivation cache',
         routine: 'data set(s) taken from the derivation cache, not read again',
       });
-      // Hashed already, for the key that found it.
-      return { step, sources: await Promise.all(dataset.files.map((file) => datasetSourceFile(provenanceOf(file)))) };
+      // Its files' provenance: hashed already, for the key that found it.
+      return { step, sources: [] };
     }
     step.done('read again after the sources before it');
-    return readForm13fDataset(sourcesRoot, dataset, intake, (total) => progress.step(label, total));
+    return read(dataset, label);
   }
 
   // The registry decides who is published: unreadable (too large, not a regular file, not text,

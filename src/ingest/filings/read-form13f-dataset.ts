@@ -14,15 +14,18 @@ export type DatasetSourceFile = { file: SourceFile } | { unreadable: { source: s
  * cannot be opened is rejected as a whole. `startStep` gets the INFOTABLE's inflated size (the
  * progress total, in bytes: the rows are the time) once the data set is open. Returns the step
  * and the provenance of the data set's files (size, digest): a member of a folder read to its end
- * was hashed as it was read, every other file is read for it here, on the same thread.
+ * was hashed as it was read, every other file is read for it here, on the same thread. With
+ * `hashWhileReading` false (the caller hashed the files already, for the derivation cache's key)
+ * nothing is hashed and no provenance returned.
  */
 export async function readForm13fDataset(
   sourcesRoot: string,
   location: Form13fLocation,
   intake: FilingIntake,
   startStep: (totalBytes: number | undefined) => ProgressStep,
+  hashWhileReading = true,
 ): Promise<{ step: ProgressStep; sources: DatasetSourceFile[] }> {
-  const members = await openForm13fDataset(sourcesRoot, location, intake.notes).catch((error: Error) => {
+  const members = await openForm13fDataset(sourcesRoot, location, intake.notes, hashWhileReading).catch((error: Error) => {
     intake.reject(location.source, 'file', `data set not read: ${error.message}`);
     return null;
   });
@@ -35,7 +38,7 @@ export async function readForm13fDataset(
       members.close();
     }
   }
-  return { step, sources: await datasetSources(sourcesRoot, location, members) };
+  return { step, sources: hashWhileReading ? await datasetSources(sourcesRoot, location, members) : [] };
 }
 
 async function datasetSources(
