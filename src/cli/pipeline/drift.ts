@@ -5,6 +5,7 @@ import { type DriftAcceptance, type Manifest, recordsPerResource } from '../../m
 import { type BundleSide, diffBundles, type ResourceDiff } from '../../publish/diff/bundle-diff.js';
 import type { FileLocator } from '../../publish/bundle-files.js';
 import { readResourceRecords } from '../../publish/record-reader.js';
+import { verifyListedFile } from '../../publish/verified-serving-index.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
 import { BundleIntegrityError, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store-errors.js';
 import {
@@ -69,10 +70,13 @@ export async function checkDrift(
   } catch (error) {
     // A damaged snapshot to compare with is no baseline (as at open): a build must still be able
     // to replace it, and the note says why drift was not judged. A damaged candidate stays fatal.
-    if (!(error instanceof BundleIntegrityError) || error.snapshotId !== baseline.label) throw error;
+    // Damage inside a part can surface before its digest is checked at the part's end (a record
+    // that lost a field drift reads): then the baseline's digests say whether it was damage.
+    const damage = error instanceof BundleIntegrityError ? error : await damageOf(baseline);
+    if (damage === null || damage.snapshotId !== baseline.label) throw error;
     return {
       baseline: null,
-      rules: evaluateDrift(null, thresholds, `the snapshot to compare with cannot be used (${error.message})`),
+      rules: evaluateDrift(null, thresholds, `the snapshot to compare with cannot be used (${damage.message})`),
     };
   }
   const comparison: DriftComparison = {
@@ -82,6 +86,19 @@ export async function checkDrift(
   };
   const rules = evaluateDrift(comparison, thresholds);
   return { baseline: baseline.label, rules: standIn ? [standIn, ...rules] : rules };
+}
+
+/** The first file of a snapshot whose bytes do not match its digest, as the integrity error readers give, or null. */
+async function damageOf(side: BundleSide): Promise<BundleIntegrityError | null> {
+  for (const file of side.files) {
+    try {
+      await verifyListedFile(side.label, side.locate(file), file);
+    } catch (error) {
+      if (error instanceof BundleIntegrityError) return error;
+      throw error;
+    }
+  }
+  return null;
 }
 
 /** Whether two snapshots list the very same files (an unchanged rebuild): then their records are the same too. */

@@ -1,0 +1,70 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { checkDrift, sideOf } from '../../src/cli/pipeline/drift.js';
+import { FolderStore } from '../../src/publish/folder-store.js';
+import { DEFAULT_DRIFT_THRESHOLDS } from '../../src/validate/drift.js';
+import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+
+/**
+ * An unchanged rebuild compares a snapshot with one that lists the very same files: drift then reads
+ * the watched resource once for both sides instead of diffing them. It must judge exactly as the
+ * diff does.
+ */
+it('judges a snapshot of the same bytes as the full comparison does, reading the records once', async () => {
+  const store = await tempDir('drift-same-bytes');
+  const built = await runCli([
+    ...['build', '--datasets', 'smart-money', '--sources', path.join(REPO_ROOT, 'data/sources')],
+    ...['--store', store, '--now', '2026-11-22T12:00:00.000Z', '--json'],
+  ]);
+  expect(built.exitCode, String(built.stderr)).toBe(0);
+  const bundle = await new FolderStore(store).openBundle(JSON.parse(String(built.stdout)).datasets[0].snapshotId);
+  const baseline = sideOf(bundle.manifest, bundle.locate);
+  // Counts what the candidate side is asked for: the shortcut reads the baseline only.
+  let candidateReads = 0;
+  const same = {
+    ...baseline,
+    label: 'the same bytes again',
+    locate: (file: Parameters<typeof baseline.locate>[0]) => {
+      candidateReads += 1;
+      return baseline.locate(file);
+    },
+  };
+  // The same files listed in another order: the same records, compared the long way.
+  const reordered = { ...same, files: [...baseline.files].reverse() };
+  const thresholds = DEFAULT_DRIFT_THRESHOLDS['smart-money'];
+
+  const once = await checkDrift('smart-money', baseline, same, thresholds);
+  expect(candidateReads).toBe(0);
+  const diffed = await checkDrift('smart-money', baseline, reordered, thresholds);
+  expect(candidateReads).toBeGreaterThan(0);
+  expect(once).toEqual(diffed);
+  expect(once.rules.length).toBeGreaterThan(5);
+  expect(once.rules.every((rule) => rule.status === 'pass')).toBe(true);
+  expect(once.rules.map((rule) => rule.observed)).toContain('2026-09-30 -> 2026-09-30');
+});
+
+it('takes a baseline whose record lost a field drift reads (damage inside a part) as no baseline, naming the file, instead of failing', async () => {
+  const store = await tempDir('drift-damaged-baseline');
+  const built = await runCli([
+    ...['build', '--datasets', 'smart-money', '--sources', path.join(REPO_ROOT, 'data/sources')],
+    ...['--store', store, '--now', '2026-11-22T12:00:00.000Z', '--json'],
+  ]);
+  expect(built.exitCode, String(built.stderr)).toBe(0);
+  const bundle = await new FolderStore(store).openBundle(JSON.parse(String(built.stdout)).datasets[0].snapshotId);
+  const candidate = sideOf(bundle.manifest, bundle.locate);
+  // The baseline's investors part with one field renamed in its first record, as a flipped bit does.
+  const part = bundle.manifest.files.find((file) => file.path === 'investors/00000.ndjson')!;
+  const damagedCopy = path.join(await tempDir('drift-damaged-part'), 'investors.ndjson');
+  await writeFile(damagedCopy, (await readFile(bundle.locate(part), 'utf8')).replace('"period":', '"perhod":'));
+  const baseline = {
+    ...candidate,
+    label: bundle.manifest.snapshotId,
+    locate: (file: Parameters<typeof candidate.locate>[0]) => (file.path === part.path ? damagedCopy : bundle.locate(file)),
+  };
+  const judged = await checkDrift('smart-money', baseline, { ...candidate, label: 'candidate' }, DEFAULT_DRIFT_THRESHOLDS['smart-money']);
+  expect(judged.baseline).toBeNull();
+  expect(judged.rules).toHaveLength(1);
+  expect(judged.rules[0]!.message).toContain('the snapshot to compare with cannot be used');
+  expect(judged.rules[0]!.message).toContain('investors/00000.ndjson does not match its sha256');
+});
