@@ -1,5 +1,6 @@
 import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { digestFile } from '../lib/file-digest.js';
 import { DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
 import {
@@ -259,7 +260,11 @@ export class S3Store implements SnapshotStore {
     await new FolderStore(this.localRoot).sweepBlobs(false, { minAgeMs: CACHE_BLOB_GRACE_MS });
   }
 
-  /** Removes a local copy that failed verification, its blobs too (one of them is damaged), so that the next open downloads them again. */
+  /**
+   * Removes a local copy that failed verification, and those of its blobs whose bytes do not match
+   * their digest, so that the next open downloads them again. The intact ones stay: other copies in
+   * the cache (the snapshot being served) may list them.
+   */
   async dropLocalCopy(snapshotId: string): Promise<boolean> {
     if (this.localRoot === null) return false;
     const cache = new FolderStore(this.localRoot);
@@ -267,7 +272,11 @@ export class S3Store implements SnapshotStore {
     if (!(await isDir(copy))) return false;
     const manifest = await cache.readManifest(snapshotId).catch(() => null);
     if (manifest !== null && manifest.format >= BLOB_FORMAT) {
-      for (const entry of bundleFiles(manifest)) await rm(blobPath(this.localRoot, entry.sha256), { force: true });
+      for (const entry of bundleFiles(manifest)) {
+        const blob = blobPath(this.localRoot, entry.sha256);
+        const digest = await digestFile(blob).catch(() => null);
+        if (digest === null || digest.bytes !== entry.bytes || digest.sha256 !== entry.sha256) await rm(blob, { force: true });
+      }
     }
     await rm(copy, { recursive: true, force: true });
     return true;

@@ -107,7 +107,9 @@ async function sync(from: SnapshotStore, to: SnapshotStore, datasets: DatasetNam
       const bundle = await from.openBundle(snapshot.snapshotId);
       const staged = await to.stageCopy(bundle.manifest, bundle.locate);
       await to.commit(staged, fieldsOf(bundle.manifest), now, { promote: false, candidate: snapshot.candidate });
-      await from.retainOnly([]); // a bucket source's download is not needed any more
+      // A bucket source's copy of this bundle goes; the blobs it downloaded stay a few minutes (the
+      // next bundle usually shares most of them), in a folder of this process that goes at its exit.
+      await from.retainOnly([]);
       report.copied.push(snapshot.snapshotId);
       step.advance();
       output.say(`copied ${snapshot.snapshotId}`);
