@@ -265,7 +265,7 @@ function compileObject(properties: Record<string, JsonSchemaNode>): ByteWriter {
 }
 
 /** A canonical byte encoder for records of one zod object schema. */
-export function compileCanonicalBytes(schema: z.ZodType): CanonicalEncoder {
+function compileCanonicalBytes(schema: z.ZodType): CanonicalEncoder {
   return compileNode(jsonSchemaOf(schema) as JsonSchemaNode);
 }
 

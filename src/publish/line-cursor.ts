@@ -15,7 +15,7 @@ const ALLOCATION_STEP = 64 * 1024;
  * for messages. The bytes are a view made when asked for: a view per line costs more than
  * finding the line, and comparing two lines needs none.
  */
-export class BundleLine {
+class BundleLine {
   constructor(
     readonly chunk: Buffer,
     readonly start: number,

@@ -33,7 +33,7 @@ const investorSummaryJson = compileCanonical(Investor);
  *   in every snapshot (docs/serving.md).
  * `serve`, `validate` and `gate` read all four.
  */
-export const SERVING_INDEX_SCHEMA = 4;
+const SERVING_INDEX_SCHEMA = 4;
 const READABLE_SERVING_INDEX_SCHEMAS: readonly number[] = [1, 2, 3, 4];
 
 /** The layout from which records live in the parts only. */

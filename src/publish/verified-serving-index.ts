@@ -5,15 +5,11 @@ import { digestFile } from '../lib/file-digest.js';
 import { type Manifest, PART_PATH, recordsPerResource } from '../model/manifest.js';
 import { asBundleDamage } from './bundle-file-damage.js';
 import { checkServingIndex, type IndexedPart, RECORDS_IN_PARTS_LAYOUT } from './serving-index.js';
-import type { FileLocator } from './bundle-files.js';
+import type { FileLocator, ListedFile } from './bundle-files.js';
 import { BundleIntegrityError } from './store-errors.js';
 
 /** A file a manifest lists: its path in the bundle, size and digest. */
-interface ListedFile {
-  path: string;
-  bytes: number;
-  sha256: string;
-}
+type SizedFile = ListedFile & { bytes: number };
 
 /**
  * The serving index of an opened bundle (OpenedBundle.verifiedServingIndex), checked before anyone
@@ -51,7 +47,7 @@ export async function verifyServingIndex(manifest: Manifest, locate: FileLocator
   }
   // A bundle built before chunk digests were listed: its index by the whole-file digest, one core's work.
   if (!entry.chunks) await verifyListedFile(snapshotId, file, entry);
-  const pieces: Array<DigestedPiece & { listed: ListedFile }> = [];
+  const pieces: Array<DigestedPiece & { listed: SizedFile }> = [];
   if (entry.chunks) {
     const chunks = entry.chunks;
     fail(entry.path, await damageAsIntegrity(snapshotId, entry.path, sizeMismatch(file, entry.bytes)));
@@ -81,7 +77,7 @@ export async function verifyServingIndex(manifest: Manifest, locate: FileLocator
 }
 
 /** Streams one listed file's bytes through SHA-256 and compares size and digest with the manifest. */
-export async function verifyListedFile(snapshotId: string, file: string, entry: ListedFile): Promise<void> {
+export async function verifyListedFile(snapshotId: string, file: string, entry: SizedFile): Promise<void> {
   let digest;
   try {
     digest = await digestFile(file);
@@ -108,7 +104,7 @@ async function damageAsIntegrity<T>(snapshotId: string, listed: string, work: Pr
 }
 
 /** Random reads of one part (verified just before), for checkServingIndex. */
-function partReader(file: string, entry: ListedFile): IndexedPart & { close(): void } {
+function partReader(file: string, entry: SizedFile): IndexedPart & { close(): void } {
   const [, resource, number] = PART_PATH.exec(entry.path)!;
   let fd: number | null = null;
   return {

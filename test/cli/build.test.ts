@@ -1,6 +1,8 @@
 import { cp, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { FolderStore } from '../../src/publish/folder-store.js';
+import { bundleFiles } from '../../src/publish/manifest-check.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 
 const NOW = '2026-11-22T12:00:00.000Z';
@@ -66,8 +68,13 @@ describe('pdsnap sample + build', () => {
       for (const match of bytes.toString('utf8').matchAll(/<(?:\w+:)?cusip>\s*([0-9A-Z]{9})\s*</gi)) filed.add(match[1]!);
     }
     expect(filed.size).toBeGreaterThan(20);
-    const bundle = await filesUnder(path.join(store, 'bundles/smart-money', smartMoney.snapshotId));
-    const text = [...bundle.values()].map((b) => b.toString('utf8')).join('\n');
+    // Every file the manifest lists (blobs of the store), and the manifest.
+    const opened = await new FolderStore(store).openBundle(smartMoney.snapshotId);
+    const listed = await Promise.all(bundleFiles(opened.manifest).map((entry) => readFile(opened.locate(entry))));
+    expect(listed.length).toBeGreaterThan(3);
+    const manifest = await readFile(path.join(store, 'bundles/smart-money', smartMoney.snapshotId, 'manifest.json'));
+    const text = [...listed, manifest].map((b) => b.toString('utf8')).join('\n');
+    expect(text).toContain('"issuerName"');
     expect([...filed].filter((cusip) => text.includes(cusip))).toEqual([]);
     expect(text).not.toMatch(/"(cusip|figi|ticker|symbol|isin)"/i);
     // Numbers such as reported values may have nine digits; a CUSIP-shaped *string* may not.
@@ -81,8 +88,11 @@ describe('pdsnap sample + build', () => {
     expect(b.report.datasets.map((d: { snapshotId: string }) => d.snapshotId)).toEqual(
       a.report.datasets.map((d: { snapshotId: string }) => d.snapshotId),
     );
-    const filesA = await filesUnder(path.join(storeA, 'bundles'));
-    const filesB = await filesUnder(path.join(storeB, 'bundles'));
+    // The manifests and the blobs their files are.
+    const filesOf = async (store: string) =>
+      new Map([...(await filesUnder(path.join(store, 'bundles'))), ...(await filesUnder(path.join(store, 'blobs')))]);
+    const [filesA, filesB] = [await filesOf(storeA), await filesOf(storeB)];
+    expect([...filesA.keys()].some((name) => name.includes('sha256'))).toBe(true);
     expect([...filesA.keys()].sort()).toEqual([...filesB.keys()].sort());
     for (const [name, bytes] of filesA) expect(bytes.equals(filesB.get(name)!), name).toBe(true);
   });

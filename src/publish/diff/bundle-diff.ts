@@ -48,11 +48,6 @@ export interface BundleSide {
   files: readonly ResourceEntry[];
 }
 
-/** The file that holds a part of a side: the one place where the diff learns where a part is stored. */
-export function partPath(side: BundleSide, entry: ResourceEntry): string {
-  return side.locate(entry);
-}
-
 export interface ChangedSample {
   key: string;
   fields: string[];
@@ -234,7 +229,7 @@ function sharedParts(before: readonly ResourceEntry[], after: readonly ResourceE
 }
 
 function partsToRead(side: BundleSide, parts: readonly ResourceEntry[], skipped: ReadonlySet<number>): PartToRead[] {
-  return parts.flatMap((entry, part) => (skipped.has(part) ? [] : [{ entry, part, file: partPath(side, entry) }]));
+  return parts.flatMap((entry, part) => (skipped.has(part) ? [] : [{ entry, part, file: side.locate(entry) }]));
 }
 
 /**
