@@ -1,10 +1,23 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { checkDrift, sideOf } from '../../src/cli/pipeline/drift.js';
 import { FolderStore } from '../../src/publish/folder-store.js';
+import type { OpenedBundle } from '../../src/publish/snapshot-store.js';
 import { DEFAULT_DRIFT_THRESHOLDS } from '../../src/validate/drift.js';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+
+/** The sample's Smart Money snapshot, built once for both tests (neither changes the store). */
+let bundle: OpenedBundle;
+beforeAll(async () => {
+  const store = await tempDir('drift-baseline');
+  const built = await runCli([
+    ...['build', '--datasets', 'smart-money', '--sources', path.join(REPO_ROOT, 'data/sources')],
+    ...['--store', store, '--now', '2026-11-22T12:00:00.000Z', '--json'],
+  ]);
+  expect(built.exitCode, String(built.stderr)).toBe(0);
+  bundle = await new FolderStore(store).openBundle(JSON.parse(String(built.stdout)).datasets[0].snapshotId);
+});
 
 /**
  * An unchanged rebuild compares a snapshot with one that lists the very same files: drift then reads
@@ -12,13 +25,6 @@ import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
  * diff does.
  */
 it('judges a snapshot of the same bytes as the full comparison does, reading the records once', async () => {
-  const store = await tempDir('drift-same-bytes');
-  const built = await runCli([
-    ...['build', '--datasets', 'smart-money', '--sources', path.join(REPO_ROOT, 'data/sources')],
-    ...['--store', store, '--now', '2026-11-22T12:00:00.000Z', '--json'],
-  ]);
-  expect(built.exitCode, String(built.stderr)).toBe(0);
-  const bundle = await new FolderStore(store).openBundle(JSON.parse(String(built.stdout)).datasets[0].snapshotId);
   const baseline = sideOf(bundle.manifest, bundle.locate);
   // Counts what the candidate side is asked for: the shortcut reads the baseline only.
   let candidateReads = 0;
@@ -45,13 +51,6 @@ it('judges a snapshot of the same bytes as the full comparison does, reading the
 });
 
 it('takes a baseline whose record lost a field drift reads (damage inside a part) as no baseline, naming the file, instead of failing', async () => {
-  const store = await tempDir('drift-damaged-baseline');
-  const built = await runCli([
-    ...['build', '--datasets', 'smart-money', '--sources', path.join(REPO_ROOT, 'data/sources')],
-    ...['--store', store, '--now', '2026-11-22T12:00:00.000Z', '--json'],
-  ]);
-  expect(built.exitCode, String(built.stderr)).toBe(0);
-  const bundle = await new FolderStore(store).openBundle(JSON.parse(String(built.stdout)).datasets[0].snapshotId);
   const candidate = sideOf(bundle.manifest, bundle.locate);
   // The baseline's investors part with one field renamed in its first record, as a flipped bit does.
   const part = bundle.manifest.files.find((file) => file.path === 'investors/00000.ndjson')!;

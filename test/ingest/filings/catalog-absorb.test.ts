@@ -45,14 +45,20 @@ const later: Filing[] = [
   { accession: 'L-2', rows: [row('MICROSOFT CORP', '594918104', 3_000_000_000, 5_000_000_000), row('NEW NAME', 'N00000001', -0, 0.25)] },
 ];
 
+/** Every filing in one catalog, and the same split: the earlier ones in `main`, the later in `worker`, to be absorbed. */
+function catalogs() {
+  const one = new CompactFilingCatalog();
+  fill(one, [...earlier, ...later]);
+  const main = new CompactFilingCatalog();
+  fill(main, earlier);
+  const worker = new CompactFilingCatalog();
+  fill(worker, later);
+  return { one, main, worker };
+}
+
 describe('CompactFilingCatalog.absorb (a data set read in a worker thread)', () => {
   it('keeps what it takes in shared memory, also a transfer that went through V8 serialization (the derivation cache)', () => {
-    const one = new CompactFilingCatalog();
-    fill(one, [...earlier, ...later]);
-    const main = new CompactFilingCatalog();
-    fill(main, earlier);
-    const worker = new CompactFilingCatalog();
-    fill(worker, later);
+    const { one, main, worker } = catalogs();
     const revived = deserialize(serialize(worker.shareCommitted())) as ReturnType<CompactFilingCatalog['shareCommitted']>;
     expect(revived.issuerIds[0]!.buffer).not.toBeInstanceOf(SharedArrayBuffer);
     main.absorb(revived);
@@ -64,13 +70,7 @@ describe('CompactFilingCatalog.absorb (a data set read in a worker thread)', () 
   });
 
   it('returns the same filings, in the same order, with the same rows and position ids as one catalog filled in order', () => {
-    const one = new CompactFilingCatalog();
-    fill(one, [...earlier, ...later]);
-
-    const main = new CompactFilingCatalog();
-    fill(main, earlier);
-    const worker = new CompactFilingCatalog();
-    fill(worker, later);
+    const { one, main, worker } = catalogs();
     main.absorb(worker.shareCommitted());
 
     expect(contents(main)).toEqual(contents(one));
