@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
@@ -20,9 +21,9 @@ beforeAll(async () => {
 });
 
 /**
- * An unchanged rebuild compares a snapshot with one that lists the very same files: drift then reads
- * the watched resource once for both sides instead of diffing them. It must judge exactly as the
- * diff does.
+ * An unchanged rebuild compares a snapshot with one that lists the very same files: the comparison
+ * engine (publish/diff/bundle-diff.ts) then reads the watched resource once for both sides instead
+ * of diffing them. It must judge exactly as the diff does.
  */
 it('judges a snapshot of the same bytes as the full comparison does, reading the records once', async () => {
   const baseline = sideOf(bundle.manifest, bundle.locate);
@@ -36,13 +37,33 @@ it('judges a snapshot of the same bytes as the full comparison does, reading the
       return baseline.locate(file);
     },
   };
-  // The same files listed in another order: the same records, compared the long way.
-  const reordered = { ...same, files: [...baseline.files].reverse() };
+  // The same records with the investors split into two parts: other parts, so compared the long way.
+  const investors = baseline.files.find((file) => file.path === 'investors/00000.ndjson')!;
+  const lines = await readFile(baseline.locate(investors));
+  const cut = lines.indexOf(0x0a) + 1;
+  const folder = await tempDir('drift-split-investors');
+  const pieces = [lines.subarray(0, cut), lines.subarray(cut)];
+  const halves = pieces.map((bytes, index) => ({
+    path: `investors/0000${index}.ndjson`,
+    bytes: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    records: index === 0 ? 1 : investors.records - 1,
+  }));
+  await Promise.all(pieces.map((bytes, index) => writeFile(path.join(folder, `${index}.ndjson`), bytes)));
+  const split = {
+    ...same,
+    files: baseline.files.flatMap((file) => (file === investors ? halves : [file])),
+    locate: (file: Parameters<typeof baseline.locate>[0]) => {
+      candidateReads += 1;
+      const half = halves.findIndex((h) => h.path === file.path && h.sha256 === file.sha256);
+      return half === -1 ? baseline.locate(file) : path.join(folder, `${half}.ndjson`);
+    },
+  };
   const thresholds = DEFAULT_DRIFT_THRESHOLDS['smart-money'];
 
   const once = await checkDrift('smart-money', baseline, same, thresholds);
   expect(candidateReads).toBe(0);
-  const diffed = await checkDrift('smart-money', baseline, reordered, thresholds);
+  const diffed = await checkDrift('smart-money', baseline, split, thresholds);
   expect(candidateReads).toBeGreaterThan(0);
   expect(once).toEqual(diffed);
   expect(once.rules.length).toBeGreaterThan(5);

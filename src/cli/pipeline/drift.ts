@@ -4,7 +4,6 @@ import type { RuleResult } from '../../model/rule-result.js';
 import { type DriftAcceptance, type Manifest, recordsPerResource } from '../../model/manifest.js';
 import { type BundleSide, diffBundles, type ResourceDiff } from '../../publish/diff/bundle-diff.js';
 import type { FileLocator } from '../../publish/bundle-files.js';
-import { readResourceRecords } from '../../publish/record-reader.js';
 import { verifyListedFile } from '../../publish/verified-serving-index.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
 import { BundleIntegrityError, InvalidPointerError, SnapshotNotFoundError } from '../../publish/store-errors.js';
@@ -58,15 +57,10 @@ export async function checkDrift(
   const compared = Object.keys(DATASET_RESOURCES[dataset]).filter((resource) => reading.keyed.includes(resource) || watched.has(resource));
   let diffs: ResourceDiff[];
   try {
-    diffs = sameBytes(baseline, candidate)
-      ? await readOnce(baseline, compared, watch.before.resource, (record) => {
-          watch.before.record(record);
-          watch.after.record(record);
-        })
-      : await diffBundles(baseline, candidate, compared, {
-          limit: SAMPLE_SIZE,
-          observe: { resources: watched, record: (side, _resource, record) => watch[side].record(record) },
-        });
+    diffs = await diffBundles(baseline, candidate, compared, {
+      limit: SAMPLE_SIZE,
+      observe: { resources: watched, record: (side, _resource, record) => watch[side].record(record) },
+    });
   } catch (error) {
     // A damaged snapshot to compare with is no baseline (as at open): a build must still be able
     // to replace it, and the note says why drift was not judged. A damaged candidate stays fatal.
@@ -99,42 +93,6 @@ async function damageOf(side: BundleSide): Promise<BundleIntegrityError | null> 
     }
   }
   return null;
-}
-
-/** Whether two snapshots list the very same files (an unchanged rebuild): then their records are the same too. */
-function sameBytes(a: BundleSide, b: BundleSide): boolean {
-  const listed = (side: BundleSide) => side.files.map((file) => `${file.path} ${file.sha256}`).join('\n');
-  return listed(a) === listed(b);
-}
-
-/**
- * The diff of a snapshot with one of the same bytes: every record unchanged, so nothing is paired,
- * and the watched resource is read once for both sides (an unchanged daily rebuild read it twice).
- */
-async function readOnce(
-  side: BundleSide,
-  compared: readonly string[],
-  watched: string,
-  record: (record: unknown) => void,
-): Promise<ResourceDiff[]> {
-  for await (const each of readResourceRecords({ snapshotId: side.label, files: side.files }, side.locate, watched)) record(each);
-  const counts = recordsPerResource(side.files);
-  return compared.map((resource) => {
-    const records = counts[resource] ?? 0;
-    return {
-      resource,
-      before: records,
-      after: records,
-      added: 0,
-      removed: 0,
-      changed: 0,
-      unchanged: records,
-      addedKeys: [],
-      removedKeys: [],
-      changedRecords: [],
-      changedFields: {},
-    };
-  });
 }
 
 /** The figures drift judges: counts of every resource from the manifests, key churn from the diff where keys are stable. */

@@ -12,7 +12,7 @@ import {
 import { type LineBatch, LineBatches, type PartToRead } from './diff-lines.js';
 import { type LeftoverVerdicts, mergeVerdicts, type PairingSides, type PartialVerdicts, settlePartitions } from './diff-pairing.js';
 import { type BatchSource, DiffThreads, diffThreadsWanted } from './diff-threads.js';
-import { parseLine } from '../record-reader.js';
+import { parseLine, readResourceRecords } from '../record-reader.js';
 
 /**
  * The comparison engine: what changed, record by record, between two bundles. `diff` prints it;
@@ -131,6 +131,17 @@ async function diffResource(
     changedFields: {},
   };
   const observe = options.observe?.resources.has(resource) ? options.observe : undefined;
+  const sameParts = partsBefore.length === partsAfter.length && partsBefore.every((part, i) => part.sha256 === partsAfter[i]!.sha256);
+  if (sameParts && observe) {
+    // The same bytes on both sides (an unchanged rebuild): nothing to pair, and the records are read
+    // once, each handed to the observer as both sides'.
+    for await (const record of readResourceRecords({ snapshotId: before.label, files: partsBefore }, before.locate, resource)) {
+      observe.record('before', resource, record);
+      observe.record('after', resource, record);
+    }
+    diff.unchanged = diff.after;
+    return diff;
+  }
   const shared = observe ? { before: new Set<number>(), after: new Set<number>() } : sharedParts(partsBefore, partsAfter);
   const toRead = {
     before: partsToRead(before, partsBefore, shared.before),
@@ -142,7 +153,6 @@ async function diffResource(
     diff.unchanged = unread;
     return diff;
   }
-  const sameParts = partsBefore.length === partsAfter.length && partsBefore.every((part, i) => part.sha256 === partsAfter[i]!.sha256);
   const bytes = bytesOf(toRead.before) + bytesOf(toRead.after);
   const threads = threadsFor(bytes);
   const source = (index: 0 | 1, side: BundleSide, parts: PartToRead[]): BatchSource =>
@@ -158,14 +168,6 @@ async function diffResource(
     after: new SideLines(after, partsAfter, 'after', source(1, after, toRead.after), leftovers, resource, observe, options.stats),
   };
   try {
-    if (sameParts) {
-      diff.unchanged = diff.after;
-      // Nothing to compare; the records are read only for whoever observes them.
-      for (const side of [sides.before, sides.after]) {
-        for (let line = await side.next(); line !== null; line = await side.next()) side.consume(line);
-      }
-      return diff;
-    }
     diff.unchanged = unread + (await walk(sides.before, sides.after, Math.max(2, options.divergenceLimit ?? DIVERGENCE_LIMIT)));
     const verdicts = await settle(leftovers, sides.before.leftOver + sides.after.leftOver, options.limit, pairing, threads);
     if (verdicts !== null) {
