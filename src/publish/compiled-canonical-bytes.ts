@@ -1,7 +1,6 @@
-import type { z } from 'zod';
 import { BoundedTextMemo } from '../lib/bounded-text-memo.js';
-import { DATASET_RESOURCES, type DatasetName } from '../model/dataset.js';
-import { jsonSchemaOf } from '../model/json-schema.js';
+import type { DatasetName } from '../model/dataset.js';
+import { compileRecordShape, perResource, type WriterKit } from './record-shape-compiler.js';
 
 /**
  * Canonical JSON compiled once per record type, written as UTF-8 bytes straight into the buffer a
@@ -29,12 +28,6 @@ export interface ByteOut {
 }
 
 type ByteWriter = (value: unknown, out: ByteOut) => boolean;
-
-interface JsonSchemaNode {
-  type?: string | string[];
-  properties?: Record<string, JsonSchemaNode>;
-  items?: JsonSchemaNode;
-}
 
 /** As compiled-canonical.ts: short strings are encoded once, at most 131,072 of them and 8 MiB of their bytes. */
 const QUOTED_MAX_LENGTH = 256;
@@ -186,24 +179,6 @@ const writeBoolean: ByteWriter = (value, out) => {
 
 const writeUnknown: ByteWriter = () => false;
 
-function compileNode(node: JsonSchemaNode): ByteWriter {
-  switch (node.type) {
-    case 'string':
-      return stringWriter();
-    case 'number':
-    case 'integer':
-      return writeNumber;
-    case 'boolean':
-      return writeBoolean;
-    case 'array':
-      return node.items ? compileArray(compileNode(node.items)) : writeUnknown;
-    case 'object':
-      return node.properties ? compileObject(node.properties) : writeUnknown;
-    default:
-      return writeUnknown;
-  }
-}
-
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;
@@ -229,16 +204,13 @@ function compileArray(item: ByteWriter): ByteWriter {
   };
 }
 
-function compileObject(properties: Record<string, JsonSchemaNode>): ByteWriter {
-  // The default sort compares UTF-16 code units, as canonicalJson's key order does.
-  const fields = Object.keys(properties)
-    .sort()
-    .map((key) => ({
-      key,
-      first: Buffer.from(`${JSON.stringify(key)}:`, 'utf8'),
-      next: Buffer.from(`,${JSON.stringify(key)}:`, 'utf8'),
-      write: compileNode(properties[key]!),
-    }));
+function compileObject(sorted: ReadonlyArray<{ key: string; write: ByteWriter }>): ByteWriter {
+  const fields = sorted.map(({ key, write }) => ({
+    key,
+    first: Buffer.from(`${JSON.stringify(key)}:`, 'utf8'),
+    next: Buffer.from(`,${JSON.stringify(key)}:`, 'utf8'),
+    write,
+  }));
   return (value, out) => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
     if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
@@ -264,21 +236,17 @@ function compileObject(properties: Record<string, JsonSchemaNode>): ByteWriter {
   };
 }
 
-/** A canonical byte encoder for records of one zod object schema. */
-function compileCanonicalBytes(schema: z.ZodType): CanonicalEncoder {
-  return compileNode(jsonSchemaOf(schema) as JsonSchemaNode);
-}
-
-const byResource = new Map<string, CanonicalEncoder | null>();
+const KIT: WriterKit<ByteWriter> = {
+  string: stringWriter,
+  number: writeNumber,
+  boolean: writeBoolean,
+  unknown: writeUnknown,
+  array: compileArray,
+  object: compileObject,
+};
 
 /** The compiled encoder of one bundle resource's records, made once per process; null for a resource without a schema. */
-export function resourceEncoder(dataset: DatasetName, resource: string): CanonicalEncoder | null {
-  const key = `${dataset}/${resource}`;
-  let encoder = byResource.get(key);
-  if (encoder === undefined) {
-    const schema = (DATASET_RESOURCES[dataset] as Record<string, z.ZodType>)[resource];
-    encoder = schema ? compileCanonicalBytes(schema) : null;
-    byResource.set(key, encoder);
-  }
-  return encoder;
-}
+export const resourceEncoder: (dataset: DatasetName, resource: string) => CanonicalEncoder | null = perResource<CanonicalEncoder | null>(
+  (schema) => compileRecordShape(schema, KIT),
+  null,
+);

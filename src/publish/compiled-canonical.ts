@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { DATASET_RESOURCES, type DatasetName } from '../model/dataset.js';
+import type { DatasetName } from '../model/dataset.js';
 import { BoundedTextMemo } from '../lib/bounded-text-memo.js';
-import { jsonSchemaOf } from '../model/json-schema.js';
 import { canonicalJson } from './canonical-json.js';
+import { compileRecordShape, perResource, type WriterKit } from './record-shape-compiler.js';
 
 /**
  * Canonical JSON compiled once per record type. Records have fixed shapes, so the keys of each
@@ -21,13 +21,6 @@ export type CanonicalSerializer = (record: unknown) => string;
 const MISMATCH = undefined;
 type Writer = (value: unknown) => string | undefined;
 
-interface JsonSchemaNode {
-  type?: string | string[];
-  properties?: Record<string, JsonSchemaNode>;
-  required?: string[];
-  items?: JsonSchemaNode;
-}
-
 /**
  * Short strings repeat across records (issuer and investor names, titles, periods, actions): each
  * distinct one is quoted and escaped once. A lookup of a string already hashed costs about a third
@@ -43,24 +36,6 @@ const writeBoolean: Writer = (value) => (typeof value === 'boolean' ? (value ? '
 /** A shape the compiler does not know: such a record always takes the generic path. */
 const writeUnknown: Writer = () => MISMATCH;
 
-function compileNode(node: JsonSchemaNode): Writer {
-  switch (node.type) {
-    case 'string':
-      return writeString;
-    case 'number':
-    case 'integer':
-      return writeNumber;
-    case 'boolean':
-      return writeBoolean;
-    case 'array':
-      return node.items ? compileArray(compileNode(node.items)) : writeUnknown;
-    case 'object':
-      return node.properties ? compileObject(node.properties) : writeUnknown;
-    default:
-      return writeUnknown;
-  }
-}
-
 function compileArray(item: Writer): Writer {
   return (value) => {
     if (!Array.isArray(value)) return MISMATCH;
@@ -75,10 +50,8 @@ function compileArray(item: Writer): Writer {
   };
 }
 
-function compileObject(properties: Record<string, JsonSchemaNode>): Writer {
-  // The default sort compares UTF-16 code units, as canonicalJson's key order does.
-  const keys = Object.keys(properties).sort();
-  const fields = keys.map((key) => ({ key, prefix: `${JSON.stringify(key)}:`, write: compileNode(properties[key]!) }));
+function compileObject(sorted: ReadonlyArray<{ key: string; write: Writer }>): Writer {
+  const fields = sorted.map(({ key, write }) => ({ key, prefix: `${JSON.stringify(key)}:`, write }));
   return (value) => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return MISMATCH;
     if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return MISMATCH;
@@ -102,22 +75,23 @@ function compileObject(properties: Record<string, JsonSchemaNode>): Writer {
   };
 }
 
+const KIT: WriterKit<Writer> = {
+  string: () => writeString,
+  number: writeNumber,
+  boolean: writeBoolean,
+  unknown: writeUnknown,
+  array: compileArray,
+  object: compileObject,
+};
+
 /** A canonical serializer for records of one zod object schema. */
 export function compileCanonical(schema: z.ZodType): CanonicalSerializer {
-  const write = compileNode(jsonSchemaOf(schema) as JsonSchemaNode);
+  const write = compileRecordShape(schema, KIT);
   return (record) => write(record) ?? canonicalJson(record);
 }
 
-const byResource = new Map<string, CanonicalSerializer>();
-
 /** The compiled serializer of one bundle resource's records, made once per process. */
-export function resourceSerializer(dataset: DatasetName, resource: string): CanonicalSerializer {
-  const key = `${dataset}/${resource}`;
-  let serializer = byResource.get(key);
-  if (serializer === undefined) {
-    const schema = (DATASET_RESOURCES[dataset] as Record<string, z.ZodType>)[resource];
-    serializer = schema ? compileCanonical(schema) : canonicalJson;
-    byResource.set(key, serializer);
-  }
-  return serializer;
-}
+export const resourceSerializer: (dataset: DatasetName, resource: string) => CanonicalSerializer = perResource(
+  compileCanonical,
+  canonicalJson,
+);
