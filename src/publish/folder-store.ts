@@ -549,17 +549,7 @@ export class FolderStore implements SnapshotStore {
 
   /** Re-points current/<dataset>.json at an existing, verified bundle. */
   async rollback(dataset: DatasetName, snapshotId: string, at: Date): Promise<PointerMove> {
-    requireSnapshotOf(dataset, snapshotId);
-    // Verified before the lock is taken (digests streamed, nothing parsed): the lock is held only to
-    // re-check that the bundle is still there and to replace the pointer.
-    await this.verifyBundle(snapshotId);
-    return this.withLock(async () => {
-      if (!(await pathExists(path.join(this.bundleDir(snapshotId), 'manifest.json')))) throw new SnapshotNotFoundError(snapshotId);
-      const { pointer, broken } = await this.pointerToReplace(dataset);
-      const previous = pointer?.snapshotId ?? null;
-      if (previous !== snapshotId || broken !== null) await this.writePointer(dataset, snapshotId, at);
-      return { previousSnapshotId: previous, repairedPointer: broken };
-    });
+    return this.movePointer(dataset, snapshotId, at, async () => {});
   }
 
   /**
@@ -574,19 +564,41 @@ export class FolderStore implements SnapshotStore {
     expectedCurrent: string | null,
     acceptance: DriftAcceptance | null,
   ): Promise<PointerMove> {
+    return this.movePointer(
+      dataset,
+      snapshotId,
+      at,
+      async (previous) => {
+        if (previous !== expectedCurrent) throw new CurrentMovedError(dataset, expectedCurrent, previous);
+        if (acceptance !== null)
+          await replaceFileAtomically(await ensureParent(this.acceptanceFile(snapshotId)), `${canonicalJson(acceptance)}\n`);
+      },
+      () => rm(this.candidateMarker(snapshotId), { force: true }),
+    );
+  }
+
+  /**
+   * Points current/<dataset>.json at a published bundle (rollback, promote): verified before the
+   * lock is taken (digests streamed, nothing parsed); under the lock, the bundle is checked to be
+   * still there, `beforeMove` judges the pointer it would replace (and may refuse, or record
+   * something first), then the pointer moves, or is rewritten when it was broken, then `afterMove`.
+   */
+  private async movePointer(
+    dataset: DatasetName,
+    snapshotId: string,
+    at: Date,
+    beforeMove: (previous: string | null) => Promise<void>,
+    afterMove: () => Promise<void> = async () => {},
+  ): Promise<PointerMove> {
     requireSnapshotOf(dataset, snapshotId);
     await this.verifyBundle(snapshotId);
     return this.withLock(async () => {
       if (!(await pathExists(path.join(this.bundleDir(snapshotId), 'manifest.json')))) throw new SnapshotNotFoundError(snapshotId);
       const { pointer, broken } = await this.pointerToReplace(dataset);
       const previous = pointer?.snapshotId ?? null;
-      if (previous !== expectedCurrent) {
-        throw new CurrentMovedError(dataset, expectedCurrent, previous);
-      }
-      if (acceptance !== null)
-        await replaceFileAtomically(await ensureParent(this.acceptanceFile(snapshotId)), `${canonicalJson(acceptance)}\n`);
+      await beforeMove(previous);
       if (previous !== snapshotId || broken !== null) await this.writePointer(dataset, snapshotId, at);
-      await rm(this.candidateMarker(snapshotId), { force: true });
+      await afterMove();
       return { previousSnapshotId: previous, repairedPointer: broken };
     });
   }
