@@ -134,25 +134,7 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
     const store = path.join(dir, `store-${input}`);
     process.stderr.write(`building smart-money from the data sets (${input})...\n`);
     await flushDirtyPages();
-    const build = await measureProcess(
-      'node',
-      [
-        cli,
-        'build',
-        '--datasets',
-        'smart-money',
-        '--all-filers',
-        '--sources',
-        sourcesDir,
-        '--store',
-        store,
-        '--now',
-        NOW,
-        '--json',
-        '--quiet',
-      ],
-      repoRoot,
-    );
+    const build = await measureProcess('node', smartMoneyBuildArgs(cli, sourcesDir, store, NOW), repoRoot);
     if (build.exitCode !== 0) throw new Error(`build failed (exit ${build.exitCode}): ${build.stderr}\n${build.stdout.slice(0, 2000)}`);
     const snapshotId = JSON.parse(build.stdout).datasets[0].snapshotId as string;
     process.stderr.write(`the same derivation in DuckDB (2 threads, ${input})...\n`);
@@ -175,6 +157,25 @@ export async function benchSmartMoney(cli: string, repoRoot: string, filers: num
       counts,
     };
   }
+}
+
+/** `pdsnap build` of every filer's Smart Money from `sources` into `store` at `now`, its report on stdout. */
+function smartMoneyBuildArgs(cli: string, sources: string, store: string, now: string): string[] {
+  return [
+    cli,
+    'build',
+    '--datasets',
+    'smart-money',
+    '--all-filers',
+    '--sources',
+    sources,
+    '--store',
+    store,
+    '--now',
+    now,
+    '--json',
+    '--quiet',
+  ];
 }
 
 function figures(run: ProcessMeasurement): Omit<RunFigures, 'bytesWritten'> {
@@ -218,25 +219,7 @@ async function measureNewQuarterDiff(cli: string, repoRoot: string, dir: string,
   await mkdir(path.join(only, 'filings'), { recursive: true });
   await symlink(path.join(sources, 'filings', 'datasets'), path.join(only, 'filings', 'datasets'));
   const quarterStore = path.join(dir, 'store-new-quarter');
-  const build = await measureProcess(
-    'node',
-    [
-      cli,
-      'build',
-      '--datasets',
-      'smart-money',
-      '--all-filers',
-      '--sources',
-      only,
-      '--store',
-      quarterStore,
-      '--now',
-      QUARTER_EARLIER,
-      '--json',
-      '--quiet',
-    ],
-    repoRoot,
-  );
+  const build = await measureProcess('node', smartMoneyBuildArgs(cli, only, quarterStore, QUARTER_EARLIER), repoRoot);
   if (build.exitCode !== 0) throw new Error(`build a quarter earlier failed (exit ${build.exitCode}): ${build.stderr}`);
   const sync = await measureProcess('node', [cli, 'sync', store, quarterStore, '--datasets', 'smart-money', '--json'], repoRoot);
   if (sync.exitCode !== 0) throw new Error(`sync failed (exit ${sync.exitCode}): ${sync.stderr}`);
