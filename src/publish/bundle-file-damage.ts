@@ -1,3 +1,4 @@
+import { digestFile } from '../lib/file-digest.js';
 import { BundleIntegrityError } from './store-errors.js';
 
 /**
@@ -34,4 +35,12 @@ export function asBundleDamage(snapshotId: string, file: string, error: unknown)
   if (code === 'ENOENT') return new BundleIntegrityError(snapshotId, `${file} is missing`);
   const why = code === undefined ? undefined : WHY[code];
   return why === undefined ? error : new UnreadableBundleFileError(snapshotId, file, code!, why);
+}
+
+/** What is wrong with a file's bytes against its manifest entry (size, then SHA-256), or null. Read errors are thrown. */
+export async function fileMismatch(file: string, entry: { bytes: number; sha256: string }): Promise<string | null> {
+  const digest = await digestFile(file);
+  if (digest.bytes !== entry.bytes) return `has ${digest.bytes} bytes; manifest says ${entry.bytes}`;
+  if (digest.sha256 !== entry.sha256) return 'does not match its sha256';
+  return null;
 }

@@ -15,10 +15,9 @@ import {
 import { BLOB_FORMAT, blobPath, blobsFolder, type FileLocator, inBlobs, inFolder, type ListedFile } from './bundle-files.js';
 import { withPath } from '../lib/error-path.js';
 import { findPieceMismatch } from '../lib/chunk-digest.js';
-import { digestFile } from '../lib/file-digest.js';
 import { replaceFileAtomically, syncDir, writeDurable } from '../lib/atomic-file.js';
 import { compareText } from '../lib/text-order.js';
-import { asBundleDamage } from './bundle-file-damage.js';
+import { asBundleDamage, fileMismatch } from './bundle-file-damage.js';
 import { canonicalJson } from './canonical-json.js';
 import { failPoint, faultPoint } from '../lib/fault-point.js';
 import { processIsAlive, withFileLock } from '../lib/file-lock.js';
@@ -786,14 +785,6 @@ function thisHost(): string {
 /** Streams one listed file's bytes through SHA-256 and compares size and digest with the manifest. */
 function verifyFile(snapshotId: string, locate: FileLocator, entry: { path: string; bytes: number; sha256: string }): Promise<void> {
   return verifyListedFile(snapshotId, locate(entry), entry);
-}
-
-/** What is wrong with a file's bytes against its manifest entry (size, then SHA-256), or null. */
-async function fileMismatch(file: string, entry: { bytes: number; sha256: string }): Promise<string | null> {
-  const digest = await digestFile(file);
-  if (digest.bytes !== entry.bytes) return `has ${digest.bytes} bytes; manifest says ${entry.bytes}`;
-  if (digest.sha256 !== entry.sha256) return 'does not match its sha256';
-  return null;
 }
 
 async function sizeOf(file: string): Promise<number | null> {

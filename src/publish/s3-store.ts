@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { digestFile } from '../lib/file-digest.js';
+import { fileMismatch } from './bundle-file-damage.js';
 import { DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
 import {
@@ -274,8 +274,7 @@ export class S3Store implements SnapshotStore {
     if (manifest !== null && manifest.format >= BLOB_FORMAT) {
       for (const entry of bundleFiles(manifest)) {
         const blob = blobPath(this.localRoot, entry.sha256);
-        const digest = await digestFile(blob).catch(() => null);
-        if (digest === null || digest.bytes !== entry.bytes || digest.sha256 !== entry.sha256) await rm(blob, { force: true });
+        if ((await fileMismatch(blob, entry).catch(() => 'cannot be read')) !== null) await rm(blob, { force: true });
       }
     }
     await rm(copy, { recursive: true, force: true });

@@ -1,9 +1,8 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { type DigestedPiece, findChunkMismatch, findPieceMismatch } from '../lib/chunk-digest.js';
-import { digestFile } from '../lib/file-digest.js';
 import { type Manifest, PART_PATH, recordsPerResource } from '../model/manifest.js';
-import { asBundleDamage } from './bundle-file-damage.js';
+import { asBundleDamage, fileMismatch } from './bundle-file-damage.js';
 import { checkServingIndex, type IndexedPart, RECORDS_IN_PARTS_LAYOUT } from './serving-index.js';
 import type { FileLocator, ListedFile } from './bundle-files.js';
 import { BundleIntegrityError } from './store-errors.js';
@@ -78,15 +77,13 @@ export async function verifyServingIndex(manifest: Manifest, locate: FileLocator
 
 /** Streams one listed file's bytes through SHA-256 and compares size and digest with the manifest. */
 export async function verifyListedFile(snapshotId: string, file: string, entry: SizedFile): Promise<void> {
-  let digest;
+  let mismatch;
   try {
-    digest = await digestFile(file);
+    mismatch = await fileMismatch(file, entry);
   } catch (error) {
     throw asBundleDamage(snapshotId, entry.path, error);
   }
-  if (digest.bytes !== entry.bytes)
-    throw new BundleIntegrityError(snapshotId, `${entry.path} has ${digest.bytes} bytes; manifest says ${entry.bytes}`);
-  if (digest.sha256 !== entry.sha256) throw new BundleIntegrityError(snapshotId, `${entry.path} does not match its sha256`);
+  if (mismatch !== null) throw new BundleIntegrityError(snapshotId, `${entry.path} ${mismatch}`);
 }
 
 async function sizeMismatch(file: string, bytes: number): Promise<string | null> {
