@@ -44,6 +44,16 @@ describe('shutting down', () => {
     expect(server.stderr()).toContain('SIGTERM, draining for 1s');
   });
 
+  it('skips what is left of the drain delay at a second signal, closing what is still open: exit 0', async () => {
+    const server = await startServe(serveArgs(['--drain-delay', '10m']));
+    const stopped = server.signal('SIGTERM');
+    while (!server.stderr().includes('draining for 600s')) await new Promise((resolve) => setTimeout(resolve, 20));
+    void server.signal('SIGTERM');
+    // Without the second signal ending the wait, this would not end before the test's own timeout.
+    expect(await stopped).toEqual({ exitCode: 0 });
+    expect(server.stderr()).toContain('a second signal: closing the connections still open');
+  });
+
   it('answers a request that finishes arriving while the server closes like any other, asking the client to reconnect', async () => {
     const server = await startServe(serveArgs(['--shutdown-timeout', '5s']));
     const { hostname, port } = new URL(server.base);

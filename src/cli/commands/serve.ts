@@ -183,6 +183,8 @@ export function serveCommand(): Command {
         await app.close();
         throw new UsageError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
       }
+      // Listened for before the address is printed: whoever reads it may signal at once.
+      const signalled = untilSignal(['SIGINT', 'SIGTERM']);
       const metricsServer =
         options.metricsPort === undefined ? null : await startMetricsServer(app, options.metricsHost, options.metricsPort);
       await app.loadSnapshots();
@@ -192,7 +194,7 @@ export function serveCommand(): Command {
       );
       printNotice(`pdsnap serve: snapshots ${served.length > 0 ? served.join(' ') : 'none (every operation answers 503)'}`);
       printNotice(`pdsnap serve: keys and usage in ${opened ? opened.store.description : `${options.keys} and ${options.usageDb}`}`);
-      const signal = await untilSignal(['SIGINT', 'SIGTERM']);
+      const signal = await signalled;
       await shutDown(app, signal, options.drainDelay, options.shutdownTimeout);
       metricsServer?.close();
     });
@@ -210,15 +212,21 @@ async function shutDown(app: FastifyInstance, signal: NodeJS.Signals, drainMs: n
   const again = untilSignal(['SIGINT', 'SIGTERM']);
   if (signal === 'SIGTERM' && drainMs > 0) {
     process.stderr.write(`pdsnap serve: SIGTERM, draining for ${drainMs / 1000}s (/readyz answers 503)\n`);
-    await Promise.race([sleep(drainMs), again]);
+    // Unreferenced: a second signal ends the wait, and the timer must not hold the process after it.
+    await Promise.race([sleep(drainMs, undefined, { ref: false }), again]);
   }
   process.stderr.write(`pdsnap serve: ${signal}, finishing requests in flight and shutting down\n`);
   // close() stops accepting, lets requests in flight finish, then closes the usage database.
   const closing = app.close();
   // Unreferenced: once everything is closed, this timer must not hold the process for its full length.
   const deadline = sleep(timeoutMs, undefined, { ref: false }).then(() => 'timeout' as const);
-  if ((await Promise.race([closing.then(() => 'closed' as const), deadline, again.then(() => 'timeout' as const)])) === 'timeout') {
-    process.stderr.write(`pdsnap serve: requests still in flight after ${timeoutMs / 1000}s; closing their connections\n`);
+  const ended = await Promise.race([closing.then(() => 'closed' as const), deadline, again.then(() => 'signal' as const)]);
+  if (ended !== 'closed') {
+    process.stderr.write(
+      ended === 'timeout'
+        ? `pdsnap serve: requests still in flight after ${timeoutMs / 1000}s; closing their connections\n`
+        : 'pdsnap serve: a second signal: closing the connections still open\n',
+    );
     app.server.closeAllConnections();
     await closing;
   }
@@ -262,10 +270,8 @@ async function requireBucket(location: string): Promise<void> {
 
 function untilSignal(signals: NodeJS.Signals[]): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
-    const handler = (signal: NodeJS.Signals) => {
-      for (const s of signals) process.off(s, handler);
-      resolve(signal);
-    };
-    for (const s of signals) process.on(s, handler);
+    // Left in place once it has fired: a third signal while the server closes must not kill it by
+    // the signal's default action (exit code lost, log lines not yet written lost with it).
+    for (const s of signals) process.on(s, resolve);
   });
 }
