@@ -100,6 +100,20 @@ export function standInBaselineRule(standIn: string, reason: string): RuleResult
   return fixed(BASELINE_RULE, standIn, 'the current snapshot', 'warn', `${reason}; compared with ${standIn} instead`);
 }
 
+/**
+ * The rule of a comparison with a snapshot whose records could not be read (a damaged or missing
+ * file): a warning, since only the record counts its verified manifest lists were compared.
+ */
+export function damagedBaselineRule(baseline: string, damage: string): RuleResult {
+  return fixed(
+    BASELINE_RULE,
+    baseline,
+    'the current snapshot',
+    'warn',
+    `the snapshot to compare with cannot be read (${damage}); judged by the record counts its manifest lists, not record by record`,
+  );
+}
+
 export function evaluateDrift(
   comparison: DriftComparison | null,
   thresholds: DatasetDriftThresholds,

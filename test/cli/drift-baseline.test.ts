@@ -71,7 +71,7 @@ it('judges a snapshot of the same bytes as the full comparison does, reading the
   expect(once.rules.map((rule) => rule.observed)).toContain('2026-09-30 -> 2026-09-30');
 });
 
-it('takes a baseline whose record lost a field drift reads (damage inside a part) as no baseline, naming the file, instead of failing', async () => {
+it('judges by the record counts of its manifest a baseline whose record lost a field to damage, naming the file, instead of failing or passing blind', async () => {
   const candidate = sideOf(bundle.manifest, bundle.locate);
   // The baseline's investors part with one field renamed in its first record, as a flipped bit does.
   const part = bundle.manifest.files.find((file) => file.path === 'investors/00000.ndjson')!;
@@ -82,9 +82,21 @@ it('takes a baseline whose record lost a field drift reads (damage inside a part
     label: bundle.manifest.snapshotId,
     locate: (file: Parameters<typeof candidate.locate>[0]) => (file.path === part.path ? damagedCopy : bundle.locate(file)),
   };
-  const judged = await checkDrift('smart-money', baseline, { ...candidate, label: 'candidate' }, DEFAULT_DRIFT_THRESHOLDS['smart-money']);
-  expect(judged.baseline).toBeNull();
-  expect(judged.rules).toHaveLength(1);
-  expect(judged.rules[0]!.message).toContain('the snapshot to compare with cannot be used');
+  const thresholds = DEFAULT_DRIFT_THRESHOLDS['smart-money'];
+  const judged = await checkDrift('smart-money', baseline, { ...candidate, label: 'candidate' }, thresholds);
+  expect(judged.baseline).toBe(bundle.manifest.snapshotId);
+  expect(judged.rules[0]).toMatchObject({ rule: 'drift.baseline', status: 'warn' });
+  expect(judged.rules[0]!.message).toContain('the snapshot to compare with cannot be read');
   expect(judged.rules[0]!.message).toContain('investors/00000.ndjson does not match its sha256');
+  expect(judged.rules.slice(1).every((rule) => rule.status === 'pass')).toBe(true);
+
+  // A candidate with two thirds of the investors gone still fails: one damaged blob, which every
+  // earlier snapshot may share, must not let it through.
+  const shrunk = {
+    ...candidate,
+    label: 'shrunk candidate',
+    files: candidate.files.map((file) => (file === part ? { ...file, records: Math.floor(file.records / 3) } : file)),
+  };
+  const against = await checkDrift('smart-money', baseline, shrunk, thresholds);
+  expect(against.rules.find((rule) => rule.rule === 'drift.investors.shrink')).toMatchObject({ status: 'fail' });
 });

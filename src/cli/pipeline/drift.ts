@@ -10,6 +10,7 @@ import { BundleIntegrityError, InvalidPointerError, SnapshotNotFoundError } from
 import {
   type DatasetDriftThresholds,
   type DriftComparison,
+  damagedBaselineRule,
   driftReading,
   evaluateDrift,
   type ResourceChange,
@@ -68,10 +69,10 @@ export async function checkDrift(
     // that lost a field drift reads): then the baseline's digests say whether it was damage.
     const damage = error instanceof BundleIntegrityError ? error : await damageOf(baseline);
     if (damage === null || damage.snapshotId !== baseline.label) throw error;
-    return {
-      baseline: null,
-      rules: evaluateDrift(null, thresholds, `the snapshot to compare with cannot be used (${damage.message})`),
-    };
+    // Its manifest was verified against its id, so the record counts it lists still judge the
+    // candidate: one damaged blob, which every earlier snapshot may share, lets no shrunken one through.
+    const counts: DriftComparison = { baseline: baseline.label, resources: changesOf(dataset, [], baseline, candidate, []) };
+    return { baseline: baseline.label, rules: [damagedBaselineRule(baseline.label, damage.message), ...evaluateDrift(counts, thresholds)] };
   }
   const comparison: DriftComparison = {
     baseline: baseline.label,
