@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, type FileHandle, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DATASETS, type DatasetName } from '../model/dataset.js';
 import type { RecordSink } from '../model/dataset-build.js';
@@ -284,6 +284,28 @@ export class FolderStore implements SnapshotStore {
       for (const [name, records] of Object.entries(resources)) for (const record of records) sink.add(name, record);
     });
     return staged;
+  }
+
+  async readBlobRange(sha256: string, start: number, bytes: number): Promise<Uint8Array | null> {
+    let handle: FileHandle;
+    try {
+      handle = await open(blobPath(this.root, sha256), 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    try {
+      const buffer = Buffer.allocUnsafe(bytes);
+      let read = 0;
+      while (read < bytes) {
+        const { bytesRead } = await handle.read(buffer, read, bytes - read, start + read);
+        if (bytesRead === 0) return null;
+        read += bytesRead;
+      }
+      return buffer;
+    } finally {
+      await handle.close();
+    }
   }
 
   async stageFromBlobs(

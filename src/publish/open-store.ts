@@ -82,6 +82,9 @@ class LazyBucketStore implements SnapshotStore {
   ): Promise<StagedBundle | null> {
     return (await this.opened()).stageFromBlobs(dataset, files, servingIndex);
   }
+  async readBlobRange(sha256: string, start: number, bytes: number): Promise<Uint8Array | null> {
+    return (await this.opened()).readBlobRange(sha256, start, bytes);
+  }
   async stageCopy(manifest: Manifest, locate: FileLocator): Promise<StagedBundle> {
     return (await this.opened()).stageCopy(manifest, locate);
   }

@@ -101,6 +101,22 @@ export class BucketObjects {
     }
   }
 
+  /** `bytes` bytes of an object from `start` (a ranged GET); null when it does not exist or ends before. */
+  async getRange(key: string, start: number, bytes: number): Promise<Uint8Array | null> {
+    if (bytes === 0) return new Uint8Array(0);
+    try {
+      const answer = await this.client.send(
+        new GetObjectCommand({ Bucket: this.location.bucket, Key: key, Range: `bytes=${start}-${start + bytes - 1}` }),
+      );
+      const body = await answer.Body!.transformToByteArray();
+      return body.length === bytes ? body : null;
+    } catch (error) {
+      const status = statusOf(error);
+      if (status === 404 || status === 416) return null;
+      throw new BucketError(this.url(key), status, error);
+    }
+  }
+
   /**
    * Writes a small object. With `onlyIfAbsent`, asks the server to refuse an existing key
    * (If-None-Match: *); servers that ignore it overwrite, so callers never depend on it.

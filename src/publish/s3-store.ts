@@ -332,6 +332,10 @@ export class S3Store implements SnapshotStore {
    * The blobs are downloaded into a local staging folder, each hashed on the way: a derivation kept
    * by the cache needs its records where drift reads them. Null when one is missing or damaged.
    */
+  async readBlobRange(sha256: string, start: number, bytes: number): Promise<Uint8Array | null> {
+    return this.objects.getRange(this.blobKey(sha256), start, bytes);
+  }
+
   async stageFromBlobs(
     dataset: DatasetName,
     files: readonly ResourceEntry[],

@@ -137,6 +137,12 @@ export interface SnapshotStore {
    * store holds already is not copied (commit checks that blob's digest instead).
    */
   stageCopy(manifest: Manifest, locate: FileLocator): Promise<StagedBundle>;
+  /**
+   * `bytes` bytes of a blob from `start` (a derivation cache entry's lines, kept inside a part an
+   * earlier build published); null when the store does not hold the blob or it is shorter. Not
+   * verified: the caller holds the digest of the range it asked for and checks it.
+   */
+  readBlobRange(sha256: string, start: number, bytes: number): Promise<Uint8Array | null>;
   discard(staged: StagedBundle): Promise<void>;
   /** Publishes a staged bundle; unless `promote: false` (a candidate), then moves the pointer (generated last wins). */
   commit(staged: StagedBundle, fields: ManifestFields, publishedAt: Date, options?: CommitOptions): Promise<PublishResult>;

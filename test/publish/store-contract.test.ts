@@ -338,6 +338,30 @@ describe.each([folder, bucket])('the store contract on $name', (kind) => {
     }
   });
 
+  it('reads a range of a blob it holds, and answers null for a blob it lacks or a range past its end', async () => {
+    const store = await kind.fresh();
+    try {
+      const { snapshotId } = await publish(store, ['a', 'b'], at(0));
+      const part = (await store.readManifest(snapshotId)).files[0]!;
+      const whole = Buffer.from((await store.readBlobRange(part.sha256, 0, part.bytes))!);
+      expect(
+        whole
+          .toString('utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line).slug),
+      ).toEqual(['a', 'b']);
+      const secondLine = whole.indexOf(0x0a) + 1;
+      expect(Buffer.from((await store.readBlobRange(part.sha256, secondLine, part.bytes - secondLine))!)).toEqual(
+        whole.subarray(secondLine),
+      );
+      expect(await store.readBlobRange(part.sha256, 1, part.bytes)).toBeNull();
+      expect(await store.readBlobRange('f'.repeat(64), 0, 10)).toBeNull();
+    } finally {
+      await store.close();
+    }
+  });
+
   it('reads and serves a bundle of format 3, whose files are in its own folder', async () => {
     const store = await kind.fresh();
     try {
