@@ -10,13 +10,16 @@ const HEADER_BYTES = MAGIC.length + 32;
 export interface KeyedCache {
   /** The payload stored under the key, its digest checked; null when there is none (or it was damaged). */
   get(kind: string, key: string): Promise<Buffer | null>;
-  put(kind: string, key: string, payload: Buffer): Promise<void>;
+  /** Keeps the payload; then trims the cache to its bound, unless `trim: false` (many puts, one trim() after). */
+  put(kind: string, key: string, payload: Buffer, options?: { trim?: boolean }): Promise<void>;
+  trim(): Promise<void>;
 }
 
 /** --no-cache: every lookup misses and nothing is kept. */
 export const NO_CACHE: KeyedCache = {
   get: async () => null,
   put: async () => {},
+  trim: async () => {},
 };
 
 /**
@@ -61,7 +64,7 @@ export class KeyedFileCache implements KeyedCache {
     return payload;
   }
 
-  async put(kind: string, key: string, payload: Buffer): Promise<void> {
+  async put(kind: string, key: string, payload: Buffer, options: { trim?: boolean } = {}): Promise<void> {
     const file = this.file(kind, key);
     await mkdir(path.dirname(file), { recursive: true });
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
@@ -74,11 +77,11 @@ export class KeyedFileCache implements KeyedCache {
       if (!isSpaceOrPermission(error)) throw error;
       return;
     }
-    await this.trim();
+    if (options.trim !== false) await this.trim();
   }
 
   /** Removes the least recently used entries until the cache fits in maxBytes. */
-  private async trim(): Promise<void> {
+  async trim(): Promise<void> {
     const entries: Array<{ file: string; bytes: number; usedMs: number }> = [];
     for (const kind of await readdir(this.dir).catch(() => [] as string[])) {
       for (const name of await readdir(path.join(this.dir, kind)).catch(() => [] as string[])) {

@@ -11,7 +11,18 @@ export interface RecordSink {
    * Records that another thread checked and serialized exactly as `add` would have (the lines of a
    * batch of them), to be written after every record given before; see CheckedBatch.
    */
-  addChecked(batch: CheckedBatch): void;
+  addChecked(batch: CheckedBatch): PlacedLines[];
+}
+
+/**
+ * Where a run of lines went in the bundle: `bytes` bytes of part number `part` of the resource, from
+ * byte `start` (a derivation cache keeps this, to read the lines back from the published part).
+ */
+export interface PlacedLines {
+  resource: string;
+  part: number;
+  start: number;
+  bytes: number;
 }
 
 /** Whole canonical NDJSON lines of one resource, in order. */

@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { DatasetName } from '../model/dataset.js';
+import type { PlacedLines } from '../model/dataset-build.js';
 import type { ResourceEntry, ServingIndexEntry } from '../model/manifest.js';
 import { failPoint } from '../lib/fault-point.js';
 import { hasServingIndex } from './manifest-check.js';
@@ -64,11 +65,13 @@ export class BundleFileWriter {
     this.index = hasServingIndex(dataset) ? new ServingIndexWriter(directory) : null;
   }
 
-  write(chunk: LineChunk): void {
+  /** Appends the lines; returns where they went (one run per part they went into). */
+  write(chunk: LineChunk): PlacedLines[] {
     const { resource } = chunk;
     const bytes = Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.length);
     this.index?.facts(chunk.facts);
     let part = this.open.get(resource) ?? this.openPart(resource, 0);
+    const placed: PlacedLines[] = [];
     /** Where the bytes not yet appended to `part` begin. */
     let pending = 0;
     let lines = 0;
@@ -78,6 +81,7 @@ export class BundleFileWriter {
       const lineBytes = end + 1 - start;
       if (part.records > 0 && part.bytes + (start - pending) + lineBytes > this.maxPartBytes) {
         // The line opens the next part; the lines before it end this one.
+        if (start > pending) placed.push({ resource, part: part.number, start: part.bytes, bytes: start - pending });
         this.append(part, bytes, pending, start);
         pending = start;
         this.closePart(resource, part);
@@ -88,8 +92,10 @@ export class BundleFileWriter {
       lines += 1;
       start = end + 1;
     }
+    if (bytes.length > pending) placed.push({ resource, part: part.number, start: part.bytes, bytes: bytes.length - pending });
     this.append(part, bytes, pending, bytes.length);
     if (lines !== chunk.records) throw new Error(`${resource}: a chunk said ${chunk.records} lines and held ${lines}`);
+    return placed;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { ContentCheck } from '../model/content-rules.js';
 import { DATASET_RESOURCES, type DatasetName } from '../model/dataset.js';
-import type { CheckedBatch, RecordSink } from '../model/dataset-build.js';
+import type { CheckedBatch, PlacedLines, RecordSink } from '../model/dataset-build.js';
 import { BundleFileWriter, type WrittenFiles } from './bundle-file-writer.js';
 import { resourceSerializer } from './compiled-canonical.js';
 import { resourceEncoder } from './compiled-canonical-bytes.js';
@@ -64,18 +64,21 @@ export class StagingWriter implements RecordSink {
     this.writerOf(resource).write(record);
   }
 
-  addChecked(batch: CheckedBatch): void {
+  addChecked(batch: CheckedBatch): PlacedLines[] {
+    const placed: PlacedLines[] = [];
     for (const lines of batch.lines) {
       // Whatever was added one by one before comes first.
       this.writerOf(lines.resource).end();
-      this.files.write({
+      const spans = this.files.write({
         resource: lines.resource,
         records: lines.records,
         bytes: lines.bytes,
         ...(lines.facts === undefined ? {} : { facts: lines.facts as ServingLineFacts }),
       });
+      placed.push(...spans);
     }
     this.checks.absorb(batch);
+    return placed;
   }
 
   /** Writes what is pending, ends every part and finishes the serving index. */

@@ -48,8 +48,8 @@ async function bundleFiles(store: string): Promise<Map<string, Buffer>> {
 
 describe('Smart Money investors derived on threads of their own', () => {
   it('give byte for byte the bundle derived on the main thread, serving index and manifest included, and the same report', async () => {
-    const threaded = await build({ PDSNAP_DERIVE_THREADS: '3', PDSNAP_INGEST_THREADS: '0' });
-    const here = await build({ PDSNAP_DERIVE_THREADS: '0', PDSNAP_INGEST_THREADS: '0' });
+    const threaded = await build({ PDSNAP_DERIVE_THREADS: '3', PDSNAP_INGEST_THREADS: '0', PDSNAP_BATCH_INVESTORS: '2' });
+    const here = await build({ PDSNAP_DERIVE_THREADS: '0', PDSNAP_INGEST_THREADS: '0', PDSNAP_BATCH_INVESTORS: '2' });
     expect(threaded.result.exitCode, String(threaded.result.stderr)).toBe(0);
     expect(here.result.exitCode, String(here.result.stderr)).toBe(0);
     expect(threaded.workers).toBe(3);

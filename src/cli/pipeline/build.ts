@@ -160,6 +160,7 @@ async function buildDataset(
       ingestThreads: options.ingestThreads,
       cache: options.cache,
       deriveThreads: options.deriveThreads,
+      store,
     });
   } catch (error) {
     return fail(`could not read sources: ${(error as Error).message}`);

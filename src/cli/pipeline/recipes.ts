@@ -11,6 +11,8 @@ import { keepSmartMoney, keptSmartMoney, smartMoneyInputs, smartMoneyKey } from 
 import type { BuildNote, Rejection } from '../../model/report.js';
 import { SILENT_PROGRESS, type Progress } from '../../model/progress.js';
 import type { FreshnessLimits } from '../../validate/limits.js';
+import type { SnapshotStore } from '../../publish/snapshot-store.js';
+import { InvestorBatchCache } from './investor-batch-cache.js';
 import { deriveSmartMoneyInto } from './smart-money-workers.js';
 
 export interface RecipeContext {
@@ -29,6 +31,8 @@ export interface RecipeContext {
   cache: KeyedCache;
   /** Threads that derive Smart Money investors; undefined: one per core for a large build. */
   deriveThreads?: number | undefined;
+  /** The store published to: the derivation cache reads the lines of investor batches back from its parts. */
+  store: Pick<SnapshotStore, 'location' | 'readBlobRange'>;
 }
 
 /**
@@ -63,7 +67,7 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
   calendar: singleResourceRecipe('calendar', 'events', ingestCalendar, deriveCalendar),
 
   async 'smart-money'(ctx) {
-    const { sourcesDir, now, limits, allFilers, strict, allowStale, progress, ingestThreads, deriveThreads, cache } = ctx;
+    const { sourcesDir, now, limits, allFilers, strict, allowStale, progress, ingestThreads, deriveThreads, cache, store } = ctx;
     const maxQuarterAgeDays = limits['smart-money'].maxQuarterAgeDays;
     const inputs = cache === NO_CACHE ? null : await smartMoneyInputs(sourcesDir);
     const key = inputs && smartMoneyKey(inputs, { now, maxQuarterAgeDays, allFilers, allowStale, strict });
@@ -75,6 +79,7 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
         ...(inputs ? { provenance: inputs.provenance } : {}),
         ...(ingestThreads === undefined ? {} : { threads: ingestThreads }),
       });
+    const batchCache = inputs === null ? undefined : await InvestorBatchCache.open({ cache, store, sources: inputs.files });
     const deriveFrom = async (ingested: Awaited<ReturnType<typeof ingest>>, sink: RecordSink): Promise<DerivedFacts> => {
       // A bar of investors derived, out of those planned; the summary counts the records written.
       let step = SILENT_PROGRESS.step('');
@@ -84,6 +89,7 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
         { catalog: ingested.catalog, registry: ingested.registry, allFilers, now, maxQuarterAgeDays, keepStaleInvestors: allowStale },
         {
           threads: deriveThreads,
+          batchCache,
           onPlanned: (investors) => {
             step = progress.step('smart-money: derive and write investors', investors);
           },
@@ -95,10 +101,20 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
       );
       for (const row of derived.consensus) sink.add('consensus', row);
       step.done(`${records + derived.consensus.length} records written (${derived.consensus.length} consensus rows)`);
+      const { written, reused } = derived.investors;
+      const reuseNote =
+        batchCache === undefined
+          ? []
+          : [
+              {
+                source: BATCH_CACHE_NOTE_SOURCE,
+                message: `${reused} of ${written} investor(s) read back from the parts of an earlier build, ${written - reused} derived`,
+              },
+            ];
       return {
         facts: { ...derived.facts, filingsWithDisagreeingTotals: ingested.totalsDisagreements },
         rejections: [],
-        notes: derived.notes,
+        notes: [...derived.notes, ...reuseNote],
         ...leftOutText(derived.leftOut, maxQuarterAgeDays),
       };
     };
@@ -127,17 +143,29 @@ export const RECIPES: Record<DatasetName, (ctx: RecipeContext) => Promise<Datase
       ...(key === null
         ? {}
         : {
-            remember: (derivation: KeptDerivation) =>
-              keepSmartMoney(cache, key, {
+            remember: async (derivation: KeptDerivation) => {
+              await batchCache?.remember(derivation.files);
+              await keepSmartMoney(cache, key, {
                 sourcePaths: ingested.sources.map((file) => file.path),
                 rejections: ingested.rejections,
                 notes: ingested.notes,
-                derivation,
-              }),
+                // What this build read back is its own news: a build that reuses the whole derivation says so itself.
+                derivation: {
+                  ...derivation,
+                  derived: {
+                    ...derivation.derived,
+                    notes: derivation.derived.notes.filter((note) => note.source !== BATCH_CACHE_NOTE_SOURCE),
+                  },
+                },
+              });
+            },
           }),
     };
   },
 };
+
+/** The build note that says how many investors the derivation cache gave back. */
+const BATCH_CACHE_NOTE_SOURCE = 'derivation cache (investors)';
 
 /** The investors left out, by rule, in the words of the build report; nothing when none was. */
 function leftOutText(left: LeftOutCounts, maxQuarterAgeDays: number): { leftOut?: string } {

@@ -13,7 +13,7 @@ import type { SmartMoneyWorkerData, SmartMoneyWorkerMessage, SmartMoneyWorkerReq
  * shared memory (line-ring.ts; a chunk that cannot fit there goes as a buffer of its own,
  * transferred), post where they are, and at the end what its investors add to the consensus.
  */
-const { catalog: shared, ring } = workerData as SmartMoneyWorkerData;
+const { catalog: shared, ring, forCache } = workerData as SmartMoneyWorkerData;
 const catalog = CompactFilingCatalog.fromShared(shared);
 const consensus = new ConsensusAccumulator();
 const lines = new LineRingWriter(ring);
@@ -22,7 +22,7 @@ const port = parentPort!;
 port.on('message', (request: SmartMoneyWorkerRequest) => {
   if (request.kind === 'batch') {
     deriveWorkerDies();
-    const batch = deriveBatch(request.plans, catalog, consensus, (bytes) => lines.keep(bytes) ?? new Uint8Array(bytes));
+    const batch = deriveBatch(request.plans, catalog, consensus, (bytes) => lines.keep(bytes) ?? new Uint8Array(bytes), forCache);
     lines.endBatch();
     const message: SmartMoneyWorkerMessage = { kind: 'batch', index: request.index, batch };
     port.postMessage(

@@ -15,12 +15,16 @@ import type { RecordSink } from '../../model/dataset-build.js';
 import type { BuildNote } from '../../model/report.js';
 import type { ConsensusRow } from '../../model/smart-money.js';
 import { type LineRing, LineRingReader, newLineRing, type RingPlace } from './line-ring.js';
+import type { InvestorBatchCache } from './investor-batch-cache.js';
+import { batchInvestorPlans } from './investor-batches.js';
 import { deriveBatch, type SmartMoneyBatch } from './smart-money-batch.js';
 
 /** What a derivation worker is started with (smart-money-worker.ts): the catalog, shared, and the ring its lines go through. */
 export interface SmartMoneyWorkerData {
   catalog: CatalogRows;
   ring: LineRing;
+  /** A build with a derivation cache: each batch comes with what the cache keeps of it (BatchForCache). */
+  forCache: boolean;
 }
 
 /** A batch as a worker posts it: each chunk of lines in its ring, or (too large for it) a buffer of its own. */
@@ -42,9 +46,6 @@ const WORKER_SCRIPT = workerScriptBeside('smart-money-worker.js', import.meta.ur
  */
 const INVESTORS_WORTH_THREADS = 512;
 
-/** Investors per batch at most: about 5 MB of lines at full scale, a few milliseconds' work. */
-const MAX_BATCH_INVESTORS = 64;
-
 /** Batches handed out but not yet written, per worker at most: bounds the lines waiting in memory. */
 const BATCHES_AHEAD_PER_WORKER = 4;
 
@@ -57,23 +58,29 @@ export interface SmartMoneyDerivation {
   notes: BuildNote[];
   facts: { oldestPeriod?: string };
   leftOut: LeftOutCounts;
+  /** Investors written, and of those how many were taken from the derivation cache instead of derived. */
+  investors: { written: number; reused: number };
 }
 
 export interface DerivationOptions {
-  /** Worker threads; undefined: one per core for a build of at least INVESTORS_WORTH_THREADS investors. */
+  /** Worker threads; undefined: one per core for a build of at least INVESTORS_WORTH_THREADS investors to derive. */
   threads?: number | undefined;
   /** Told how many investors will be derived, once that is known. */
   onPlanned?: (investors: number) => void;
   /** Told of investors written, as they are, and of how many records (investors and trades) they came to. */
   onWritten?: (investors: number, records: number) => void;
+  /** The derivation cache of investor batches: batches found there are read back instead of derived. */
+  batchCache?: InvestorBatchCache | undefined;
 }
 
 /**
- * Smart Money into a staged bundle: plans the investors (metadata only), then derives them in
- * batches of consecutive investors, on worker threads that share the catalog when the build is
- * large enough (one per core by default), each batch checked and made into lines there
- * (deriveBatch) and written here in plan order, so the bundle is the same bytes whatever the
- * number of threads. The workers' consensus tallies are merged at the end (their sums and counts
+ * Smart Money into a staged bundle: plans the investors (metadata only), cuts them into batches by
+ * content (investor-batches.ts), and writes the batches in plan order, so the bundle is the same
+ * bytes whatever the number of threads and whatever came from the cache. A batch the derivation
+ * cache holds is read back from the parts an earlier build published (its consensus holdings from
+ * the cache entry); the others are derived, on worker threads that share the catalog when there
+ * are enough of them (one per core by default), each checked and made into lines there
+ * (deriveBatch). The consensus tallies of every batch are merged at the end (their sums and counts
  * do not depend on the order investors came in). Returns the consensus rows, to be added after.
  */
 export async function deriveSmartMoneyInto(
@@ -83,30 +90,73 @@ export async function deriveSmartMoneyInto(
 ): Promise<SmartMoneyDerivation> {
   const { plans, notes, leftOut } = planSmartMoney(input);
   options.onPlanned?.(plans.length);
-  const threads = derivationThreads(options.threads, plans.length);
-  const size = threads === 0 ? MAX_BATCH_INVESTORS : Math.max(1, Math.min(MAX_BATCH_INVESTORS, Math.ceil(plans.length / (threads * 8))));
-  const batches: InvestorPlan[][] = [];
-  for (let start = 0; start < plans.length; start += size) batches.push(plans.slice(start, start + size));
+  const batches = batchInvestorPlans(plans);
+  const cache = options.batchCache;
+  const keys = batches.map((batch) => cache?.keyOf(batch) ?? null);
+  const toDerive: number[] = [];
+  for (let index = 0; index < batches.length; index++) {
+    const key = keys[index] ?? null;
+    if (key === null || !cache!.mayHold(key)) toDerive.push(index);
+  }
+  const investorsToDerive = toDerive.reduce((sum, index) => sum + batches[index]!.length, 0);
+  const threads = toDerive.length === 0 ? 0 : derivationThreads(options.threads, investorsToDerive);
+  const forCache = cache !== undefined;
 
   const consensus = new ConsensusAccumulator();
   let oldestPeriod: string | undefined;
-  const write = (batch: SmartMoneyBatch) => {
-    sink.addChecked(batch);
+  let written = 0;
+  let reused = 0;
+  const write = (index: number, batch: SmartMoneyBatch) => {
+    const placed = sink.addChecked(batch);
+    const key = keys[index] ?? null;
+    if (key !== null && cache !== undefined) cache.keep(key, batch, placed);
     if (batch.oldestPeriod !== undefined && (oldestPeriod === undefined || compareText(batch.oldestPeriod, oldestPeriod) < 0)) {
       oldestPeriod = batch.oldestPeriod;
     }
+    written += batch.investors;
     options.onWritten?.(
       batch.investors,
       batch.lines.reduce((sum, lines) => sum + lines.records, 0),
     );
   };
-  if (threads === 0 || batches.length === 0) {
-    for (const batch of batches) write(deriveBatch(batch, input.catalog, consensus));
+  const derive = (index: number) => deriveBatch(batches[index]!, input.catalog, consensus, undefined, forCache);
+  /** A batch the cache should hold: read back, its holdings counted; derived here when it turns out not to be whole. */
+  const reuse = async (index: number): Promise<SmartMoneyBatch> => {
+    const found = await cache!.load(keys[index]!);
+    if (found === null) return derive(index);
+    for (const [slug, holdings] of found.holdings) consensus.addHoldings(slug, holdings);
+    reused += found.batch.investors;
+    return found.batch;
+  };
+
+  const deriving = new Set(toDerive);
+  if (threads === 0) {
+    // A few batches read ahead: a bucket store answers each range in a round trip.
+    const ahead = new Map<number, Promise<SmartMoneyBatch>>();
+    const start = (index: number) => {
+      if (index < batches.length && !deriving.has(index) && !ahead.has(index)) ahead.set(index, reuse(index));
+    };
+    for (let index = 0; index < batches.length; index++) {
+      for (let next = index; next < index + READS_AHEAD; next++) start(next);
+      write(index, deriving.has(index) ? derive(index) : await ahead.get(index)!);
+      ahead.delete(index);
+    }
   } else {
-    for (const state of await deriveOnWorkers(batches, input.catalog, threads, write)) consensus.merge(state);
+    for (const state of await deriveOnWorkers(batches, toDerive, reuse, input.catalog, { threads, forCache }, write)) {
+      consensus.merge(state);
+    }
   }
-  return { consensus: consensus.result(), notes, facts: oldestPeriod === undefined ? {} : { oldestPeriod }, leftOut };
+  return {
+    consensus: consensus.result(),
+    notes,
+    facts: oldestPeriod === undefined ? {} : { oldestPeriod },
+    leftOut,
+    investors: { written, reused },
+  };
 }
+
+/** Batches read back from the cache ahead of the one being written, on the main thread. */
+const READS_AHEAD = 4;
 
 function derivationThreads(requested: number | undefined, investors: number): number {
   if (requested === undefined) return WORKER_SCRIPT === null || investors < INVESTORS_WORTH_THREADS ? 0 : availableParallelism();
@@ -115,31 +165,36 @@ function derivationThreads(requested: number | undefined, investors: number): nu
 }
 
 /**
- * Hands the batches to `threads` workers, each as soon as it has room (at most two at a time, and
- * at most BATCHES_AHEAD_PER_WORKER per worker beyond the next one to write), writes the batches in
- * order as they come back, and returns each worker's consensus state. A worker's failure, or a
- * failure to write, stops every worker.
+ * Hands the batches to derive (`toDerive`, in order) to `threads` workers, each as soon as it has
+ * room (at most two at a time, and none more than BATCHES_AHEAD_PER_WORKER per worker beyond the
+ * next one to write), reads the others back (`reuse`) within the same window, writes every batch
+ * in order as it is ready, and returns each worker's consensus state. A worker's failure, or a
+ * failure to read or write, stops every worker.
  */
 function deriveOnWorkers(
   batches: readonly InvestorPlan[][],
+  toDerive: readonly number[],
+  reuse: (index: number) => Promise<SmartMoneyBatch>,
   catalog: CompactFilingCatalog,
-  threads: number,
-  write: (batch: SmartMoneyBatch) => void,
+  options: { threads: number; forCache: boolean },
+  write: (index: number, batch: SmartMoneyBatch) => void,
 ): Promise<ConsensusState[]> {
   const shared = catalog.shareRows();
   const rings = new Map<Worker, LineRingReader>();
-  const workers = Array.from({ length: Math.min(threads, batches.length) }, () => {
+  const workers = Array.from({ length: Math.min(options.threads, toDerive.length) }, () => {
     const ring = newLineRing(RING_BYTES);
-    const data: SmartMoneyWorkerData = { catalog: shared, ring };
+    const data: SmartMoneyWorkerData = { catalog: shared, ring, forCache: options.forCache };
     const worker = new Worker(WORKER_SCRIPT!, { workerData: data });
     rings.set(worker, new LineRingReader(ring));
     return worker;
   });
+  const deriving = new Set(toDerive);
   const busy = new Map<Worker, number>(workers.map((worker) => [worker, 0]));
   const ahead = workers.length * BATCHES_AHEAD_PER_WORKER;
-  const returned = new Map<number, { batch: PostedBatch; ring: LineRingReader }>();
+  const returned = new Map<number, { batch: PostedBatch; ring: LineRingReader | null }>();
   const states: ConsensusState[] = [];
   let handedOut = 0;
+  let readFrom = 0;
   let written = 0;
   let settled = false;
 
@@ -151,13 +206,44 @@ function deriveOnWorkers(
     };
     const handOut = () => {
       for (const worker of workers) {
-        while (busy.get(worker)! < 2 && handedOut < batches.length && handedOut - written < ahead) {
-          const request: SmartMoneyWorkerRequest = { kind: 'batch', index: handedOut, plans: batches[handedOut]! };
+        while (busy.get(worker)! < 2 && handedOut < toDerive.length && toDerive[handedOut]! - written < ahead) {
+          const index = toDerive[handedOut]!;
+          const request: SmartMoneyWorkerRequest = { kind: 'batch', index, plans: batches[index]! };
           worker.postMessage(request);
           busy.set(worker, busy.get(worker)! + 1);
           handedOut += 1;
         }
       }
+      for (; readFrom < batches.length && readFrom - written < ahead; readFrom++) {
+        if (deriving.has(readFrom)) continue;
+        const index = readFrom;
+        reuse(index).then((batch) => arrived(index, batch, null), stop);
+      }
+    };
+    /** Writes every batch that is next in order. */
+    const arrived = (index: number, batch: PostedBatch, ring: LineRingReader | null) => {
+      if (settled) return;
+      returned.set(index, { batch, ring });
+      try {
+        for (let next = returned.get(written); next !== undefined; next = returned.get(written)) {
+          returned.delete(written);
+          const { batch, ring } = next;
+          // Written synchronously: the ring's bytes can be released right after.
+          write(written, {
+            ...batch,
+            lines: batch.lines.map((line) => ({ ...line, bytes: line.bytes instanceof Uint8Array ? line.bytes : ring!.view(line.bytes) })),
+          });
+          for (const line of batch.lines) if (!(line.bytes instanceof Uint8Array)) ring!.release(line.bytes);
+          written += 1;
+        }
+      } catch (error) {
+        stop(error);
+        return;
+      }
+      if (written === batches.length) {
+        const finish: SmartMoneyWorkerRequest = { kind: 'finish' };
+        for (const w of workers) w.postMessage(finish);
+      } else handOut();
     };
     const onMessage = (worker: Worker, message: SmartMoneyWorkerMessage) => {
       if (settled) return;
@@ -170,27 +256,7 @@ function deriveOnWorkers(
         return;
       }
       busy.set(worker, busy.get(worker)! - 1);
-      returned.set(message.index, { batch: message.batch, ring: rings.get(worker)! });
-      try {
-        for (let next = returned.get(written); next !== undefined; next = returned.get(written)) {
-          returned.delete(written);
-          const { batch, ring } = next;
-          // Written synchronously: the ring's bytes can be released right after.
-          write({
-            ...batch,
-            lines: batch.lines.map((line) => ({ ...line, bytes: line.bytes instanceof Uint8Array ? line.bytes : ring.view(line.bytes) })),
-          });
-          for (const line of batch.lines) if (!(line.bytes instanceof Uint8Array)) ring.release(line.bytes);
-          written += 1;
-        }
-      } catch (error) {
-        stop(error);
-        return;
-      }
-      if (written === batches.length) {
-        const finish: SmartMoneyWorkerRequest = { kind: 'finish' };
-        for (const w of workers) w.postMessage(finish);
-      } else handOut();
+      arrived(message.index, message.batch, rings.get(worker)!);
     };
     for (const worker of workers) {
       worker.on('message', (message: SmartMoneyWorkerMessage) => onMessage(worker, message));

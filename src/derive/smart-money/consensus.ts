@@ -147,13 +147,19 @@ export class ConsensusAccumulator {
 
   /** Adds one investor's positions; they are capped to 250 here as well, so uncapped input is safe. */
   add(investorSlug: string, positions: readonly AggregatedPosition[]): void {
+    this.addHoldings(investorSlug, consensusHoldings(positions, this.inputCap));
+  }
+
+  /**
+   * Adds one investor's holdings as consensusHoldings() made them (a derivation cache keeps them so,
+   * to count an investor again without deriving it): the same tallies as add() of its positions.
+   */
+  addHoldings(investorSlug: string, holdings: readonly ConsensusHolding[]): void {
     if (this.investors.has(investorSlug)) {
       throw new Error(`consensus: investor ${investorSlug} was added twice; holder counts would double`);
     }
     this.investors.add(investorSlug);
-    // Already-capped input (the usual case) needs no second sort: tallies do not depend on order.
-    const capped = positions.length <= this.inputCap ? positions : capPositions(positions, this.inputCap);
-    for (const position of equityByKey(capped).values()) {
+    for (const position of holdings) {
       let tally = this.tallies.get(position.key);
       if (tally === undefined) {
         tally = { key: position.key, holderCount: 0, totalReportedValue: 0, totalShares: 0, topHolders: [], names: [], nameIndex: null };
@@ -228,15 +234,20 @@ export class ConsensusAccumulator {
   }
 }
 
+/** What of one investor's positions counts toward consensus: an equity position holding shares, one per key. */
+export type ConsensusHolding = Pick<AggregatedPosition, 'key' | 'issuerName' | 'titleOfClass' | 'shares' | 'reportedValue'>;
+
 /**
- * Equity positions that hold shares, by key. Aggregated input has one position per key already;
- * should a caller pass a key twice, it is merged so that the investor still counts once. A
- * position of zero shares is not held: trades report it as `sold`, so it must not make its filer
- * a holder here either.
+ * The holdings an investor adds to consensus: its positions capped to `inputCap` rows (already-capped
+ * input, the usual case, needs no second sort: tallies do not depend on order), of which the equity
+ * positions that hold shares, by key. Aggregated input has one position per key already; should a
+ * caller pass a key twice, it is merged so that the investor still counts once. A position of zero
+ * shares is not held: trades report it as `sold`, so it must not make its filer a holder here either.
  */
-function equityByKey(positions: readonly AggregatedPosition[]): Map<string, AggregatedPosition> {
-  const byKey = new Map<string, AggregatedPosition>();
-  for (const position of positions) {
+export function consensusHoldings(positions: readonly AggregatedPosition[], inputCap: number = CONSENSUS_INPUT_CAP): ConsensusHolding[] {
+  const capped = positions.length <= inputCap ? positions : capPositions(positions, inputCap);
+  const byKey = new Map<string, ConsensusHolding>();
+  for (const position of capped) {
     if (position.kind !== 'equity' || position.shares <= 0) continue;
     const seen = byKey.get(position.key);
     byKey.set(
@@ -246,7 +257,7 @@ function equityByKey(positions: readonly AggregatedPosition[]): Map<string, Aggr
         : { ...seen, shares: seen.shares + position.shares, reportedValue: seen.reportedValue + position.reportedValue },
     );
   }
-  return byKey;
+  return [...byKey.values()];
 }
 
 /** Consensus over a whole list of investors at once; the accumulator is the streaming form. */

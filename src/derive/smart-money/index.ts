@@ -282,7 +282,14 @@ export function deriveSmartMoney(input: SmartMoneyInput): SmartMoneyResult {
 
 export { aggregatePositions, type AggregatedPosition } from './positions.js';
 export { capPositions } from './cap.js';
-export { ConsensusAccumulator, type ConsensusState, deriveConsensus, TOP_HOLDER_LIMIT } from './consensus.js';
+export {
+  ConsensusAccumulator,
+  type ConsensusHolding,
+  type ConsensusState,
+  consensusHoldings,
+  deriveConsensus,
+  TOP_HOLDER_LIMIT,
+} from './consensus.js';
 export { effectiveFilings, effectiveHoldings, type EffectiveFilings } from './holdings.js';
 export { buildInvestorDetail, positionWeight } from './investors.js';
 export { assignInvestorSlugs, slugFromName } from './slugs.js';
