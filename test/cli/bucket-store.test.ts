@@ -608,6 +608,48 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
     expect((await pointers(store)).articles).toEqual({ state: 'ok', snapshotId: candidateId });
   });
 
+  it("a Smart Money build with --cache reads the investors a day did not touch back from the bucket, and gives the folder build's snapshot", async () => {
+    const store = bucket('batches');
+    const cache = path.join(await tempDir('bucket-build-cache'), 'pdsnap');
+    const smallBatches = { PDSNAP_BATCH_INVESTORS: '2' };
+    const fewer = await tempDir('sources-fewer-filings');
+    await cp(sources, fewer, { recursive: true });
+    const edgar = path.join(fewer, 'filings', 'edgar');
+    await rm(path.join(edgar, (await readdir(edgar)).sort()[0]!), { recursive: true });
+    const smartMoney = (now: string, from: string, where: string, extra: string[]) =>
+      cli(
+        [
+          'build',
+          '--datasets',
+          'smart-money',
+          '--all-filers',
+          '--sources',
+          from,
+          '--store',
+          where,
+          '--now',
+          now,
+          '--json',
+          '--quiet',
+          ...extra,
+        ],
+        smallBatches,
+      );
+
+    expect((await smartMoney(NOW, sources, store, ['--cache', cache])).exitCode).toBe(0);
+    const next = await smartMoney(LATER, fewer, store, ['--cache', cache]);
+    expect(next.exitCode, next.stderr).toBe(0);
+    const report = JSON.parse(next.stdout).datasets[0] as { snapshotId: string; notes: { source: string; message: string }[] };
+    const note = report.notes.find((n) => n.source === 'derivation cache (investors)')!.message;
+    const [, readBack, , derived] = /^(\d+) of (\d+) investor\(s\) read back from the parts of an earlier build, (\d+) derived$/
+      .exec(note)!
+      .map(Number) as number[];
+    expect(readBack).toBeGreaterThan(0);
+    expect(derived).toBeGreaterThan(0);
+    const onFolder = await smartMoney(LATER, fewer, await tempDir('folder-no-cache'), ['--no-cache']);
+    expect(report.snapshotId).toBe(JSON.parse(onFolder.stdout).datasets[0].snapshotId);
+  });
+
   it('a build into a bucket that does not exist stops before any work, naming the bucket (exit 3)', async () => {
     const result = await build(`s3://no-such-bucket-${process.pid}/prefix`, NOW);
     expect(result.exitCode).toBe(3);
