@@ -6,6 +6,7 @@ import type { PlacedLines } from '../model/dataset-build.js';
 import type { ResourceEntry, ServingIndexEntry } from '../model/manifest.js';
 import { failPoint } from '../lib/fault-point.js';
 import { hasServingIndex } from './manifest-check.js';
+import type { PartBoundaries } from './part-boundaries.js';
 import { ServingIndexWriter, type ServingLineFacts } from './serving-index.js';
 
 /** Whole NDJSON lines of one resource, in order, to be appended to its parts. */
@@ -44,15 +45,17 @@ const NEWLINE = 0x0a;
 
 /**
  * Writes a staged bundle's files from chunks of canonical NDJSON lines: each resource's lines go to
- * `<resource>/00000.ndjson`, `00001.ndjson`, ..., a new part once a part would pass `maxPartBytes`
- * (a record never spans two parts), each part hashed as its bytes are appended, so a resource never
- * exists in memory whole. A Smart Money bundle's serving index is told where each line went (part,
- * byte offset, length) with the facts the lines came with; it holds no record of its own. It takes
- * lines, not records: they may have been made on another thread (a Smart Money derivation
- * worker's), and are the same bytes either way.
+ * `<resource>/00000.ndjson`, `00001.ndjson`, ..., cut where PartBoundaries says (by the lines'
+ * content, within a minimum and a maximum size; a record never spans two parts), each part hashed
+ * as its bytes are appended, so a resource never exists in memory whole. A Smart Money bundle's
+ * serving index is told where each line went (part, byte offset, length) with the facts the lines
+ * came with; it holds no record of its own. It takes lines, not records: they may have been made on
+ * another thread (a Smart Money derivation worker's), and are the same bytes either way, in the
+ * same parts however they were cut into chunks.
  * Synchronous I/O on purpose: it has nothing else to do meanwhile.
  */
 export class BundleFileWriter {
+  /** Each resource's part being written; none between a part that ended and the next line. */
   private readonly open = new Map<string, OpenPart>();
   private readonly written = new Map<string, ResourceEntry[]>();
   private readonly index: ServingIndexWriter | null;
@@ -60,7 +63,7 @@ export class BundleFileWriter {
   constructor(
     private readonly directory: string,
     dataset: DatasetName,
-    private readonly maxPartBytes: number,
+    private readonly boundaries: PartBoundaries,
   ) {
     this.index = hasServingIndex(dataset) ? new ServingIndexWriter(directory) : null;
   }
@@ -70,30 +73,41 @@ export class BundleFileWriter {
     const { resource } = chunk;
     const bytes = Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.length);
     this.index?.facts(chunk.facts);
-    let part = this.open.get(resource) ?? this.openPart(resource, 0);
+    let part = this.open.get(resource) ?? null;
     const placed: PlacedLines[] = [];
     /** Where the bytes not yet appended to `part` begin. */
     let pending = 0;
+    /** Appends the pending bytes up to `to` to the part, noting where they went. */
+    const flush = (into: OpenPart, to: number) => {
+      if (to > pending) placed.push({ resource, part: into.number, start: into.bytes, bytes: to - pending });
+      this.append(into, bytes, pending, to);
+      pending = to;
+    };
     let lines = 0;
     for (let start = 0; start < bytes.length; ) {
       const end = bytes.indexOf(NEWLINE, start);
       if (end === -1) throw new Error(`${resource}: a chunk of lines does not end with a line break`);
       const lineBytes = end + 1 - start;
-      if (part.records > 0 && part.bytes + (start - pending) + lineBytes > this.maxPartBytes) {
+      if (part !== null && this.boundaries.opensPart(part.bytes + (start - pending), lineBytes)) {
         // The line opens the next part; the lines before it end this one.
-        if (start > pending) placed.push({ resource, part: part.number, start: part.bytes, bytes: start - pending });
-        this.append(part, bytes, pending, start);
-        pending = start;
+        flush(part, start);
         this.closePart(resource, part);
-        part = this.openPart(resource, part.number + 1);
+        part = null;
       }
-      this.index?.line(resource, part.number, part.bytes + (start - pending), lineBytes);
+      part ??= this.openPart(resource);
+      const offset = part.bytes + (start - pending);
+      this.index?.line(resource, part.number, offset, lineBytes);
       part.records += 1;
       lines += 1;
+      if (this.boundaries.endsPart(offset + lineBytes, bytes, start, end)) {
+        // The part ends with this line; the next part opens with the next line, if there is one.
+        flush(part, end + 1);
+        this.closePart(resource, part);
+        part = null;
+      }
       start = end + 1;
     }
-    if (bytes.length > pending) placed.push({ resource, part: part.number, start: part.bytes, bytes: bytes.length - pending });
-    this.append(part, bytes, pending, bytes.length);
+    if (part !== null) flush(part, bytes.length);
     if (lines !== chunk.records) throw new Error(`${resource}: a chunk said ${chunk.records} lines and held ${lines}`);
     return placed;
   }
@@ -105,7 +119,7 @@ export class BundleFileWriter {
    */
   finish(resources: readonly string[]): WrittenFiles {
     for (const resource of resources) {
-      const part = this.open.get(resource) ?? (this.written.has(resource) ? undefined : this.openPart(resource, 0));
+      const part = this.open.get(resource) ?? (this.written.has(resource) ? undefined : this.openPart(resource));
       if (part) this.closePart(resource, part);
     }
     const files = resources.flatMap((resource) => this.written.get(resource) ?? []);
@@ -135,11 +149,15 @@ export class BundleFileWriter {
     }
   }
 
-  private openPart(resource: string, number: number): OpenPart {
-    if (!this.written.has(resource)) {
+  /** The resource's next part: numbered after those it has written. */
+  private openPart(resource: string): OpenPart {
+    let written = this.written.get(resource);
+    if (written === undefined) {
       mkdirSync(path.join(this.directory, resource));
-      this.written.set(resource, []);
+      written = [];
+      this.written.set(resource, written);
     }
+    const number = written.length;
     const file = path.join(this.directory, partPath(resource, number));
     const part = { number, file, fd: openSync(file, 'wx'), hash: createHash('sha256'), bytes: 0, records: 0 };
     this.open.set(resource, part);

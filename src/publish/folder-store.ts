@@ -40,7 +40,7 @@ import type {
 } from './snapshot-store.js';
 import type { ManifestFields, StagedBundle } from './staged-bundle.js';
 import { readResourceRecords } from './record-reader.js';
-import { partBytes } from './resource-writer.js';
+import { partBoundaries } from './part-boundaries.js';
 import { StagingWriter } from './staging-writer.js';
 import { verifyListedFile, verifyServingIndex } from './verified-serving-index.js';
 import { datasetOfSnapshotId, isSnapshotId, requireSnapshotOf } from './snapshot-id.js';
@@ -263,7 +263,7 @@ export class FolderStore implements SnapshotStore {
     await mkdir(directory);
     let staging: StagingWriter | null = null;
     try {
-      staging = new StagingWriter(directory, dataset, partBytes());
+      staging = new StagingWriter(directory, dataset, partBoundaries());
       const result = await produce(staging);
       const { files, servingIndex } = staging.finish();
       return {

@@ -1,4 +1,3 @@
-import { wholeNumberFromEnv } from '../lib/env-number.js';
 import { recordSchemaFault } from '../lib/fault-point.js';
 import type { ContentCheck } from '../model/content-rules.js';
 import type { DatasetName } from '../model/dataset.js';
@@ -6,17 +5,10 @@ import type { CheckedBatch } from '../model/dataset-build.js';
 import { recordChecker } from '../model/schema-check.js';
 import type { LineChunk } from './bundle-file-writer.js';
 import { canonicalJson } from './canonical-json.js';
+import { partBytes } from './part-boundaries.js';
 import type { CanonicalSerializer } from './compiled-canonical.js';
 import type { ByteOut, CanonicalEncoder } from './compiled-canonical-bytes.js';
 import type { ServingFactsCollector } from './serving-index.js';
-
-/** Parts end once they reach this size: small enough to hash, copy and upload one at a time. */
-const DEFAULT_PART_BYTES = 64 * 1024 * 1024;
-
-/** PDSNAP_PART_BYTES overrides the part size (tests force tiny parts with it). */
-export function partBytes(env: NodeJS.ProcessEnv = process.env): number {
-  return wholeNumberFromEnv(env, 'PDSNAP_PART_BYTES', 'a whole number of bytes, at least 1', (value) => value >= 1) ?? DEFAULT_PART_BYTES;
-}
 
 /** Lines are handed over in chunks of about this many bytes, or of a part's size when parts are smaller. */
 const CHUNK_BYTES = 1 << 20;

@@ -5,6 +5,7 @@ import { BundleFileWriter, type WrittenFiles } from './bundle-file-writer.js';
 import { resourceSerializer } from './compiled-canonical.js';
 import { resourceEncoder } from './compiled-canonical-bytes.js';
 import { hasServingIndex } from './manifest-check.js';
+import type { PartBoundaries } from './part-boundaries.js';
 import { NdjsonLineWriter, RecordChecks } from './resource-writer.js';
 import { type ServingLineFacts, servingFactsCollector } from './serving-index.js';
 
@@ -52,12 +53,12 @@ export class StagingWriter implements RecordSink {
   constructor(
     directory: string,
     private readonly dataset: DatasetName,
-    maxPartBytes: number,
+    boundaries: PartBoundaries,
   ) {
     this.content = new ContentCheck(dataset);
     this.checks = new RecordChecks(dataset, this.content);
-    this.files = new BundleFileWriter(directory, dataset, maxPartBytes);
-    this.writers = lineWritersFor(dataset, this.checks, this.files, maxPartBytes);
+    this.files = new BundleFileWriter(directory, dataset, boundaries);
+    this.writers = lineWritersFor(dataset, this.checks, this.files, boundaries.maxBytes);
   }
 
   add(resource: string, record: unknown): void {

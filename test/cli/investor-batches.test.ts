@@ -10,10 +10,10 @@ const slugsOf = (batches: InvestorPlan[][]) => batches.map((batch) => batch.map(
 describe('investor batches cut by content', () => {
   const plans = Array.from({ length: 2000 }, (_, i) => plan(`investor-${String(i).padStart(5, '0')}`));
 
-  it('average about the size asked for, never pass twice it, and keep every plan once, in order', () => {
+  it('average about the size asked for, never pass four times it, and keep every plan once, in order', () => {
     const batches = batchInvestorPlans(plans, 16);
     expect(batches.flat()).toEqual(plans);
-    expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(32);
+    expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(64);
     expect(plans.length / batches.length).toBeGreaterThan(8);
     expect(plans.length / batches.length).toBeLessThan(24);
   });
@@ -25,7 +25,7 @@ describe('investor batches cut by content', () => {
     for (const after of [added, removed]) {
       const batches = slugsOf(batchInvestorPlans(after, 16));
       const changed = batches.filter((batch) => !before.has(batch));
-      // A forced cut at twice the average can move the next boundary too: at most two batches differ.
+      // A forced cut at four times the average can move the next boundary too: at most two batches differ.
       expect(changed.length).toBeGreaterThanOrEqual(1);
       expect(changed.length).toBeLessThanOrEqual(2);
     }

@@ -8,7 +8,7 @@ import { listSourceFiles, sourceProvenance, UnreadableSource } from '../../inges
 import type { KeptDerivation } from '../../model/dataset-build.js';
 import { MANIFEST_FORMAT } from '../../model/manifest.js';
 import type { BuildNote, Rejection, SourceFile } from '../../model/report.js';
-import { partBytes } from '../../publish/resource-writer.js';
+import { partBoundaries } from '../../publish/part-boundaries.js';
 
 /**
  * The derivation cache of a Smart Money build: what a build derived from its inputs, kept under
@@ -16,7 +16,7 @@ import { partBytes } from '../../publish/resource-writer.js';
  * publishes the same files again without reading a row (most days nothing in a quarter changed).
  *
  * The key: the digest of every file ingest may read (a file it then ignores can only cost a miss), the code (lib/code-fingerprint.ts), the bundle format and part
- * size, the options that change the records, and the one fact of `now` derivation depends on, the
+ * boundaries, the options that change the records, and the one fact of `now` derivation depends on, the
  * newest quarter end the quarter-age rule refuses (staleness.ts). A data set read before is kept on
  * its own as well (ingest/filings/form13f-intake-cache.ts), so a day with new EDGAR filings reads
  * only those, then derives again.
@@ -75,11 +75,12 @@ export interface SmartMoneyKeyParts {
 }
 
 export function smartMoneyKey(inputs: SmartMoneyInputs, parts: SmartMoneyKeyParts): string {
+  const { minBytes, averageBytes, maxBytes } = partBoundaries();
   const described = JSON.stringify({
     kind: KIND,
     code: codeFingerprint(),
     format: MANIFEST_FORMAT,
-    partBytes: partBytes(),
+    partBoundaries: { minBytes, averageBytes, maxBytes },
     options: { allFilers: parts.allFilers, allowStale: parts.allowStale, strict: parts.strict, maxQuarterAgeDays: parts.maxQuarterAgeDays },
     tooOld: newestTooOldPeriod(parts.now, parts.maxQuarterAgeDays),
     files: inputs.files,
