@@ -31,7 +31,7 @@ import { LedgerWriter } from './ledger-writer.js';
 import { readSecSettings, type SecSettings } from './sec-settings.js';
 import { SecTraffic, WaitBudget } from './sec-traffic.js';
 import { REAL_TIMER, type Timer } from './timer.js';
-import { inPool } from './worker-pool.js';
+import { inPool } from '../lib/in-pool.js';
 
 export interface FetchRunOptions {
   sourcesRoot: string;

@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { close, closeSync, fsync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { DatasetName } from '../model/dataset.js';
 import type { PlacedLines } from '../model/dataset-build.js';
@@ -59,11 +59,20 @@ export class BundleFileWriter {
   private readonly open = new Map<string, OpenPart>();
   private readonly written = new Map<string, ResourceEntry[]>();
   private readonly index: ServingIndexWriter | null;
+  /** Parts being forced to disk in the background, and the first failure to. */
+  private readonly syncing: Promise<void>[] = [];
+  private syncError: Error | null = null;
 
+  /**
+   * `alreadyStored` says whether the store holds a blob of these bytes already: such a part is not
+   * forced to disk (its copy is dropped at commit); every other one is, in the background as soon
+   * as it ends, so that the disk writes it while the next parts are derived, not at commit.
+   */
   constructor(
     private readonly directory: string,
     dataset: DatasetName,
     private readonly boundaries: PartBoundaries,
+    private readonly alreadyStored: (sha256: string) => boolean = () => false,
   ) {
     this.index = hasServingIndex(dataset) ? new ServingIndexWriter(directory) : null;
   }
@@ -113,8 +122,8 @@ export class BundleFileWriter {
   }
 
   /**
-   * Ends every resource's last part (a resource without records gets one empty part), forces each
-   * part to disk, finishes the serving index and returns the entries, resource by resource in the
+   * Ends every resource's last part (a resource without records gets one empty part), finishes the
+   * serving index and returns the entries, resource by resource in the
    * order given.
    */
   finish(resources: readonly string[]): WrittenFiles {
@@ -165,14 +174,30 @@ export class BundleFileWriter {
   }
 
   private closePart(resource: string, part: OpenPart): void {
-    fsyncSync(part.fd);
-    closeSync(part.fd);
+    const sha256 = part.hash.digest('hex');
     this.open.delete(resource);
-    this.written.get(resource)!.push({
-      path: partPath(resource, part.number),
-      bytes: part.bytes,
-      sha256: part.hash.digest('hex'),
-      records: part.records,
-    });
+    this.written.get(resource)!.push({ path: partPath(resource, part.number), bytes: part.bytes, sha256, records: part.records });
+    if (this.alreadyStored(sha256)) {
+      closeSync(part.fd);
+      return;
+    }
+    const { fd, file } = part;
+    this.syncing.push(
+      new Promise<void>((resolve) => {
+        fsync(fd, (error) => {
+          close(fd, () => {
+            // Node names no file in the error of a descriptor's fsync (EIO, ENOSPC).
+            if (error) this.syncError ??= Object.assign(new Error(`${file}: ${error.message}`), { code: error.code });
+            resolve();
+          });
+        });
+      }),
+    );
+  }
+
+  /** Waits for the parts forced to disk in the background; throws the first failure to. */
+  async flushed(): Promise<void> {
+    await Promise.all(this.syncing);
+    if (this.syncError) throw this.syncError;
   }
 }

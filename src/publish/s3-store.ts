@@ -328,14 +328,14 @@ export class S3Store implements SnapshotStore {
     return (await this.stagingStore()).stage(dataset, produce);
   }
 
-  /**
-   * The blobs are downloaded into a local staging folder, each hashed on the way: a derivation kept
-   * by the cache needs its records where drift reads them. Null when one is missing or damaged.
-   */
   async readBlobRange(sha256: string, start: number, bytes: number): Promise<Uint8Array | null> {
     return this.objects.getRange(this.blobKey(sha256), start, bytes);
   }
 
+  /**
+   * The blobs are downloaded into a local staging folder, each hashed on the way: a derivation kept
+   * by the cache needs its records where drift reads them. Null when one is missing or damaged.
+   */
   async stageFromBlobs(
     dataset: DatasetName,
     files: readonly ResourceEntry[],

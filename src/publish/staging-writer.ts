@@ -54,10 +54,12 @@ export class StagingWriter implements RecordSink {
     directory: string,
     private readonly dataset: DatasetName,
     boundaries: PartBoundaries,
+    /** Whether the store holds a blob of these bytes already (BundleFileWriter). */
+    alreadyStored?: (sha256: string) => boolean,
   ) {
     this.content = new ContentCheck(dataset);
     this.checks = new RecordChecks(dataset, this.content);
-    this.files = new BundleFileWriter(directory, dataset, boundaries);
+    this.files = new BundleFileWriter(directory, dataset, boundaries, alreadyStored);
     this.writers = lineWritersFor(dataset, this.checks, this.files, boundaries.maxBytes);
   }
 
@@ -86,6 +88,11 @@ export class StagingWriter implements RecordSink {
   finish(): WrittenFiles {
     for (const writer of this.writers.values()) writer.end();
     return this.files.finish([...this.writers.keys()]);
+  }
+
+  /** Waits for the parts being forced to disk; throws the first failure to (BundleFileWriter.flushed). */
+  flushed(): Promise<void> {
+    return this.files.flushed();
   }
 
   /** Closes what is open after a failure; the caller removes the staging folder. */

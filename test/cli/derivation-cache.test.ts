@@ -139,10 +139,14 @@ describe('the derivation cache', () => {
     expect(again.id).toBe(next.id);
   });
 
-  it('derives a batch again when its entry is gone or the bytes where its lines were kept do not match their digest', async () => {
+  it.each([
+    ['on the main thread', '0'],
+    ['on derivation threads', '2'],
+  ])('derives a batch again when its entry is gone or the bytes where its lines were kept are not whole lines (%s)', async (_, threads) => {
+    const env = { ...SMALL_BATCHES, PDSNAP_DERIVE_THREADS: threads };
     const store = await tempDir('store-cache');
     const plain = await tempDir('store-no-cache');
-    await build(store, hour(12), [], sources, SMALL_BATCHES);
+    await build(store, hour(12), [], sources, env);
     const entries = path.join(store, 'cache', 'investor-batch');
     const names = (await readdir(entries)).sort();
     await rm(path.join(entries, names[0]!));
@@ -159,12 +163,12 @@ describe('the derivation cache', () => {
 
     // The whole derivation's entry gone too, so that the build goes down to its batches.
     await rm(path.join(store, 'cache', 'smart-money-derivation'), { recursive: true });
-    const next = await build(store, hour(13), [], sources, SMALL_BATCHES);
+    const next = await build(store, hour(13), [], sources, env);
     const { readBack, derived } = investorsReadBack(next.notes);
     expect(readBack + derived).toBe(65);
     expect(derived).toBeGreaterThan(0);
     expect(readBack).toBeGreaterThan(0);
-    expect(next.id).toBe((await build(plain, hour(13), ['--no-cache'], sources, SMALL_BATCHES)).id);
+    expect(next.id).toBe((await build(plain, hour(13), ['--no-cache'], sources, env)).id);
   });
 
   it('lives where --cache names it, and then not in the store', async () => {

@@ -45,7 +45,7 @@ describe('consensus holdings as the derivation cache keeps them', () => {
     const packer = new HoldingsPacker();
     for (const [slug, list] of Object.entries(holdings)) packer.add(slug, list);
     const packed = JSON.parse(JSON.stringify(packer.pack()));
-    expect(packed.strings).toEqual(['037833100|-|SH', 'APPLE INC', 'COM', '594918104|-|SH', 'MICROSOFT CORP', 'APPLE INC.']);
+    expect(packed[1]).toEqual(['beta-partners', ['037833100|-|SH', 'APPLE INC.', 'COM', 7, 1_330]]);
     const unpacked = [...unpackHoldings(packed)];
     expect(Object.fromEntries(unpacked)).toEqual(holdings);
 
@@ -61,8 +61,9 @@ describe('consensus holdings as the derivation cache keeps them', () => {
   });
 
   it('refuses a pack that is not well formed', () => {
-    expect(() => [...unpackHoldings({ strings: ['a'], investors: [['x', [0, 0, 5, 1, 1]]] })]).toThrow(/out of range/);
-    expect(() => [...unpackHoldings({ strings: ['a'], investors: [['x', [0, 0, 0, 1.5, 1]]] })]).toThrow(/whole number/);
-    expect(() => [...unpackHoldings({ strings: ['a'], investors: [['x', [0, 0]]] })]).toThrow(/not an investor/);
+    expect(() => [...unpackHoldings([['x', ['k', 'n', 3, 1, 1]]])]).toThrow(/not a string/);
+    expect(() => [...unpackHoldings([['x', ['k', 'n', 't', 1.5, 1]]])]).toThrow(/whole number/);
+    expect(() => [...unpackHoldings([['x', ['k', 'n']]])]).toThrow(/not an investor/);
+    expect(() => [...unpackHoldings({} as never)]).toThrow(/not a list/);
   });
 });

@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { ConsensusHolding, InvestorPlan } from '../../derive/smart-money/index.js';
+import type { InvestorPlan } from '../../derive/smart-money/index.js';
 import { codeFingerprint } from '../../lib/code-fingerprint.js';
 import type { KeyedCache } from '../../lib/keyed-file-cache.js';
-import type { ContentCheckState } from '../../model/content-rules.js';
-import type { CheckedLines, PlacedLines } from '../../model/dataset-build.js';
+import type { PlacedLines } from '../../model/dataset-build.js';
 import { PART_PATH, type ResourceEntry } from '../../model/manifest.js';
 import type { SourceFile } from '../../model/report.js';
 import type { SnapshotStore } from '../../publish/snapshot-store.js';
-import { type PackedHoldings, unpackHoldings } from './packed-holdings.js';
-import type { ResourceLinesDigest, SmartMoneyBatch } from './smart-money-batch.js';
+import { reusedBatch } from './kept-batch.js';
+import type { SmartMoneyBatch } from './smart-money-batch.js';
 
 /**
  * The derivation cache of investor batches: what a build derived for a batch of investors, kept
@@ -17,44 +16,30 @@ import type { ResourceLinesDigest, SmartMoneyBatch } from './smart-money-batch.j
  * they touch. Batches are cut by content (investor-batches.ts), so an investor added or changed
  * leaves the other batches, and their keys, as they were.
  *
- * An entry keeps what the batch came to besides its lines (how its lines were chunked and what the
- * serving index needs of them, the content rules' findings, its investors' consensus holdings, the
- * digest of each resource's lines). The lines themselves are not copied: they are in the parts the
- * last build published, and a second record (the places, one per store) says where: the blob, the
- * byte they start at and how many. A batch is reused only when its entry, its places and the bytes
- * read there (checked against the entry's digests) are all whole; otherwise it is derived again.
+ * An entry keeps what the batch came to besides its lines (kept-batch.ts). The lines themselves are
+ * not copied: they are in the parts the last build published, and a second record (the places,
+ * one per store) says where: the blob, its size, the byte they start at and how many. A batch is
+ * reused only when its entry and the places (each checked by the cache's own digest) and the parts
+ * its lines are in (each read whole once and checked against the digest that names it) are there,
+ * and the lines found there are whole lines, as many as the entry says; otherwise it is derived again.
  */
 const ENTRY = 'investor-batch';
 const PLACES = 'investor-batch-places';
 
-/** A batch's chunks as derivation handed them over: replayed in the same order, they write the same bundle. */
-interface KeptChunk {
-  resource: string;
-  records: number;
-  bytes: number;
-  facts?: unknown;
-}
-
-interface KeptBatch {
-  investors: number;
-  oldestPeriod?: string;
-  content: ContentCheckState;
-  chunks: KeptChunk[];
-  resources: ResourceLinesDigest[];
-  holdings: PackedHoldings;
-}
-
-/** Where a resource's lines of a batch are in published blobs, in order. */
+/** Where a resource's lines of a batch are in published blobs (of `partBytes` bytes each), in order. */
 interface KeptPlaces {
   resource: string;
-  spans: Array<{ sha256: string; start: number; bytes: number }>;
+  spans: Array<{ sha256: string; partBytes: number; start: number; bytes: number }>;
 }
 
-/** A batch taken from the cache: its lines as derivation would have handed them over, and its consensus holdings. */
-export interface ReusedBatch {
-  batch: SmartMoneyBatch;
-  holdings: Array<[slug: string, holdings: ConsensusHolding[]]>;
+/** A batch's entry and its lines as read back, for kept-batch.ts's reusedBatch. */
+export interface FetchedBatch {
+  entry: Uint8Array;
+  lines: Map<string, Uint8Array>;
 }
+
+/** Parts read back and checked, kept for the next batches: consecutive batches share the part between them. */
+const VERIFIED_PARTS_KEPT = 16;
 
 export interface InvestorBatchCacheOptions {
   cache: KeyedCache;
@@ -67,9 +52,12 @@ export interface InvestorBatchCacheOptions {
 export class InvestorBatchCache {
   private readonly sourceDigests: SourceDigests;
   private readonly placesKey: string;
-  private readonly writing: Promise<void>[] = [];
+  /** Entries of the batches this build derived, kept once the bundle is published (remember). */
+  private readonly derived: Array<{ key: string; entry: Buffer }> = [];
   /** This build's batches, in order, and where their lines went: the places of the next build. */
   private readonly placed: Array<{ key: string; lines: PlacedLines[] }> = [];
+  /** The last parts read back and checked, by digest (promises: batches are read ahead, concurrently). */
+  private readonly parts = new Map<string, Promise<Uint8Array | null>>();
 
   private constructor(
     private readonly options: InvestorBatchCacheOptions,
@@ -113,107 +101,79 @@ export class InvestorBatchCache {
     return createHash('sha256').update(described).digest('hex');
   }
 
-  /** True when the last build recorded where this batch's lines are: load() will likely find it whole. */
+  /** True when the last build recorded where this batch's lines are: fetch() will likely find it whole. */
   mayHold(key: string): boolean {
     return this.places.has(key);
   }
 
-  /** The batch under `key`, its lines read from the published parts and checked; null when any of it is missing or damaged. */
-  async load(key: string): Promise<ReusedBatch | null> {
+  /** The entry under `key` and its lines, read from the published parts; null when the entry or a part is missing. */
+  async fetch(key: string): Promise<FetchedBatch | null> {
     const places = this.places.get(key);
-    if (places === undefined) return null;
-    const payload = await this.options.cache.get(ENTRY, key);
-    if (payload === null) return null;
-    let kept: KeptBatch;
-    let holdings: ReusedBatch['holdings'];
-    try {
-      kept = JSON.parse(payload.toString('utf8')) as KeptBatch;
-      holdings = [...unpackHoldings(kept.holdings)];
-    } catch {
-      return null;
+    if (!Array.isArray(places)) return null;
+    const kept = await this.options.cache.get(ENTRY, key);
+    if (kept === null) return null;
+    // Buffers of their own: they may be transferred to a worker thread.
+    const entry = new Uint8Array(kept);
+    const lines = new Map<string, Uint8Array>();
+    for (const { resource, spans } of places) {
+      const bytes = new Uint8Array(spans.reduce((sum, span) => sum + span.bytes, 0));
+      let at = 0;
+      for (const span of spans) {
+        const part = await this.verifiedPart(span.sha256, span.partBytes);
+        // The lines must begin where a line begins: what reusedBatch checks next is their count and end.
+        if (part === null || span.start + span.bytes > part.length || (span.start > 0 && part[span.start - 1] !== 0x0a)) return null;
+        bytes.set(part.subarray(span.start, span.start + span.bytes), at);
+        at += span.bytes;
+      }
+      lines.set(resource, bytes);
     }
-    const bytesOf = new Map<string, Uint8Array>();
-    for (const resource of kept.resources) {
-      const spans = places.find((place) => place.resource === resource.resource)?.spans;
-      if (spans === undefined) return null;
-      const read = await this.readSpans(spans);
-      if (read === null || read.length !== resource.bytes || createHash('sha256').update(read).digest('hex') !== resource.sha256)
-        return null;
-      bytesOf.set(resource.resource, read);
-    }
-    const lines: CheckedLines[] = [];
-    const at = new Map<string, number>();
-    for (const chunk of kept.chunks) {
-      const all = bytesOf.get(chunk.resource);
-      const start = at.get(chunk.resource) ?? 0;
-      if (all === undefined || start + chunk.bytes > all.length) return null;
-      lines.push({
-        resource: chunk.resource,
-        records: chunk.records,
-        bytes: all.subarray(start, start + chunk.bytes),
-        ...(chunk.facts === undefined ? {} : { facts: chunk.facts }),
-      });
-      at.set(chunk.resource, start + chunk.bytes);
-    }
-    return {
-      batch: {
-        lines,
-        content: kept.content,
-        investors: kept.investors,
-        ...(kept.oldestPeriod === undefined ? {} : { oldestPeriod: kept.oldestPeriod }),
-      },
-      holdings,
-    };
+    return { entry, lines };
+  }
+
+  /** fetch() and kept-batch.ts's reusedBatch at once, for a build that reuses on its main thread. */
+  async load(key: string): Promise<ReturnType<typeof reusedBatch>> {
+    const fetched = await this.fetch(key);
+    return fetched === null ? null : reusedBatch(fetched.entry, fetched.lines);
   }
 
   /**
-   * Notes a batch as written, with where its lines went; a batch derived in this build (it carries
-   * what the cache needs) is kept under its key, written while the build goes on.
+   * Notes a batch as written, with where its lines went, and the entry of a batch derived in this
+   * build; both are kept once the bundle is published (remember): written then, they neither
+   * compete with derivation for the disk nor outlive a build that published nothing.
    */
   keep(key: string, batch: SmartMoneyBatch, lines: PlacedLines[]): void {
     this.placed.push({ key, lines });
-    if (batch.forCache === undefined) return;
-    const kept: KeptBatch = {
-      investors: batch.investors,
-      ...(batch.oldestPeriod === undefined ? {} : { oldestPeriod: batch.oldestPeriod }),
-      content: batch.content,
-      chunks: batch.lines.map((chunk) => ({
-        resource: chunk.resource,
-        records: chunk.records,
-        bytes: chunk.bytes.length,
-        ...(chunk.facts === undefined ? {} : { facts: chunk.facts }),
-      })),
-      resources: batch.forCache.resources,
-      holdings: batch.forCache.holdings,
-    };
-    this.writing.push(this.options.cache.put(ENTRY, key, Buffer.from(JSON.stringify(kept)), { trim: false }));
+    if (batch.keptEntry !== undefined) {
+      this.derived.push({ key, entry: Buffer.from(batch.keptEntry.buffer, batch.keptEntry.byteOffset, batch.keptEntry.length) });
+    }
   }
 
   /**
-   * Once the bundle is published: records where each batch's lines are, by the blobs of its parts,
-   * for the next build (a bundle that was not published leaves the places of the last one).
+   * Once the bundle is published: keeps the entries of the batches derived, and records where each
+   * batch's lines are, by the blobs of its parts, for the next build (a bundle that was not
+   * published leaves the places of the last one).
    */
   async remember(files: readonly ResourceEntry[]): Promise<void> {
-    await Promise.all(this.writing);
-    const blobOf = new Map<string, string>();
+    for (const { key, entry } of this.derived) await this.options.cache.put(ENTRY, key, entry, { trim: false });
+    const partOf = new Map<string, ResourceEntry>();
     for (const file of files) {
       const match = PART_PATH.exec(file.path);
-      if (match) blobOf.set(`${match[1]}/${Number(match[2])}`, file.sha256);
+      if (match) partOf.set(`${match[1]}/${Number(match[2])}`, file);
     }
     const places: Record<string, KeptPlaces[]> = {};
     for (const { key, lines } of this.placed) {
       const byResource = new Map<string, KeptPlaces>();
       for (const line of lines) {
-        const sha256 = blobOf.get(`${line.resource}/${line.part}`);
-        if (sha256 === undefined) return; // Not this build's parts: keep the last places.
+        const part = partOf.get(`${line.resource}/${line.part}`);
+        if (part === undefined) return; // Not this build's parts: keep the last places.
         let place = byResource.get(line.resource);
         if (place === undefined) {
           place = { resource: line.resource, spans: [] };
           byResource.set(line.resource, place);
         }
         const last = place.spans.at(-1);
-        if (last !== undefined && last.sha256 === sha256 && last.start + last.bytes === line.start) last.bytes += line.bytes;
-        else place.spans.push({ sha256, start: line.start, bytes: line.bytes });
+        if (last !== undefined && last.sha256 === part.sha256 && last.start + last.bytes === line.start) last.bytes += line.bytes;
+        else place.spans.push({ sha256: part.sha256, partBytes: part.bytes, start: line.start, bytes: line.bytes });
       }
       places[key] = [...byResource.values()];
     }
@@ -221,14 +181,20 @@ export class InvestorBatchCache {
     await this.options.cache.trim();
   }
 
-  private async readSpans(spans: KeptPlaces['spans']): Promise<Uint8Array | null> {
-    const pieces: Uint8Array[] = [];
-    for (const span of spans) {
-      const piece = await this.options.store.readBlobRange(span.sha256, span.start, span.bytes);
-      if (piece === null) return null;
-      pieces.push(piece);
+  /** A whole part, read once and checked against the digest that names it; null when the store lacks it or it differs. */
+  private verifiedPart(sha256: string, bytes: number): Promise<Uint8Array | null> {
+    let part = this.parts.get(sha256);
+    if (part === undefined) {
+      part = this.options.store
+        .readBlobRange(sha256, 0, bytes)
+        .then((read) => (read !== null && createHash('sha256').update(read).digest('hex') === sha256 ? read : null));
+      this.parts.set(sha256, part);
+      for (const old of this.parts.keys()) {
+        if (this.parts.size <= VERIFIED_PARTS_KEPT) break;
+        this.parts.delete(old);
+      }
     }
-    return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+    return part;
   }
 }
 

@@ -90,3 +90,12 @@ export class LineRingReader {
     Atomics.notify(this.used, 0);
   }
 }
+
+/**
+ * The buffers under some views, each once (a buffer listed twice cannot be transferred). Each view
+ * must own its buffer, never a slice of Node's shared pool: a transferred buffer is gone from the
+ * sender.
+ */
+export function transferable(views: readonly Uint8Array[]): ArrayBuffer[] {
+  return [...new Set(views.map((view) => view.buffer as ArrayBuffer))];
+}

@@ -1,4 +1,3 @@
-import { createHash, type Hash } from 'node:crypto';
 import { type ConsensusAccumulator, consensusHoldings, deriveInvestorRecords, type InvestorPlan } from '../../derive/smart-money/index.js';
 import type { FilingCatalog } from '../../model/filing.js';
 import { ContentCheck } from '../../model/content-rules.js';
@@ -6,7 +5,8 @@ import type { CheckedBatch, CheckedLines } from '../../model/dataset-build.js';
 import { compareText } from '../../lib/text-order.js';
 import { InvalidRecordError, RecordChecks } from '../../publish/resource-writer.js';
 import { lineWritersFor } from '../../publish/staging-writer.js';
-import { HoldingsPacker, type PackedHoldings } from './packed-holdings.js';
+import { keptBatchEntry } from './kept-batch.js';
+import { HoldingsPacker } from './packed-holdings.js';
 
 /** A batch of investors made into lines (their bytes kept as `P`), and what the build learns from them besides. */
 export interface SmartMoneyBatch<P = Uint8Array> extends Omit<CheckedBatch, 'lines'> {
@@ -15,23 +15,8 @@ export interface SmartMoneyBatch<P = Uint8Array> extends Omit<CheckedBatch, 'lin
   investors: number;
   /** The earliest report period of its investors, if it has any. */
   oldestPeriod?: string;
-  /** Asked for by a build with a derivation cache: what the cache keeps of the batch besides its lines. */
-  forCache?: BatchForCache;
-}
-
-/** What the derivation cache needs of a derived batch beyond its lines (investor-batch-cache.ts). */
-export interface BatchForCache {
-  /** Each resource's lines taken together: how many, their length and digest. */
-  resources: ResourceLinesDigest[];
-  /** What its investors added to consensus. */
-  holdings: PackedHoldings;
-}
-
-export interface ResourceLinesDigest {
-  resource: string;
-  records: number;
-  bytes: number;
-  sha256: string;
+  /** Asked for by a build with a derivation cache: the cache entry of the batch (kept-batch.ts), its lines aside. */
+  keptEntry?: Uint8Array;
 }
 
 /**
@@ -52,20 +37,12 @@ export function deriveBatch<P = Uint8Array>(
   const content = new ContentCheck('smart-money');
   const checks = new RecordChecks('smart-money', content);
   const lines: SmartMoneyBatch<P>['lines'] = [];
-  const digests = new Map<string, { records: number; bytes: number; hash: Hash }>();
   const packer = forCache ? new HoldingsPacker() : null;
+  /** Each chunk's length, for the cache entry (`keep` may hand back a place, not bytes). */
+  const lengths: number[] = [];
   const writers = lineWritersFor('smart-money', checks, {
     write: (chunk) => {
-      if (forCache) {
-        let digest = digests.get(chunk.resource);
-        if (digest === undefined) {
-          digest = { records: 0, bytes: 0, hash: createHash('sha256') };
-          digests.set(chunk.resource, digest);
-        }
-        digest.records += chunk.records;
-        digest.bytes += chunk.bytes.length;
-        digest.hash.update(chunk.bytes);
-      }
+      lengths.push(chunk.bytes.length);
       lines.push({ ...chunk, bytes: keep(chunk.bytes) });
     },
   });
@@ -95,23 +72,15 @@ export function deriveBatch<P = Uint8Array>(
       investors: plans.length,
     };
   }
-  return {
+  const batch: SmartMoneyBatch<P> = {
     lines,
     content: content.state(),
     investors: plans.length,
     ...(oldestPeriod === undefined ? {} : { oldestPeriod }),
-    ...(packer === null
-      ? {}
-      : {
-          forCache: {
-            resources: [...digests].map(([resource, d]) => ({
-              resource,
-              records: d.records,
-              bytes: d.bytes,
-              sha256: d.hash.digest('hex'),
-            })),
-            holdings: packer.pack(),
-          },
-        }),
   };
+  if (packer !== null) {
+    const sized = { ...batch, lines: lines.map((line, i) => ({ ...line, bytes: { length: lengths[i]! } })) };
+    batch.keptEntry = keptBatchEntry(sized, packer.pack());
+  }
+  return batch;
 }

@@ -2,7 +2,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ConsensusAccumulator } from '../../derive/smart-money/index.js';
 import { CompactFilingCatalog } from '../../ingest/filings/catalog.js';
 import { deriveWorkerDies } from '../../lib/fault-point.js';
-import { LineRingWriter } from './line-ring.js';
+import { LineRingWriter, transferable } from './line-ring.js';
+import { reusedBatch } from './kept-batch.js';
 import { deriveBatch } from './smart-money-batch.js';
 import type { SmartMoneyWorkerData, SmartMoneyWorkerMessage, SmartMoneyWorkerRequest } from './smart-money-workers.js';
 
@@ -24,11 +25,18 @@ port.on('message', (request: SmartMoneyWorkerRequest) => {
     deriveWorkerDies();
     const batch = deriveBatch(request.plans, catalog, consensus, (bytes) => lines.keep(bytes) ?? new Uint8Array(bytes), forCache);
     lines.endBatch();
-    const message: SmartMoneyWorkerMessage = { kind: 'batch', index: request.index, batch };
-    port.postMessage(
-      message,
-      batch.lines.flatMap((line) => (line.bytes instanceof Uint8Array ? [line.bytes.buffer as ArrayBuffer] : [])),
-    );
+    const message: SmartMoneyWorkerMessage = { kind: 'batch', index: request.index, batch, reused: false };
+    const owned = batch.lines.flatMap((line) => (line.bytes instanceof Uint8Array ? [line.bytes] : []));
+    port.postMessage(message, transferable(batch.keptEntry ? [...owned, batch.keptEntry] : owned));
+  } else if (request.kind === 'reuse') {
+    const found = reusedBatch(request.entry, new Map(request.lines));
+    if (found === null) {
+      port.postMessage({ kind: 'unusable', index: request.index } satisfies SmartMoneyWorkerMessage);
+      return;
+    }
+    for (const [slug, holdings] of found.holdings) consensus.addHoldings(slug, holdings);
+    const message: SmartMoneyWorkerMessage = { kind: 'batch', index: request.index, batch: found.batch, reused: true };
+    port.postMessage(message, transferable(found.batch.lines.map((line) => line.bytes)));
   } else {
     const message: SmartMoneyWorkerMessage = { kind: 'finished', consensus: consensus.state() };
     port.postMessage(message);

@@ -14,8 +14,8 @@ import { compareText } from '../../lib/text-order.js';
 import type { RecordSink } from '../../model/dataset-build.js';
 import type { BuildNote } from '../../model/report.js';
 import type { ConsensusRow } from '../../model/smart-money.js';
-import { type LineRing, LineRingReader, newLineRing, type RingPlace } from './line-ring.js';
-import type { InvestorBatchCache } from './investor-batch-cache.js';
+import { type LineRing, LineRingReader, newLineRing, type RingPlace, transferable } from './line-ring.js';
+import type { FetchedBatch, InvestorBatchCache } from './investor-batch-cache.js';
 import { batchInvestorPlans } from './investor-batches.js';
 import { deriveBatch, type SmartMoneyBatch } from './smart-money-batch.js';
 
@@ -30,10 +30,16 @@ export interface SmartMoneyWorkerData {
 /** A batch as a worker posts it: each chunk of lines in its ring, or (too large for it) a buffer of its own. */
 type PostedBatch = SmartMoneyBatch<RingPlace | Uint8Array>;
 
-export type SmartMoneyWorkerRequest = { kind: 'batch'; index: number; plans: InvestorPlan[] } | { kind: 'finish' };
+export type SmartMoneyWorkerRequest =
+  | { kind: 'batch'; index: number; plans: InvestorPlan[] }
+  /** A batch the cache holds: its entry and its lines by resource, read back and checked (kept-batch.ts). */
+  | { kind: 'reuse'; index: number; entry: Uint8Array; lines: Array<[resource: string, bytes: Uint8Array]> }
+  | { kind: 'finish' };
 
 export type SmartMoneyWorkerMessage =
-  | { kind: 'batch'; index: number; batch: PostedBatch }
+  | { kind: 'batch'; index: number; batch: PostedBatch; reused: boolean }
+  /** A reuse whose entry did not hold together: the batch is to be derived. */
+  | { kind: 'unusable'; index: number }
   | { kind: 'finished'; consensus: ConsensusState };
 
 /** Null under the test runner: investors are then derived on the main thread. */
@@ -98,8 +104,9 @@ export async function deriveSmartMoneyInto(
     const key = keys[index] ?? null;
     if (key === null || !cache!.mayHold(key)) toDerive.push(index);
   }
-  const investorsToDerive = toDerive.reduce((sum, index) => sum + batches[index]!.length, 0);
-  const threads = toDerive.length === 0 ? 0 : derivationThreads(options.threads, investorsToDerive);
+  // Threads for reuse too: reading a batch back (parsing its entry, counting its consensus
+  // holdings) costs about a fifth of deriving it.
+  const threads = derivationThreads(options.threads, plans.length);
   const forCache = cache !== undefined;
 
   const consensus = new ConsensusAccumulator();
@@ -120,18 +127,17 @@ export async function deriveSmartMoneyInto(
     );
   };
   const derive = (index: number) => deriveBatch(batches[index]!, input.catalog, consensus, undefined, forCache);
-  /** A batch the cache should hold: read back, its holdings counted; derived here when it turns out not to be whole. */
-  const reuse = async (index: number): Promise<SmartMoneyBatch> => {
-    const found = await cache!.load(keys[index]!);
-    if (found === null) return derive(index);
-    for (const [slug, holdings] of found.holdings) consensus.addHoldings(slug, holdings);
-    reused += found.batch.investors;
-    return found.batch;
-  };
-
   const deriving = new Set(toDerive);
-  if (threads === 0) {
-    // A few batches read ahead: a bucket store answers each range in a round trip.
+  if (threads === 0 || batches.length === 0) {
+    /** A batch the cache should hold: read back, its holdings counted; derived here when it turns out not to be whole. */
+    const reuse = async (index: number): Promise<SmartMoneyBatch> => {
+      const found = await cache!.load(keys[index]!);
+      if (found === null) return derive(index);
+      for (const [slug, holdings] of found.holdings) consensus.addHoldings(slug, holdings);
+      reused += found.batch.investors;
+      return found.batch;
+    };
+    // A few batches read ahead: a bucket store answers each part in a round trip.
     const ahead = new Map<number, Promise<SmartMoneyBatch>>();
     const start = (index: number) => {
       if (index < batches.length && !deriving.has(index) && !ahead.has(index)) ahead.set(index, reuse(index));
@@ -142,9 +148,10 @@ export async function deriveSmartMoneyInto(
       ahead.delete(index);
     }
   } else {
-    for (const state of await deriveOnWorkers(batches, toDerive, reuse, input.catalog, { threads, forCache }, write)) {
-      consensus.merge(state);
-    }
+    const fetch = (index: number) => cache!.fetch(keys[index]!);
+    const done = await deriveOnWorkers(batches, deriving, fetch, input.catalog, { threads, forCache }, write);
+    for (const state of done.consensus) consensus.merge(state);
+    reused = done.reusedInvestors;
   }
   return {
     consensus: consensus.result(),
@@ -164,65 +171,83 @@ function derivationThreads(requested: number | undefined, investors: number): nu
   return requested;
 }
 
+/** A batch's work as a worker gets it: derive it, or check and take in what the cache kept of it. */
+type Job = { kind: 'derive' } | { kind: 'reuse'; fetched: FetchedBatch };
+
 /**
- * Hands the batches to derive (`toDerive`, in order) to `threads` workers, each as soon as it has
- * room (at most two at a time, and none more than BATCHES_AHEAD_PER_WORKER per worker beyond the
- * next one to write), reads the others back (`reuse`) within the same window, writes every batch
- * in order as it is ready, and returns each worker's consensus state. A worker's failure, or a
- * failure to read or write, stops every worker.
+ * Runs the batches on `threads` workers and writes them in order as they come back: a batch to
+ * derive goes to a worker as soon as one has room (at most two at a time each); a batch the cache
+ * holds is first read back here (`fetch`: the entry and the lines, checked), then a worker takes
+ * its entry in (reuse: its consensus holdings counted there); one that cannot be read back, or
+ * whose entry the worker finds unusable, is derived instead. Nothing is started more than
+ * BATCHES_AHEAD_PER_WORKER per worker beyond the next batch to write. Returns each worker's
+ * consensus state and how many investors were read back. A worker's failure, or a failure to read
+ * or write, stops every worker.
  */
 function deriveOnWorkers(
   batches: readonly InvestorPlan[][],
-  toDerive: readonly number[],
-  reuse: (index: number) => Promise<SmartMoneyBatch>,
+  deriving: ReadonlySet<number>,
+  fetch: (index: number) => Promise<FetchedBatch | null>,
   catalog: CompactFilingCatalog,
   options: { threads: number; forCache: boolean },
   write: (index: number, batch: SmartMoneyBatch) => void,
-): Promise<ConsensusState[]> {
+): Promise<{ consensus: ConsensusState[]; reusedInvestors: number }> {
   const shared = catalog.shareRows();
   const rings = new Map<Worker, LineRingReader>();
-  const workers = Array.from({ length: Math.min(options.threads, toDerive.length) }, () => {
+  const workers = Array.from({ length: Math.min(options.threads, batches.length) }, () => {
     const ring = newLineRing(RING_BYTES);
     const data: SmartMoneyWorkerData = { catalog: shared, ring, forCache: options.forCache };
     const worker = new Worker(WORKER_SCRIPT!, { workerData: data });
     rings.set(worker, new LineRingReader(ring));
     return worker;
   });
-  const deriving = new Set(toDerive);
   const busy = new Map<Worker, number>(workers.map((worker) => [worker, 0]));
   const ahead = workers.length * BATCHES_AHEAD_PER_WORKER;
+  /** Batches ready to hand out, by index; those in `deriving` are ready from the start. */
+  const ready = new Map<number, Job>();
   const returned = new Map<number, { batch: PostedBatch; ring: LineRingReader | null }>();
   const states: ConsensusState[] = [];
-  let handedOut = 0;
-  let readFrom = 0;
+  let started = 0;
   let written = 0;
+  let reusedInvestors = 0;
   let settled = false;
 
-  return new Promise<ConsensusState[]>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const stop = (error: unknown) => {
       if (settled) return;
       settled = true;
       Promise.all(workers.map((worker) => worker.terminate())).finally(() => reject(error));
     };
+    /** Starts the batches that came into the window, and hands ready ones to workers with room, first in order first. */
     const handOut = () => {
-      for (const worker of workers) {
-        while (busy.get(worker)! < 2 && handedOut < toDerive.length && toDerive[handedOut]! - written < ahead) {
-          const index = toDerive[handedOut]!;
-          const request: SmartMoneyWorkerRequest = { kind: 'batch', index, plans: batches[index]! };
-          worker.postMessage(request);
-          busy.set(worker, busy.get(worker)! + 1);
-          handedOut += 1;
+      for (; started < batches.length && started - written < ahead; started++) {
+        const index = started;
+        if (deriving.has(index)) ready.set(index, { kind: 'derive' });
+        else {
+          fetch(index).then((fetched) => {
+            if (settled) return;
+            ready.set(index, fetched === null ? { kind: 'derive' } : { kind: 'reuse', fetched });
+            handOut();
+          }, stop);
         }
       }
-      for (; readFrom < batches.length && readFrom - written < ahead; readFrom++) {
-        if (deriving.has(readFrom)) continue;
-        const index = readFrom;
-        reuse(index).then((batch) => arrived(index, batch, null), stop);
+      const order = [...ready.keys()].sort((a, b) => a - b);
+      for (const index of order) {
+        const worker = workers.reduce((least, w) => (busy.get(w)! < busy.get(least)! ? w : least));
+        if (busy.get(worker)! >= 2) break;
+        const job = ready.get(index)!;
+        ready.delete(index);
+        busy.set(worker, busy.get(worker)! + 1);
+        if (job.kind === 'derive') worker.postMessage({ kind: 'batch', index, plans: batches[index]! } satisfies SmartMoneyWorkerRequest);
+        else {
+          const { entry, lines } = job.fetched;
+          const request: SmartMoneyWorkerRequest = { kind: 'reuse', index, entry, lines: [...lines] };
+          worker.postMessage(request, transferable([entry, ...lines.values()]));
+        }
       }
     };
     /** Writes every batch that is next in order. */
     const arrived = (index: number, batch: PostedBatch, ring: LineRingReader | null) => {
-      if (settled) return;
       returned.set(index, { batch, ring });
       try {
         for (let next = returned.get(written); next !== undefined; next = returned.get(written)) {
@@ -241,8 +266,7 @@ function deriveOnWorkers(
         return;
       }
       if (written === batches.length) {
-        const finish: SmartMoneyWorkerRequest = { kind: 'finish' };
-        for (const w of workers) w.postMessage(finish);
+        for (const w of workers) w.postMessage({ kind: 'finish' } satisfies SmartMoneyWorkerRequest);
       } else handOut();
     };
     const onMessage = (worker: Worker, message: SmartMoneyWorkerMessage) => {
@@ -251,11 +275,17 @@ function deriveOnWorkers(
         states.push(message.consensus);
         if (states.length === workers.length) {
           settled = true;
-          Promise.all(workers.map((w) => w.terminate())).finally(() => resolve(states));
+          Promise.all(workers.map((w) => w.terminate())).finally(() => resolve({ consensus: states, reusedInvestors }));
         }
         return;
       }
       busy.set(worker, busy.get(worker)! - 1);
+      if (message.kind === 'unusable') {
+        ready.set(message.index, { kind: 'derive' });
+        handOut();
+        return;
+      }
+      if (message.reused) reusedInvestors += message.batch.investors;
       arrived(message.index, message.batch, rings.get(worker)!);
     };
     for (const worker of workers) {
