@@ -59,8 +59,8 @@ export function deriveBatch<P = Uint8Array>(
       investors.write(derived.detail);
       for (const trade of derived.trades) trades.write(trade);
     }
-    investors.end();
-    trades.end();
+    investors.release();
+    trades.release();
   } catch (error) {
     // A record that fails its schema fails the build, named by its number in the bundle, which
     // only the thread that writes the batches in order knows.

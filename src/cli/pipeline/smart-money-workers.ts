@@ -52,8 +52,13 @@ const WORKER_SCRIPT = workerScriptBeside('smart-money-worker.js', import.meta.ur
  */
 const INVESTORS_WORTH_THREADS = 512;
 
-/** Batches handed out but not yet written, per worker at most: bounds the lines waiting in memory. */
-const BATCHES_AHEAD_PER_WORKER = 4;
+/**
+ * Investors started (handed out, or being read back) but not yet written, per worker at most:
+ * bounds the lines waiting in memory. Counted in investors, not batches: batches cut by content
+ * range from one investor to 128, and a window of a few batches would leave the workers idle
+ * behind a large one.
+ */
+const INVESTORS_AHEAD_PER_WORKER = 256;
 
 /** Each worker's ring of lines: a batch and more at full scale; a worker waits while it is full. */
 const RING_BYTES = 8 * 1024 * 1024;
@@ -180,7 +185,7 @@ type Job = { kind: 'derive' } | { kind: 'reuse'; fetched: FetchedBatch };
  * holds is first read back here (`fetch`: the entry and the lines, checked), then a worker takes
  * its entry in (reuse: its consensus holdings counted there); one that cannot be read back, or
  * whose entry the worker finds unusable, is derived instead. Nothing is started more than
- * BATCHES_AHEAD_PER_WORKER per worker beyond the next batch to write. Returns each worker's
+ * INVESTORS_AHEAD_PER_WORKER investors per worker beyond the next batch to write. Returns each worker's
  * consensus state and how many investors were read back. A worker's failure, or a failure to read
  * or write, stops every worker.
  */
@@ -202,7 +207,10 @@ function deriveOnWorkers(
     return worker;
   });
   const busy = new Map<Worker, number>(workers.map((worker) => [worker, 0]));
-  const ahead = workers.length * BATCHES_AHEAD_PER_WORKER;
+  const ahead = workers.length * INVESTORS_AHEAD_PER_WORKER;
+  /** Investors of the batches started, and of those written. */
+  let startedInvestors = 0;
+  let writtenInvestors = 0;
   /** Batches ready to hand out, by index; those in `deriving` are ready from the start. */
   const ready = new Map<number, Job>();
   const returned = new Map<number, { batch: PostedBatch; ring: LineRingReader | null }>();
@@ -220,8 +228,10 @@ function deriveOnWorkers(
     };
     /** Starts the batches that came into the window, and hands ready ones to workers with room, first in order first. */
     const handOut = () => {
-      for (; started < batches.length && started - written < ahead; started++) {
+      // The next batch to write is always started, however large.
+      for (; started < batches.length && (started === written || startedInvestors - writtenInvestors < ahead); started++) {
         const index = started;
+        startedInvestors += batches[index]!.length;
         if (deriving.has(index)) ready.set(index, { kind: 'derive' });
         else {
           fetch(index).then((fetched) => {
@@ -259,6 +269,7 @@ function deriveOnWorkers(
             lines: batch.lines.map((line) => ({ ...line, bytes: line.bytes instanceof Uint8Array ? line.bytes : ring!.view(line.bytes) })),
           });
           for (const line of batch.lines) if (!(line.bytes instanceof Uint8Array)) ring!.release(line.bytes);
+          writtenInvestors += batches[written]!.length;
           written += 1;
         }
       } catch (error) {
