@@ -65,6 +65,15 @@ export function downloadCut(): Error | null {
 }
 
 /**
+ * The first try of each upload to a bucket cut off mid-object (PDSNAP_FAIL_AT=object-upload-once),
+ * as a dropped connection does: the error has no HTTP status, and the upload is tried again.
+ */
+export function uploadCut(attempt: number): Error | null {
+  if (process.env.PDSNAP_FAIL_AT !== 'object-upload-once' || attempt > 1) return null;
+  return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+}
+
+/**
  * A derivation worker thread that dies at its first batch (PDSNAP_FAIL_AT=derive-worker), as one
  * that runs out of memory would: the thread ends at once, without a word to the main thread.
  */

@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { digestingPassThrough } from '../lib/file-digest.js';
-import { downloadCut } from '../lib/fault-point.js';
+import { downloadCut, uploadCut } from '../lib/fault-point.js';
 import type { BucketLocation } from './s3-location.js';
 
 /** Objects above this size are uploaded in parts (a 64 MiB NDJSON part, a serving index). */
@@ -141,20 +141,34 @@ export class BucketObjects {
     }
   }
 
-  /** Streams a local file into an object (in parts when large), recording its SHA-256 as metadata. */
+  /**
+   * Streams a local file into an object (in parts when large), recording its SHA-256 as metadata.
+   * A connection cut off on the way (no HTTP status: "aborted", a reset) is tried again from the
+   * start, twice at most: the SDK cannot retry a body that is a stream, and one dropped connection
+   * must not fail a publish. A status from the bucket (403, 404, 5xx after the SDK's own retries)
+   * fails it at once.
+   */
   async uploadFile(key: string, file: string, sha256: string): Promise<void> {
-    try {
-      const upload = new Upload({
-        client: this.client,
-        params: { Bucket: this.location.bucket, Key: key, Body: createReadStream(file), Metadata: { sha256 } },
-        partSize: MULTIPART_PART_BYTES,
-        queueSize: 2,
-        // An interrupted multipart upload is aborted, so it leaves no parts behind to pay for.
-        leavePartsOnError: false,
-      });
-      await upload.done();
-    } catch (error) {
-      throw new BucketError(this.url(key), statusOf(error), error);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const cut = uploadCut(attempt);
+        const body = cut === null ? createReadStream(file) : createReadStream(file).pipe(failingStream(cut));
+        const upload = new Upload({
+          client: this.client,
+          params: { Bucket: this.location.bucket, Key: key, Body: body, Metadata: { sha256 } },
+          partSize: MULTIPART_PART_BYTES,
+          queueSize: 2,
+          // An interrupted multipart upload is aborted, so it leaves no parts behind to pay for.
+          leavePartsOnError: false,
+        });
+        await upload.done();
+        return;
+      } catch (error) {
+        const status = statusOf(error);
+        if (status !== undefined || attempt >= UPLOAD_ATTEMPTS || isLocalFileError(error))
+          throw new BucketError(this.url(key), status, error);
+        await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+      }
     }
   }
 
@@ -241,6 +255,19 @@ export class BucketObjects {
       throw new BucketError(this.url(key), statusOf(error), error);
     }
   }
+}
+
+/** A stream that fails with `error` at its first bytes (the upload fault point). */
+function failingStream(error: Error): Transform {
+  return new Transform({ transform: (_chunk, _encoding, done) => done(error) });
+}
+
+/** Tries of an upload whose connection was cut off (uploadFile). */
+const UPLOAD_ATTEMPTS = 3;
+
+/** An error reading the local file (ENOENT, EIO): trying the upload again would not help. */
+function isLocalFileError(error: unknown): boolean {
+  return error instanceof Error && 'path' in error && typeof (error as NodeJS.ErrnoException).code === 'string';
 }
 
 function statusOf(error: unknown): number | undefined {

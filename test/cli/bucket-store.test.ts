@@ -650,6 +650,15 @@ describe.concurrent('a store in an S3 bucket (a real s3rver process)', () => {
     expect(report.snapshotId).toBe(JSON.parse(onFolder.stdout).datasets[0].snapshotId);
   });
 
+  it('a build whose uploads are cut off once each tries them again and publishes a bundle that validates', async () => {
+    const store = bucket('cut-uploads');
+    const built = await build(store, NOW, 'articles', { PDSNAP_FAIL_AT: 'object-upload-once' });
+    expect(built.exitCode, built.stdout + built.stderr).toBe(0);
+    expect(JSON.parse(built.stdout).datasets[0]).toMatchObject({ published: true, madeCurrent: true });
+    const validated = await cli(['validate', '--store', store, '--datasets', 'articles', '--now', NOW]);
+    expect(validated.exitCode, validated.stdout).toBe(0);
+  });
+
   it('a build into a bucket that does not exist stops before any work, naming the bucket (exit 3)', async () => {
     const result = await build(`s3://no-such-bucket-${process.pid}/prefix`, NOW);
     expect(result.exitCode).toBe(3);

@@ -3,7 +3,14 @@ import type { ConsensusHolding } from '../../derive/smart-money/index.js';
 import type { ContentCheckState } from '../../model/content-rules.js';
 import type { CheckedLines } from '../../model/dataset-build.js';
 import { type PackedHoldings, unpackHoldings } from './packed-holdings.js';
-import type { SmartMoneyBatch } from './smart-money-batch.js';
+
+/** A batch as derivation hands it over (smart-money-batch.ts's SmartMoneyBatch), its lines' bytes as `P`. */
+interface BatchOf<P> {
+  lines: Array<Omit<CheckedLines, 'bytes'> & { bytes: P }>;
+  content: ContentCheckState;
+  investors: number;
+  oldestPeriod?: string;
+}
 
 /**
  * A batch of investors as the derivation cache keeps it (investor-batch-cache.ts): everything the
@@ -24,7 +31,7 @@ interface KeptBatch {
 }
 
 /** The cache entry of a derived batch. */
-export function keptBatchEntry(batch: SmartMoneyBatch<{ length: number }>, holdings: PackedHoldings): Uint8Array {
+export function keptBatchEntry(batch: BatchOf<{ length: number }>, holdings: PackedHoldings): Uint8Array {
   const kept: KeptBatch = {
     investors: batch.investors,
     ...(batch.oldestPeriod === undefined ? {} : { oldestPeriod: batch.oldestPeriod }),
@@ -50,7 +57,7 @@ export function keptBatchEntry(batch: SmartMoneyBatch<{ length: number }>, holdi
 export function reusedBatch(
   entry: Uint8Array,
   lines: ReadonlyMap<string, Uint8Array>,
-): { batch: SmartMoneyBatch; holdings: Array<[slug: string, holdings: ConsensusHolding[]]> } | null {
+): { batch: BatchOf<Uint8Array>; holdings: Array<[slug: string, holdings: ConsensusHolding[]]> } | null {
   const kept = parseKept(entry);
   if (kept === null) return null;
   let holdings: Array<[string, ConsensusHolding[]]>;
