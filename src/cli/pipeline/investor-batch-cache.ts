@@ -106,8 +106,15 @@ export class InvestorBatchCache {
     return this.places.has(key);
   }
 
-  /** The entry under `key` and its lines, read from the published parts; null when the entry or a part is missing. */
+  /**
+   * The entry under `key` and its lines, read from the published parts; null when the entry or a
+   * part is missing, damaged or cannot be read (a cache never fails a build: the batch is derived).
+   */
   async fetch(key: string): Promise<FetchedBatch | null> {
+    return this.read(key).catch(() => null);
+  }
+
+  private async read(key: string): Promise<FetchedBatch | null> {
     const places = this.places.get(key);
     if (!Array.isArray(places)) return null;
     const kept = await this.options.cache.get(ENTRY, key);

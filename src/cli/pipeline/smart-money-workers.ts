@@ -23,7 +23,7 @@ import { deriveBatch, type SmartMoneyBatch } from './smart-money-batch.js';
 export interface SmartMoneyWorkerData {
   catalog: CatalogRows;
   ring: LineRing;
-  /** A build with a derivation cache: each batch comes with what the cache keeps of it (BatchForCache). */
+  /** A build with a derivation cache: each batch derived comes with its cache entry (kept-batch.ts). */
   forCache: boolean;
 }
 
@@ -74,7 +74,7 @@ export interface SmartMoneyDerivation {
 }
 
 export interface DerivationOptions {
-  /** Worker threads; undefined: one per core for a build of at least INVESTORS_WORTH_THREADS investors to derive. */
+  /** Worker threads; undefined: one per core for a build of at least INVESTORS_WORTH_THREADS investors. */
   threads?: number | undefined;
   /** Told how many investors will be derived, once that is known. */
   onPlanned?: (investors: number) => void;
