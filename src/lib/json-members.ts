@@ -1,3 +1,5 @@
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './json-bytes.js';
+
 /**
  * The members of a JSON object held as UTF-8 bytes, found without parsing it: where each name and
  * each value starts and ends, and what kind of value it is. One pass of plain byte comparisons, a
@@ -117,15 +119,6 @@ export const OBJECT = 0x20;
 export const ARRAY = 0x30;
 /** A number, true, false or null. */
 export const PRIMITIVE = 0x40;
-
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
 
 /** Where the value that starts at `at` ends (exclusive); -1 when it does not end before `end`. */
 export function valueEndAt(buffer: Uint8Array, at: number, end: number): number {

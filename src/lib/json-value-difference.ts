@@ -11,6 +11,7 @@ import {
   valueEndAt,
   valueFlags,
 } from './json-members.js';
+import { CLOSE_ARRAY, COMMA } from './json-bytes.js';
 
 /** Two encoded JSON values: the same bytes, surely different values, or unknown without parsing them. */
 export type ValueVerdict = 'same' | 'different' | 'unknown';
@@ -177,7 +178,5 @@ function compareBytes(a: Uint8Array, aStart: number, aEnd: number, b: Uint8Array
   return aEnd - aStart - (bEnd - bStart);
 }
 
-const CLOSE_ARRAY = 0x5d;
-const COMMA = 0x2c;
 const MINUS = 0x2d;
 const ZERO = 0x30;

@@ -5,6 +5,7 @@ import type { DatasetName } from '../model/dataset.js';
 import type { PlacedLines } from '../model/dataset-build.js';
 import type { ResourceEntry, ServingIndexEntry } from '../model/manifest.js';
 import { failPoint } from '../lib/fault-point.js';
+import { NEWLINE } from '../lib/json-bytes.js';
 import { hasServingIndex } from './manifest-check.js';
 import type { PartBoundaries } from './part-boundaries.js';
 import { ServingIndexWriter, type ServingLineFacts } from './serving-index.js';
@@ -40,8 +41,6 @@ interface OpenPart {
 function partPath(resource: string, part: number): string {
   return `${resource}/${String(part).padStart(5, '0')}.ndjson`;
 }
-
-const NEWLINE = 0x0a;
 
 /**
  * Writes a staged bundle's files from chunks of canonical NDJSON lines: each resource's lines go to

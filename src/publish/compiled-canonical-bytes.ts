@@ -1,6 +1,7 @@
 import { BoundedTextMemo } from '../lib/bounded-text-memo.js';
 import type { DatasetName } from '../model/dataset.js';
 import { compileRecordShape, perResource, type WriterKit } from './record-shape-compiler.js';
+import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA, OPEN_ARRAY, OPEN_OBJECT } from '../lib/json-bytes.js';
 
 /**
  * Canonical JSON compiled once per record type, written as UTF-8 bytes straight into the buffer a
@@ -178,12 +179,6 @@ const writeBoolean: ByteWriter = (value, out) => {
 };
 
 const writeUnknown: ByteWriter = () => false;
-
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const COMMA = 0x2c;
 
 function writeByte(byte: number, out: ByteOut): void {
   out.reserve(1);

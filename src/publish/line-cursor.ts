@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
+import { countLineBreaks } from '../lib/json-bytes.js';
 import type { ResourceEntry } from '../model/manifest.js';
 import { asBundleDamage } from './bundle-file-damage.js';
 import { BundleIntegrityError } from './store-errors.js';
@@ -123,8 +124,7 @@ export class PartChunks {
     this.carry = rest > 0 ? Buffer.from(buffer.subarray(wholeLines, filled)) : null;
     if (wholeLines === 0) return null;
     const data = buffer.subarray(0, wholeLines);
-    let lines = 0;
-    for (let at = data.indexOf(10); at !== -1; at = data.indexOf(10, at + 1)) lines += 1;
+    const lines = countLineBreaks(data);
     const chunk = { data, part: this.part, entry, firstNumber: this.records + 1, lines };
     this.records += lines;
     return chunk;

@@ -7,6 +7,7 @@ import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../lib/sq
 import { compileCanonical } from './compiled-canonical.js';
 import { withPath } from '../lib/error-path.js';
 import { failPoint } from '../lib/fault-point.js';
+import { countLineBreaks, NEWLINE } from '../lib/json-bytes.js';
 
 const investorSummaryJson = compileCanonical(Investor);
 
@@ -436,8 +437,6 @@ export function servingIndexLayout(db: SqliteDatabase): number {
   return Number((db.prepare('PRAGMA user_version').get() as { user_version: number | bigint }).user_version);
 }
 
-const NEWLINE = 0x0a;
-
 function partOf(parts: readonly IndexedPart[], resource: string, part: number): IndexedPart | undefined {
   return parts.find((p) => p.resource === resource && p.part === part);
 }
@@ -537,8 +536,7 @@ function blocksProblem(db: SqliteDatabase, resource: BlockResource, records: num
       if (!file) return `${where} names part ${blockPart}, which the manifest does not list`;
       if (start + bytes > file.size) return `${where} runs past the end of part ${blockPart}`;
       const block = file.read(start, bytes);
-      let lines = 0;
-      for (let at = block.indexOf(NEWLINE); at !== -1; at = block.indexOf(NEWLINE, at + 1)) lines++;
+      const lines = countLineBreaks(block);
       if (lines !== last - first + 1 || block[bytes - 1] !== NEWLINE) return `${where} does not hold ${last - first + 1} whole lines`;
     }
     nextOrd = last + 1;

@@ -2,6 +2,7 @@ import { deserialize, serialize } from 'node:v8';
 import type { ConsensusHolding } from '../../derive/smart-money/index.js';
 import type { ContentCheckState } from '../../model/content-rules.js';
 import type { CheckedLines } from '../../model/dataset-build.js';
+import { countLineBreaks, NEWLINE } from '../../lib/json-bytes.js';
 import { type PackedHoldings, unpackHoldings } from './packed-holdings.js';
 
 /** A batch as derivation hands it over (smart-money-batch.ts's SmartMoneyBatch), its lines' bytes as `P`. */
@@ -83,7 +84,7 @@ export function reusedBatch(
   const records = new Map<string, number>();
   for (const chunk of kept.chunks) records.set(chunk.resource, (records.get(chunk.resource) ?? 0) + chunk.records);
   for (const [resource, all] of lines) {
-    if ((at.get(resource) ?? 0) !== all.length || lineBreaks(all) !== records.get(resource) || all.at(-1) !== NEWLINE) return null;
+    if ((at.get(resource) ?? 0) !== all.length || countLineBreaks(all) !== records.get(resource) || all.at(-1) !== NEWLINE) return null;
   }
   return {
     batch: {
@@ -94,14 +95,6 @@ export function reusedBatch(
     },
     holdings,
   };
-}
-
-const NEWLINE = 0x0a;
-
-function lineBreaks(bytes: Uint8Array): number {
-  let count = 0;
-  for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) count += 1;
-  return count;
 }
 
 function parseKept(entry: Uint8Array): KeptBatch | null {

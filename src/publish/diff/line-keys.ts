@@ -1,5 +1,6 @@
 import { JsonMembers, KIND, NAME_ESCAPED, PRIMITIVE, STRING, VALUE_ESCAPED, VALUE_NOT_ASCII } from '../../lib/json-members.js';
 import { type RecordKeyOf, recordKey, recordKeyOf } from '../../model/record-keys.js';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE } from '../../lib/json-bytes.js';
 
 /**
  * A resource's record keys (model/record-keys.ts) as UTF-8 bytes, read from a record's line
@@ -175,14 +176,6 @@ export class LineKeys {
 const LONG_LINE = 2048;
 /** Members read from the end of a line, at most, before reading it from its start. */
 const MAX_TAIL_MEMBERS = 8;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const CLOSE_ARRAY = 0x5d;
 
 /** Whether the quote at `at` is escaped: an odd run of backslashes before it. */
 function escapedAt(line: Buffer, at: number): boolean {
