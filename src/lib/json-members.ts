@@ -24,18 +24,19 @@ export class JsonMembers {
       if (buffer[i] !== QUOTE) return false;
       const nameStart = i + 1;
       let flags = 0;
-      for (i = nameStart; ; ) {
-        if (i >= end) return false;
+      // Every byte is OR-ed into `high`: one test at the end tells whether any was not ASCII.
+      let high = 0;
+      for (i = nameStart; i < end; i += 1) {
         const c = buffer[i]!;
         if (c === QUOTE) break;
+        high |= c;
         if (c === BACKSLASH) {
           flags |= NAME_ESCAPED;
-          i += 2;
-        } else {
-          if (c >= 0x80) flags |= NAME_NOT_ASCII;
           i += 1;
         }
       }
+      if (i >= end) return false;
+      if (high >= 0x80) flags |= NAME_NOT_ASCII;
       const nameEnd = i;
       if (buffer[i + 1] !== COLON) return false;
       const valueStart = i + 2;
@@ -44,18 +45,18 @@ export class JsonMembers {
       if (first === QUOTE) {
         // A string, read here for its flags as well as its end.
         flags |= STRING;
-        for (i = valueStart + 1; ; ) {
-          if (i >= end) return false;
+        high = 0;
+        for (i = valueStart + 1; i < end; i += 1) {
           const c = buffer[i]!;
           if (c === QUOTE) break;
+          high |= c;
           if (c === BACKSLASH) {
             flags |= VALUE_ESCAPED;
-            i += 2;
-          } else {
-            if (c >= 0x80) flags |= VALUE_NOT_ASCII;
             i += 1;
           }
         }
+        if (i >= end) return false;
+        if (high >= 0x80) flags |= VALUE_NOT_ASCII;
         valueEnd = i + 1;
       } else {
         valueEnd = valueEndAt(buffer, valueStart, end);

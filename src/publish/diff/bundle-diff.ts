@@ -359,10 +359,23 @@ class HeldLines {
   private count: Int32Array = new Int32Array(1024);
   /** Per hash held many times: its lines by their bytes (the first of each). */
   private readonly byBytes = new Map<number, Map<string, number>>();
+  /**
+   * From FILTER_FROM lines held, one bit per hash modulo HASH_BITS, set for every hash held: a line
+   * whose bit is clear is not held, known without a map lookup. A search where the sides never meet
+   * (a new quarter) looks up millions of lines that are not held; a short one needs no filter.
+   */
+  private seen: Int32Array | null = null;
 
   add(line: DiffLine, hash: number): void {
     const index = this.lines.length;
     this.lines.push(line);
+    if (this.seen !== null) markSeen(this.seen, hash);
+    else if (index + 1 === FILTER_FROM) {
+      const seen = new Int32Array(HASH_BITS / 32);
+      for (let at = 0; at < index; at += 1) markSeen(seen, this.lines[at]!.hash);
+      markSeen(seen, hash);
+      this.seen = seen;
+    }
     this.bytes += line.end - line.start;
     if (index >= this.previous.length) {
       this.previous = grown(this.previous);
@@ -387,6 +400,7 @@ class HeldLines {
 
   /** Where the first held line with these bytes is; -1 when none. */
   find(line: DiffLine, hash: number): number {
+    if (this.seen !== null && (this.seen[(hash >>> 5) & (HASH_BITS / 32 - 1)]! & (1 << (hash & 31))) === 0) return -1;
     const last = this.last.get(hash);
     if (last === undefined) return -1;
     const byBytes = this.byBytes.get(hash);
@@ -404,6 +418,13 @@ function grown(array: Int32Array): Int32Array {
 }
 
 const MANY_OF_A_HASH = 16;
+/** Bits of HeldLines' filter: 128 KiB, a few percent of them set by the most lines a search holds. */
+const HASH_BITS = 1 << 20;
+const FILTER_FROM = 4096;
+
+function markSeen(seen: Int32Array, hash: number): void {
+  seen[(hash >>> 5) & (HASH_BITS / 32 - 1)]! |= 1 << (hash & 31);
+}
 
 /** A batch in use: how many of its lines are still to be consumed or left over, and whether the side has read past it. */
 class BatchUse {

@@ -1,4 +1,5 @@
-import { JsonMembers, NAME_NOT_ASCII } from '../../lib/json-members.js';
+import { CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE } from '../../lib/json-bytes.js';
+import { JsonMembers, NAME_NOT_ASCII, valueEndAt, valueFlags } from '../../lib/json-members.js';
 import { compareJsonValues, compareNames, namesInOrder } from '../../lib/json-value-difference.js';
 
 /** A record's line: `buffer[start, end)`. */
@@ -55,12 +56,14 @@ const membersAfter = new JsonMembers();
 /** The changed fields from the lines' bytes; null when the lines are not objects read that way (the caller parses them). */
 function fieldsFromBytes(before: LineSpan, after: LineSpan): string[] | null {
   const x = membersBefore;
-  const y = membersAfter;
   const a = before.buffer;
+  if (!x.scan(a, before.start, before.end) || !namesInOrder(x, a)) return null;
+  // The usual case: the after line has the same names in the same order, read along the before line's.
+  const alongside = fieldsAlongside(x, a, after);
+  if (alongside !== NOT_ALONGSIDE) return alongside;
+  const y = membersAfter;
   const b = after.buffer;
-  if (!x.scan(a, before.start, before.end) || !y.scan(b, after.start, after.end) || !namesInOrder(x, a)) return null;
-  // The same names in the same order on both sides (the usual case) need no second check of their order.
-  if (!sameNames(x, a, y, b) && !namesInOrder(y, b)) return null;
+  if (!y.scan(b, after.start, after.end) || !namesInOrder(y, b)) return null;
   const fields: string[] = [];
   for (let i = 0, j = 0; i < x.count || j < y.count; ) {
     const order = i === x.count ? 1 : j === y.count ? -1 : compareNames(x, a, i, y, b, j);
@@ -74,32 +77,86 @@ function fieldsFromBytes(before: LineSpan, after: LineSpan): string[] | null {
       j += 1;
       continue;
     }
-    const aStart = x.valueStart(i);
-    const aEnd = x.valueEnd(i);
-    const bStart = y.valueStart(j);
-    const bEnd = y.valueEnd(j);
-    const verdict = compareJsonValues(a, aStart, aEnd, x.flags(i), b, bStart, bEnd, y.flags(j));
-    if (verdict === 'different') fields.push(nameOf(x, a, i));
-    else if (verdict === 'unknown') {
-      let same: boolean;
-      try {
-        same = sameValue(JSON.parse(a.toString('utf8', aStart, aEnd)), JSON.parse(b.toString('utf8', bStart, bEnd)));
-      } catch {
-        // Not JSON after all: parsing the whole lines says where.
-        return null;
-      }
-      if (!same) fields.push(nameOf(x, a, i));
-    }
+    const verdict = compareValues(x, a, i, b, y.valueStart(j), y.valueEnd(j), y.flags(j));
+    if (verdict === null) return null;
+    if (verdict) fields.push(nameOf(x, a, i));
     i += 1;
     j += 1;
   }
   return fields.sort();
 }
 
-/** Whether two member lists have the same names in the same order. */
-function sameNames(x: JsonMembers, a: Buffer, y: JsonMembers, b: Buffer): boolean {
-  if (x.count !== y.count) return false;
-  for (let m = 0; m < x.count; m += 1) if (compareNames(x, a, m, y, b, m) !== 0) return false;
+const NOT_ALONGSIDE = null;
+
+/**
+ * The changed fields when the after line has exactly the before line's names, in their order
+ * (`x`: the before line's members, names in strictly increasing order); NOT_ALONGSIDE when it has
+ * not (or is not read that way), and the caller reads it whole. The after line is not scanned: each
+ * name is checked where the before line's order puts it, and a value whose bytes are the before
+ * value's bytes is the same value; only a value that differs is read for its end. So the names
+ * come out in byte order, which is their sorted order when they are ASCII.
+ */
+function fieldsAlongside(x: JsonMembers, a: Buffer, after: LineSpan): string[] | null {
+  const b = after.buffer;
+  const end = after.end;
+  if (b[after.start] !== OPEN_OBJECT) return NOT_ALONGSIDE;
+  let at = after.start + 1;
+  const fields: string[] = [];
+  let notAscii = false;
+  for (let m = 0; m < x.count; m += 1) {
+    if (m > 0) {
+      if (b[at] !== COMMA) return NOT_ALONGSIDE;
+      at += 1;
+    }
+    // `"name":` where the before line's order puts it.
+    const nameStart = x.nameStart(m);
+    const nameLength = x.nameEnd(m) - nameStart;
+    if (at + nameLength + 3 > end || b[at] !== QUOTE || b[at + nameLength + 1] !== QUOTE || b[at + nameLength + 2] !== COLON)
+      return NOT_ALONGSIDE;
+    if (!sameBytes(a, nameStart, b, at + 1, nameLength)) return NOT_ALONGSIDE;
+    const valueStart = at + nameLength + 3;
+    const aStart = x.valueStart(m);
+    const aLength = x.valueEnd(m) - aStart;
+    // The same bytes, then the end of a value: the same value (a string, object or array ends itself; a number or literal ends there).
+    const next = valueStart + aLength;
+    if (next < end && (b[next] === COMMA || b[next] === CLOSE_OBJECT) && sameBytes(a, aStart, b, valueStart, aLength)) {
+      at = next;
+      continue;
+    }
+    const valueEnd = valueEndAt(b, valueStart, end);
+    if (valueEnd < 0) return NOT_ALONGSIDE;
+    const verdict = compareValues(x, a, m, b, valueStart, valueEnd, valueFlags(b, valueStart, valueEnd));
+    if (verdict === null) return NOT_ALONGSIDE;
+    if (verdict) {
+      fields.push(nameOf(x, a, m));
+      if ((x.flags(m) & NAME_NOT_ASCII) !== 0) notAscii = true;
+    }
+    at = valueEnd;
+  }
+  if (b[at] !== CLOSE_OBJECT || at + 1 !== end) return NOT_ALONGSIDE;
+  // Byte order and the order of sort() (UTF-16 code units) differ only past ASCII.
+  return notAscii ? fields.sort() : fields;
+}
+
+/**
+ * Whether member `m` of the before line (`x` over `a`) and the value `b[start, end)` differ: true,
+ * false, or null when neither the bytes nor the parsed values tell (not JSON after all).
+ */
+function compareValues(x: JsonMembers, a: Buffer, m: number, b: Buffer, start: number, end: number, flags: number): boolean | null {
+  const aStart = x.valueStart(m);
+  const aEnd = x.valueEnd(m);
+  const verdict = compareJsonValues(a, aStart, aEnd, x.flags(m), b, start, end, flags);
+  if (verdict !== 'unknown') return verdict === 'different';
+  try {
+    return !sameValue(JSON.parse(a.toString('utf8', aStart, aEnd)), JSON.parse(b.toString('utf8', start, end)));
+  } catch {
+    // Not JSON after all: parsing the whole lines says where.
+    return null;
+  }
+}
+
+function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array, bStart: number, length: number): boolean {
+  for (let i = 0; i < length; i += 1) if (a[aStart + i] !== b[bStart + i]) return false;
   return true;
 }
 

@@ -18,6 +18,8 @@ export class LineKeys {
   private readonly separatorBytes: number;
   private readonly members = new JsonMembers();
   private readonly found: Int32Array;
+  /** Per name length, the key fields of that length as bits (a key has a few fields, never 32). */
+  private readonly fieldsOfLength: Int32Array;
   /** Per key field: where its value starts and ends, and its flags (json-members.ts). */
   private readonly values: Int32Array;
 
@@ -27,6 +29,10 @@ export class LineKeys {
     this.separators = this.key.separators.map((separator) => Buffer.from(separator, 'utf8'));
     this.separatorBytes = this.separators.reduce((sum, separator) => sum + separator.length, 0);
     this.found = new Int32Array(this.names.length);
+    this.fieldsOfLength = new Int32Array(1 + Math.max(...this.names.map((name) => name.length)));
+    this.names.forEach((name, f) => {
+      this.fieldsOfLength[name.length] = this.fieldsOfLength[name.length]! | (1 << f);
+    });
     this.values = new Int32Array(3 * this.names.length);
   }
 
@@ -64,14 +70,19 @@ export class LineKeys {
     if (end - start > LONG_LINE && this.fromTail(line, start, end)) return this.writeKey(line, out, at);
     const members = this.members;
     if (!members.scan(line, start, end)) return -1;
-    const found = this.found.fill(-1);
+    const found = this.found;
+    for (let f = 0; f < found.length; f += 1) found[f] = -1;
+    const fieldsOfLength = this.fieldsOfLength;
     for (let m = 0; m < members.count; m += 1) {
       // A name with an escape may spell one of the fields.
       if ((members.flags(m) & NAME_ESCAPED) !== 0) return -1;
       const nameStart = members.nameStart(m);
       const length = members.nameEnd(m) - nameStart;
-      // The last member of a name counts, as in JSON.parse.
-      for (let f = 0; f < this.names.length; f += 1) if (sameBytes(line, nameStart, length, this.names[f]!)) found[f] = m;
+      // Only the fields of this name's length are compared; the last member of a name counts, as in JSON.parse.
+      let fields = length < fieldsOfLength.length ? fieldsOfLength[length]! : 0;
+      for (let f = 0; fields !== 0; f += 1, fields >>>= 1) {
+        if ((fields & 1) !== 0 && sameBytes(line, nameStart, length, this.names[f]!)) found[f] = m;
+      }
     }
     for (let f = 0; f < this.names.length; f += 1) {
       const m = found[f]!;

@@ -181,6 +181,34 @@ describe('diffBundles', () => {
     }
   });
 
+  it('finds its way back after a block of 10,000 lines, past where a search holds its lines behind a filter', async () => {
+    const root = await tempDir('bundle-diff');
+    const trade = (investor: string, i: number) =>
+      line({ investorSlug: investor, issuerName: `ISSUER ${i % 50}`, titleOfClass: 'COM', kind: 'equity', value: i });
+    const trades = Array.from({ length: 16_000 }, (_, i) => trade(`investor-${Math.floor(i / 50)}`, i));
+    const block = Array.from({ length: 10_000 }, (_, i) => trade(`new-${Math.floor(i / 50)}`, i));
+    const grown = [...trades.slice(0, 3000), ...block, ...trades.slice(3000)];
+    for (const [name, before, after] of [
+      ['added', trades, grown],
+      ['removed', grown, trades],
+    ] as const) {
+      const stats = { leftOver: 0 };
+      const [diff] = await diffBundles(
+        await writeSide(root, `${name}-old`, before, 2),
+        await writeSide(root, `${name}-new`, after, 3),
+        ['trades'],
+        {
+          limit: 3,
+          stats,
+        },
+      );
+      expect(diff, name).toEqual({ resource: 'trades', ...model(before, after, 3) });
+      expect(diff![name], name).toBe(block.length);
+      // The 13,000 lines after the block are found in step again at once: only the block is left over.
+      expect(stats.leftOver, name).toBeLessThanOrEqual(block.length + 100);
+    }
+  });
+
   it('pairs repeated lines and repeated keys one to one, so the counts add up', async () => {
     const root = await tempDir('bundle-diff');
     const a = line({ investorSlug: 'i', issuerName: 'A', titleOfClass: 'COM', kind: 'equity', value: 1 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { changedFields, changedFieldsOfLines } from '../../../src/publish/diff/changed-fields.js';
-import { canonical, randomObject, respelled, seeded } from '../../helpers/json-cases.js';
+import { canonical, randomObject, randomText, respelled, seeded } from '../../helpers/json-cases.js';
 
 function span(line: string) {
   const buffer = Buffer.from(line, 'utf8');
@@ -22,6 +22,25 @@ describe('changedFieldsOfLines', () => {
         expect(fields, `${a}\n${b}`).toEqual(changedFields(JSON.parse(a), JSON.parse(b)));
       }
     }
+  });
+
+  it('sorts names past ASCII as sort() does, not in byte order (U+E000 sorts after 😀, its UTF-8 before)', () => {
+    const names = ['a', 'é', '\uE000', '😀', 'z'];
+    for (let seed = 1; seed <= 300; seed += 1) {
+      const next = seeded(seed);
+      const before = randomObject(next, 1, names);
+      const after = Object.fromEntries(Object.entries(before).map(([name, value]) => [name, next() < 0.5 ? value : randomText(next)]));
+      const [a, b] = [canonical(before), canonical(after)];
+      expect(
+        changedFieldsOfLines(span(a), span(b), () => [JSON.parse(a), JSON.parse(b)]),
+        `${a}\n${b}`,
+      ).toEqual(changedFields(JSON.parse(a), JSON.parse(b)));
+    }
+    // Written in byte order (as sort() would not), so read from the bytes: no parse.
+    const refuse = (): [unknown, unknown] => {
+      throw new Error('parsed');
+    };
+    expect(changedFieldsOfLines(span('{"\uE000":1,"😀":1}'), span('{"\uE000":2,"😀":2}'), refuse)).toEqual(['😀', '\uE000']);
   });
 
   it('parses neither record where the bytes tell: canonical trades and investors', () => {
