@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
-import { countLineBreaks } from '../lib/json-bytes.js';
+import { countLineBreaks, NEWLINE } from '../lib/json-bytes.js';
 import type { ResourceEntry } from '../model/manifest.js';
 import { asBundleDamage } from './bundle-file-damage.js';
 import { BundleIntegrityError } from './store-errors.js';
@@ -31,25 +31,35 @@ class BundleLine {
   }
 }
 
-/** Whole record lines of one part, as read: `lines` lines, each ending with a line break. */
-export interface LineChunk {
-  data: Buffer;
+/** The lines of one part within a chunk: from line `firstLine` of the chunk, `lines` of them. */
+export interface ChunkSegment {
   /** The index of the part among the reader's parts. */
   part: number;
   entry: ResourceEntry;
-  /** The 1-based number of the first line within its part. */
+  /** The 1-based number of the segment's first line within its part. */
   firstNumber: number;
+  /** The index of the segment's first line among the chunk's lines. */
+  firstLine: number;
+  lines: number;
+}
+
+/** Whole record lines, as read: `lines` lines, each ending with a line break, from one part or more (in order). */
+export interface LineChunk {
+  data: Buffer;
+  segments: ChunkSegment[];
   lines: number;
 }
 
 /**
- * The parts of a resource, in order, as chunks of whole lines, a megabyte at a time. Each part is
- * checked when it ends (size, SHA-256, record count, final line break), so a caller that acted on
- * lines before then must drop what it did when next() throws. A chunk's buffer is its own (the
- * end of a line cut by a read is copied out), so it may be kept or handed to another thread. A
- * mismatch or a missing part is corruption (BundleIntegrityError), a part in the way of reading
- * is named as one (bundle-file-damage.ts); any other read error (EMFILE, EIO) is thrown as it is,
- * so that the caller may try again later.
+ * The parts of a resource, in order, as chunks of whole lines, a megabyte at a time: a chunk runs
+ * on into the next part when one ends, so that parts of a megabyte or two (parts are cut by
+ * content) give chunks as large as parts of 64 MiB do. Each part is checked when it ends (size,
+ * SHA-256, record count, final line break), so a caller that acted on lines before then must drop
+ * what it did when next() throws. A chunk's buffer is its own (the end of a line cut by a read is
+ * copied out), so it may be kept or handed to another thread. A mismatch or a missing part is
+ * corruption (BundleIntegrityError), a part in the way of reading is named as one
+ * (bundle-file-damage.ts); any other read error (EMFILE, EIO) is thrown as it is, so that the
+ * caller may try again later.
  */
 export class PartChunks {
   private part = -1;
@@ -60,7 +70,7 @@ export class PartChunks {
   private carry: Buffer | null = null;
   private ended = false;
 
-  /** `fileOf` names the file that holds a part; `allocate` makes the buffer of each read. */
+  /** `fileOf` names the file that holds a part; `allocate` makes the buffer of each chunk. */
   constructor(
     private readonly label: string,
     private readonly parts: readonly ResourceEntry[],
@@ -73,12 +83,12 @@ export class PartChunks {
     try {
       for (;;) {
         if (this.ended) return null;
-        const chunk = await this.readMore();
+        const chunk = await this.fill();
         if (chunk !== null) return chunk;
       }
     } catch (error) {
       await this.close();
-      throw this.part < this.parts.length ? asBundleDamage(this.label, this.parts[this.part]!.path, error) : error;
+      throw this.part >= 0 && this.part < this.parts.length ? asBundleDamage(this.label, this.parts[this.part]!.path, error) : error;
     }
   }
 
@@ -88,46 +98,79 @@ export class PartChunks {
     await file?.close();
   }
 
-  /** A chunk, or null when this read ended a part (verified) or found no whole line yet. */
-  private async readMore(): Promise<LineChunk | null> {
-    if (this.file === null) {
-      this.part += 1;
-      if (this.part >= this.parts.length) {
-        this.ended = true;
-        return null;
-      }
-      this.hash = createHash('sha256');
-      this.bytes = 0;
-      this.records = 0;
-      this.carry = null;
-      this.file = await open(this.fileOf(this.parts[this.part]!), 'r');
-    }
-    const entry = this.parts[this.part]!;
-    // The end of the last read's last line first, then what this read brings.
+  /**
+   * Fills a buffer: the end of the last chunk's last line first, then reads of the open part and
+   * of the parts after it, until the buffer is full or every part is read. Null when it holds no
+   * whole line yet.
+   */
+  private async fill(): Promise<LineChunk | null> {
+    // The end of the last read's last line first, then what the reads bring.
     const carried = this.carry?.length ?? 0;
-    // Sizes in steps of 64 KiB, so that a buffer used before fits the next read.
+    // Sizes in steps of 64 KiB, so that a buffer used before fits the next chunk.
     const buffer = this.allocate(Math.ceil((carried + READ_BYTES) / ALLOCATION_STEP) * ALLOCATION_STEP);
     this.carry?.copy(buffer, 0);
-    const { bytesRead } = await this.file.read(buffer, carried, READ_BYTES, null);
-    if (bytesRead === 0) {
-      await this.close();
-      this.verifyPart(entry);
-      return null;
+    this.carry = null;
+    let filled = carried;
+    const segments: ChunkSegment[] = [];
+    // Where the open part's bytes in this buffer start.
+    let partStart = 0;
+    let lines = 0;
+    while (filled < buffer.length) {
+      if (this.file === null) {
+        if (!(await this.openNext())) break;
+        partStart = filled;
+      }
+      const { bytesRead } = await this.file!.read(buffer, filled, buffer.length - filled, null);
+      if (bytesRead === 0) {
+        // The part ended: its bytes here are whole lines, or it did not end with a line break.
+        if (filled > partStart && buffer[filled - 1] !== NEWLINE) {
+          throw new BundleIntegrityError(this.label, `${this.parts[this.part]!.path} does not end with a line break`);
+        }
+        lines += this.segment(segments, buffer, partStart, filled, lines);
+        await this.close();
+        this.verifyPart(this.parts[this.part]!);
+        continue;
+      }
+      this.hash!.update(buffer.subarray(filled, filled + bytesRead));
+      this.bytes += bytesRead;
+      filled += bytesRead;
     }
-    this.hash!.update(buffer.subarray(carried, carried + bytesRead));
-    this.bytes += bytesRead;
-    const filled = carried + bytesRead;
-    const wholeLines = buffer.lastIndexOf(10, filled - 1) + 1;
-    const rest = filled - wholeLines;
-    if (rest > MAX_RECORD_BYTES)
-      throw new BundleIntegrityError(this.label, `${entry.path} has a line longer than ${MAX_RECORD_BYTES} bytes`);
-    this.carry = rest > 0 ? Buffer.from(buffer.subarray(wholeLines, filled)) : null;
-    if (wholeLines === 0) return null;
-    const data = buffer.subarray(0, wholeLines);
-    const lines = countLineBreaks(data);
-    const chunk = { data, part: this.part, entry, firstNumber: this.records + 1, lines };
+    if (this.file !== null) {
+      // The open part goes on in the next chunk: its last line here may be cut.
+      const wholeLines = buffer.lastIndexOf(NEWLINE, filled - 1) + 1;
+      const whole = Math.max(partStart, wholeLines);
+      const rest = filled - whole;
+      if (rest > MAX_RECORD_BYTES)
+        throw new BundleIntegrityError(this.label, `${this.parts[this.part]!.path} has a line longer than ${MAX_RECORD_BYTES} bytes`);
+      this.carry = rest > 0 ? Buffer.from(buffer.subarray(whole, filled)) : null;
+      lines += this.segment(segments, buffer, partStart, whole, lines);
+      filled = whole;
+    }
+    if (lines === 0) return null;
+    return { data: buffer.subarray(0, filled), segments, lines };
+  }
+
+  /** Opens the next part; false when there is none (every part is read). */
+  private async openNext(): Promise<boolean> {
+    this.part += 1;
+    if (this.part >= this.parts.length) {
+      this.ended = true;
+      return false;
+    }
+    this.hash = createHash('sha256');
+    this.bytes = 0;
+    this.records = 0;
+    this.file = await open(this.fileOf(this.parts[this.part]!), 'r');
+    return true;
+  }
+
+  /** Adds the open part's whole lines `buffer[start, end)` as a segment (none when there are none); returns how many. */
+  private segment(segments: ChunkSegment[], buffer: Buffer, start: number, end: number, firstLine: number): number {
+    const lines = countLineBreaks(buffer.subarray(start, end));
+    if (lines === 0) return 0;
+    segments.push({ part: this.part, entry: this.parts[this.part]!, firstNumber: this.records + 1, firstLine, lines });
     this.records += lines;
-    return chunk;
+    return lines;
   }
 
   private verifyPart(entry: ResourceEntry): void {
@@ -135,7 +178,6 @@ export class PartChunks {
       throw new BundleIntegrityError(this.label, `${entry.path} has ${this.bytes} bytes; manifest says ${entry.bytes}`);
     }
     if (this.hash!.digest('hex') !== entry.sha256) throw new BundleIntegrityError(this.label, `${entry.path} does not match its sha256`);
-    if (this.carry !== null) throw new BundleIntegrityError(this.label, `${entry.path} does not end with a line break`);
     if (this.records !== entry.records) {
       throw new BundleIntegrityError(this.label, `${entry.path} holds ${this.records} records; manifest says ${entry.records}`);
     }
@@ -178,11 +220,14 @@ export class LineCursor {
       this.at = 0;
       if (chunk === null) this.ended = true;
       else {
-        const { data, entry } = chunk;
-        let number = chunk.firstNumber;
-        for (let start = 0, end = data.indexOf(10); end !== -1; start = end + 1, end = data.indexOf(10, start)) {
-          this.lines.push(new BundleLine(data, start, end, entry, number));
-          number += 1;
+        const { data } = chunk;
+        let start = 0;
+        for (const { entry, firstNumber, lines } of chunk.segments) {
+          for (let number = firstNumber; number < firstNumber + lines; number += 1) {
+            const end = data.indexOf(NEWLINE, start);
+            this.lines.push(new BundleLine(data, start, end, entry, number));
+            start = end + 1;
+          }
         }
       }
     }

@@ -449,13 +449,15 @@ class DiffLine {
   constructor(
     readonly use: BatchUse,
     index: number,
+    part: number,
+    number: number,
   ) {
     const batch = use.batch;
     this.chunk = batch.data;
     this.start = index === 0 ? 0 : batch.ends[index - 1]! + 1;
     this.end = batch.ends[index]!;
-    this.part = batch.part;
-    this.number = batch.firstNumber + index;
+    this.part = part;
+    this.number = number;
   }
 
   get bytes(): Buffer {
@@ -502,8 +504,9 @@ const HASHED_BYTES = 32;
 /** One side's lines: the batches, lines given back after a search, and what happens to a line used up. */
 class SideLines {
   private batch: BatchUse | null = null;
-  /** The next line of the batch. */
+  /** The next line of the batch, and the batch's segment (the part) it is in. */
   private at = 0;
+  private segment = 0;
   private ended = false;
   /** Lines read ahead and given back, the next one last. */
   private readonly back: DiffLine[] = [];
@@ -527,7 +530,10 @@ class SideLines {
     if (this.back.length > 0) return this.back[this.back.length - 1]!;
     if (this.peeked !== null) return this.peeked;
     if (this.batch !== null && this.at < this.batch.batch.ends.length) {
-      this.peeked = new DiffLine(this.batch, this.at);
+      const segments = this.batch.batch.segments;
+      while (this.segment + 1 < segments.length && segments[this.segment + 1]!.firstLine <= this.at) this.segment += 1;
+      const { part, firstNumber, firstLine } = segments[this.segment]!;
+      this.peeked = new DiffLine(this.batch, this.at, part, firstNumber + (this.at - firstLine));
       return this.peeked;
     }
     return this.ended ? null : undefined;
@@ -546,6 +552,7 @@ class SideLines {
       const batch = await this.source.next();
       this.batch = batch === null ? null : new BatchUse(batch);
       this.at = 0;
+      this.segment = 0;
       if (batch === null) this.ended = true;
     }
   }

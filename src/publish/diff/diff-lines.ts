@@ -1,4 +1,5 @@
 import type { ResourceEntry } from '../../model/manifest.js';
+import { NEWLINE } from '../../lib/json-bytes.js';
 import { PartChunks } from '../line-cursor.js';
 
 /** One part of a side to read, and the file that holds it. */
@@ -9,14 +10,22 @@ export interface PartToRead {
   file: string;
 }
 
+/** The lines of one part within a batch: from line `firstLine` of the batch on. */
+export interface BatchSegment {
+  /** The index of the part among the side's parts of the resource. */
+  part: number;
+  /** The 1-based number of the segment's first line within its part. */
+  firstNumber: number;
+  /** The index of the segment's first line among the batch's lines. */
+  firstLine: number;
+}
+
 /** A chunk of one side's record lines and where each ends, in buffers that may be handed to another thread. */
 export interface LineBatch {
   /** Whole lines, each ending with a line break. */
   data: Buffer;
-  /** The index of the part among the side's parts of the resource. */
-  part: number;
-  /** The 1-based number of the first line within its part. */
-  firstNumber: number;
+  /** The parts the lines are of, in order (a batch runs on into the next part when one ends). */
+  segments: BatchSegment[];
   /** Where each line ends (its line break). */
   ends: Int32Array;
 }
@@ -36,8 +45,13 @@ export class LineBatches {
     private readonly parts: readonly PartToRead[],
     allocate?: (bytes: number) => Buffer,
   ) {
-    const entries = parts.map((part) => part.entry);
-    this.chunks = new PartChunks(label, entries, (entry) => parts[entries.indexOf(entry)]!.file, allocate);
+    const files = new Map(parts.map((part) => [part.entry, part.file]));
+    this.chunks = new PartChunks(
+      label,
+      parts.map((part) => part.entry),
+      (entry) => files.get(entry)!,
+      allocate,
+    );
   }
 
   recycle(): void {}
@@ -48,8 +62,9 @@ export class LineBatches {
     if (chunk === null) return null;
     const { data, lines } = chunk;
     const ends = new Int32Array(lines);
-    for (let i = 0, at = data.indexOf(10); i < lines; i += 1, at = data.indexOf(10, at + 1)) ends[i] = at;
-    return { data, part: this.parts[chunk.part]!.part, firstNumber: chunk.firstNumber, ends };
+    for (let i = 0, at = data.indexOf(NEWLINE); i < lines; i += 1, at = data.indexOf(NEWLINE, at + 1)) ends[i] = at;
+    const segments = chunk.segments.map(({ part, firstNumber, firstLine }) => ({ part: this.parts[part]!.part, firstNumber, firstLine }));
+    return { data, segments, ends };
   }
 
   close(): Promise<void> {
