@@ -23,20 +23,10 @@ export class JsonMembers {
     for (;;) {
       if (buffer[i] !== QUOTE) return false;
       const nameStart = i + 1;
-      let flags = 0;
-      // Every byte is OR-ed into `high`: one test at the end tells whether any was not ASCII.
-      let high = 0;
-      for (i = nameStart; i < end; i += 1) {
-        const c = buffer[i]!;
-        if (c === QUOTE) break;
-        high |= c;
-        if (c === BACKSLASH) {
-          flags |= NAME_ESCAPED;
-          i += 1;
-        }
-      }
-      if (i >= end) return false;
-      if (high >= 0x80) flags |= NAME_NOT_ASCII;
+      i = stringEnd(buffer, nameStart, end);
+      if (i < 0) return false;
+      let flags = (stringBytes & ESCAPED) !== 0 ? NAME_ESCAPED : 0;
+      if ((stringBytes & NOT_ASCII) !== 0) flags |= NAME_NOT_ASCII;
       const nameEnd = i;
       if (buffer[i + 1] !== COLON) return false;
       const valueStart = i + 2;
@@ -45,18 +35,10 @@ export class JsonMembers {
       if (first === QUOTE) {
         // A string, read here for its flags as well as its end.
         flags |= STRING;
-        high = 0;
-        for (i = valueStart + 1; i < end; i += 1) {
-          const c = buffer[i]!;
-          if (c === QUOTE) break;
-          high |= c;
-          if (c === BACKSLASH) {
-            flags |= VALUE_ESCAPED;
-            i += 1;
-          }
-        }
-        if (i >= end) return false;
-        if (high >= 0x80) flags |= VALUE_NOT_ASCII;
+        i = stringEnd(buffer, valueStart + 1, end);
+        if (i < 0) return false;
+        if ((stringBytes & ESCAPED) !== 0) flags |= VALUE_ESCAPED;
+        if ((stringBytes & NOT_ASCII) !== 0) flags |= VALUE_NOT_ASCII;
         valueEnd = i + 1;
       } else {
         valueEnd = valueEndAt(buffer, valueStart, end);
@@ -121,46 +103,84 @@ export const ARRAY = 0x30;
 /** A number, true, false or null. */
 export const PRIMITIVE = 0x40;
 
+/**
+ * Per byte, what a string, a nested value or a number makes of it (0: read on). Reading with a
+ * table costs one load and one test a byte, where a chain of comparisons costs three or four: the
+ * scans here read every byte of every record a diff keys or compares.
+ */
+const IN_STRING = byteTable([QUOTE, BACKSLASH, ...range(0x80, 0x100)]);
+const IN_NESTED = byteTable([QUOTE, OPEN_OBJECT, OPEN_ARRAY, CLOSE_OBJECT, CLOSE_ARRAY]);
+/**
+ * A number or a literal ends at a comma or a closing bracket; white space, a quote or a colon (and
+ * control characters) is not in one.
+ */
+const IN_NUMBER = byteTable([...range(0, QUOTE + 1), COMMA, COLON, CLOSE_OBJECT, CLOSE_ARRAY]);
+/** What stringEnd saw in the string it read last (one thread reads at a time): bits ESCAPED and NOT_ASCII. */
+let stringBytes = 0;
+const ESCAPED = 1;
+const NOT_ASCII = 2;
+
+function byteTable(bytes: readonly number[]): Uint8Array {
+  const table = new Uint8Array(256);
+  for (const byte of bytes) table[byte] = 1;
+  return table;
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from }, (_, i) => from + i);
+}
+
+/**
+ * Where the string whose content starts at `from` has its closing quote; -1 when it does not end
+ * before `end`. Sets stringBytes.
+ */
+function stringEnd(buffer: Uint8Array, from: number, end: number): number {
+  let seen = 0;
+  for (let i = from; i < end; i += 1) {
+    if (IN_STRING[buffer[i]!] === 0) continue;
+    const c = buffer[i]!;
+    if (c === QUOTE) {
+      stringBytes = seen;
+      return i;
+    }
+    if (c === BACKSLASH) {
+      seen |= ESCAPED;
+      i += 1;
+    } else seen |= NOT_ASCII;
+  }
+  return -1;
+}
+
 /** Where the value that starts at `at` ends (exclusive); -1 when it does not end before `end`. */
 export function valueEndAt(buffer: Uint8Array, at: number, end: number): number {
   const c = buffer[at];
-  if (c === undefined || c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) return -1;
-  if (c === QUOTE) return stringEndAt(buffer, at, end);
+  if (c === undefined) return -1;
+  if (c === QUOTE) {
+    const quote = stringEnd(buffer, at + 1, end);
+    return quote < 0 ? -1 : quote + 1;
+  }
   if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
     let depth = 0;
     for (let i = at; i < end; i += 1) {
+      if (IN_NESTED[buffer[i]!] === 0) continue;
       const d = buffer[i]!;
       if (d === QUOTE) {
-        i = stringEndAt(buffer, i, end) - 1;
+        i = stringEnd(buffer, i + 1, end);
         if (i < 0) return -1;
       } else if (d === OPEN_OBJECT || d === OPEN_ARRAY) depth += 1;
-      else if (d === CLOSE_OBJECT || d === CLOSE_ARRAY) {
+      else {
         depth -= 1;
         if (depth === 0) return i + 1;
       }
     }
     return -1;
   }
-  // A number or a literal runs to the next comma or closing bracket; white space is not expected.
+  // A number or a literal: up to the first byte that is not in one, which must end it.
   let i = at;
-  while (i < end) {
-    const d = buffer[i]!;
-    if (d === COMMA || d === CLOSE_OBJECT || d === CLOSE_ARRAY) break;
-    // White space, a quote or a colon (and control characters): not a number or a literal.
-    if (d <= QUOTE || d === COLON) return -1;
-    i += 1;
-  }
-  return i === at || i === end ? -1 : i;
-}
-
-/** Where the string whose opening quote is at `at` ends (after its closing quote); -1 when it does not end before `end`. */
-function stringEndAt(buffer: Uint8Array, at: number, end: number): number {
-  for (let i = at + 1; i < end; ) {
-    const c = buffer[i]!;
-    if (c === QUOTE) return i + 1;
-    i += c === BACKSLASH ? 2 : 1;
-  }
-  return -1;
+  while (i < end && IN_NUMBER[buffer[i]!] === 0) i += 1;
+  if (i === at || i === end) return -1;
+  const d = buffer[i];
+  return d === COMMA || d === CLOSE_OBJECT || d === CLOSE_ARRAY ? i : -1;
 }
 
 /** The kind of the value `buffer[start, end)`, and for a string whether it holds escapes or multi-byte characters. */
@@ -171,6 +191,7 @@ export function valueFlags(buffer: Uint8Array, start: number, end: number): numb
   if (c !== QUOTE) return PRIMITIVE;
   let flags = STRING;
   for (let i = start + 1; i < end - 1; i += 1) {
+    if (IN_STRING[buffer[i]!] === 0) continue;
     const d = buffer[i]!;
     if (d === BACKSLASH) flags |= VALUE_ESCAPED;
     else if (d >= 0x80) flags |= VALUE_NOT_ASCII;
