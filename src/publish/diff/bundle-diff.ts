@@ -353,8 +353,8 @@ async function skipBlock(old: SideLines, now: SideLines, limit: number): Promise
 class HeldLines {
   readonly lines: DiffLine[] = [];
   bytes = 0;
-  /** The last held line of each hash; before each line, the one of the same hash held before it (-1: none), and how many there are up to it. */
-  private readonly last = new Map<number, number>();
+  /** The last held line of each hash (LastOfHash); before each line, the one of the same hash held before it (-1: none), and how many there are up to it. */
+  private readonly last = new LastOfHash();
   private previous: Int32Array = new Int32Array(1024);
   private count: Int32Array = new Int32Array(1024);
   /** Per hash held many times: its lines by their bytes (the first of each). */
@@ -381,8 +381,7 @@ class HeldLines {
       this.previous = grown(this.previous);
       this.count = grown(this.count);
     }
-    const before = this.last.get(hash) ?? -1;
-    this.last.set(hash, index);
+    const before = this.last.swap(hash, index);
     this.previous[index] = before;
     this.count[index] = before === -1 ? 1 : this.count[before]! + 1;
     if (before === -1) return;
@@ -402,12 +401,65 @@ class HeldLines {
   find(line: DiffLine, hash: number): number {
     if (this.seen !== null && (this.seen[(hash >>> 5) & (HASH_BITS / 32 - 1)]! & (1 << (hash & 31))) === 0) return -1;
     const last = this.last.get(hash);
-    if (last === undefined) return -1;
+    if (last === -1) return -1;
     const byBytes = this.byBytes.get(hash);
     if (byBytes !== undefined) return byBytes.get(line.text()) ?? -1;
     let found = -1;
     for (let at = last; at !== -1; at = this.previous[at]!) if (this.lines[at]!.equals(line)) found = at;
     return found;
+  }
+}
+
+/**
+ * A map from a line hash (never negative) to a line index, as an open-addressing table of typed
+ * arrays: a search sets one entry for each line it holds, and a Map of numbers costs several times
+ * as much. Starts small, as most searches hold a few lines.
+ */
+class LastOfHash {
+  private hashes = new Int32Array(64);
+  /** Per slot, the line; -1: empty. */
+  private lines = new Int32Array(64).fill(-1);
+  private entries = 0;
+
+  /** The line of `hash`; -1 when none. */
+  get(hash: number): number {
+    const mask = this.lines.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const line = this.lines[slot]!;
+      if (line === -1 || this.hashes[slot] === hash) return line;
+    }
+  }
+
+  /** Sets the line of `hash`; returns the one it had (-1: none). */
+  swap(hash: number, line: number): number {
+    const mask = this.lines.length - 1;
+    let slot = hash & mask;
+    for (; this.lines[slot] !== -1; slot = (slot + 1) & mask) {
+      if (this.hashes[slot] === hash) {
+        const before = this.lines[slot]!;
+        this.lines[slot] = line;
+        return before;
+      }
+    }
+    this.hashes[slot] = hash;
+    this.lines[slot] = line;
+    this.entries += 1;
+    if (2 * this.entries > this.lines.length) this.grow();
+    return -1;
+  }
+
+  private grow(): void {
+    const { hashes, lines } = this;
+    this.hashes = new Int32Array(2 * hashes.length);
+    this.lines = new Int32Array(2 * lines.length).fill(-1);
+    const mask = this.lines.length - 1;
+    for (let old = 0; old < lines.length; old += 1) {
+      if (lines[old] === -1) continue;
+      let slot = hashes[old]! & mask;
+      while (this.lines[slot] !== -1) slot = (slot + 1) & mask;
+      this.hashes[slot] = hashes[old]!;
+      this.lines[slot] = lines[old]!;
+    }
   }
 }
 

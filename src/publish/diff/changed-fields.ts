@@ -162,24 +162,36 @@ function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array, bStart: number,
 
 /**
  * A member's name as text. The same few names change in record after record, so ASCII names are
- * kept by a hash of their bytes and found again without making a string.
+ * not made into strings each time: first the name this member index had last time is tried (lines
+ * of a resource have the same names in the same places), then the names kept by a hash of their bytes.
  */
 function nameOf(members: JsonMembers, buffer: Buffer, member: number): string {
   const start = members.nameStart(member);
   const end = members.nameEnd(member);
   if ((members.flags(member) & NAME_NOT_ASCII) !== 0) return buffer.toString('utf8', start, end);
+  const last = lastNames[member];
+  if (last !== undefined && sameText(last, buffer, start, end)) return last;
   let hash = 0x811c9dc5;
   for (let i = start; i < end; i += 1) hash = Math.imul(hash ^ buffer[i]!, 0x01000193);
   const known = names.get(hash);
-  if (known !== undefined && known.length === end - start) {
-    let same = true;
-    for (let i = 0; i < known.length && same; i += 1) same = known.charCodeAt(i) === buffer[start + i];
-    if (same) return known;
+  let name: string;
+  if (known !== undefined && sameText(known, buffer, start, end)) name = known;
+  else {
+    name = buffer.toString('latin1', start, end);
+    if (names.size < MAX_NAMES) names.set(hash, name);
   }
-  const name = buffer.toString('latin1', start, end);
-  if (names.size < MAX_NAMES) names.set(hash, name);
+  if (member < MAX_MEMBERS_KEPT) lastNames[member] = name;
   return name;
 }
 
+/** Whether the ASCII text `name` is spelled by `buffer[start, end)`. */
+function sameText(name: string, buffer: Buffer, start: number, end: number): boolean {
+  if (name.length !== end - start) return false;
+  for (let i = 0; i < name.length; i += 1) if (name.charCodeAt(i) !== buffer[start + i]) return false;
+  return true;
+}
+
+const lastNames: string[] = [];
+const MAX_MEMBERS_KEPT = 64;
 const names = new Map<number, string>();
 const MAX_NAMES = 4096;
