@@ -57,12 +57,20 @@ export interface SmartMoneyBenchResult {
   daily: DailyRebuildResult;
 }
 
+/** The run of median wall time of DIFF_RUNS, and every run's wall time in the order they ran. */
 export interface DiffMeasurement {
   wallMs: number;
   cpuMs: number;
   peakRssBytes: number;
   summary: string;
+  runsWallMs: number[];
 }
+
+/**
+ * Runs of each diff. This machine's speed drifts by a quarter within minutes (the same run took
+ * 9 s and 13 s an hour apart); a median of three says what a diff costs, and every run is printed.
+ */
+const DIFF_RUNS = 3;
 
 /**
  * Generates two full-size quarterly Form 13F data sets and compares a Smart Money build (the real
@@ -242,14 +250,24 @@ export async function measureChangedCopyDiff(
   return measureDiff(cli, repoRoot, store);
 }
 
-/** `pdsnap diff smart-money --json` (previous -> current) in a child process: wall, CPU, peak RSS and what it found. */
+/**
+ * `pdsnap diff smart-money --json` (previous -> current) in a child process, DIFF_RUNS times: wall,
+ * CPU and peak RSS of the median run, and what it found (the same every run, or this throws).
+ */
 async function measureDiff(cli: string, repoRoot: string, store: string): Promise<DiffMeasurement> {
   await flushDirtyPages();
-  const diff = await measureProcess('node', [cli, 'diff', 'smart-money', '--store', store, '--json'], repoRoot);
-  if (diff.exitCode !== 0) throw new Error(`diff failed (exit ${diff.exitCode}): ${diff.stderr}`);
-  const resources = JSON.parse(diff.stdout).resources as Array<Record<string, number | string>>;
-  const summary = resources.map((r) => `${r.resource} ${r.before}->${r.after}: +${r.added} -${r.removed} ~${r.changed}`).join('; ');
-  return { wallMs: diff.wallMs, cpuMs: diff.cpuMs, peakRssBytes: diff.peakRssBytes, summary };
+  const runs: Omit<DiffMeasurement, 'runsWallMs'>[] = [];
+  for (let run = 0; run < DIFF_RUNS; run += 1) {
+    const diff = await measureProcess('node', [cli, 'diff', 'smart-money', '--store', store, '--json'], repoRoot);
+    if (diff.exitCode !== 0) throw new Error(`diff failed (exit ${diff.exitCode}): ${diff.stderr}`);
+    const resources = JSON.parse(diff.stdout).resources as Array<Record<string, number | string>>;
+    const summary = resources.map((r) => `${r.resource} ${r.before}->${r.after}: +${r.added} -${r.removed} ~${r.changed}`).join('; ');
+    if (runs.length > 0 && summary !== runs[0]!.summary)
+      throw new Error(`two runs of the same diff disagree:\n${runs[0]!.summary}\n${summary}`);
+    runs.push({ wallMs: diff.wallMs, cpuMs: diff.cpuMs, peakRssBytes: diff.peakRssBytes, summary });
+  }
+  const median = [...runs].sort((a, b) => a.wallMs - b.wallMs)[Math.floor(DIFF_RUNS / 2)]!;
+  return { ...median, runsWallMs: runs.map((run) => run.wallMs) };
 }
 
 /**
@@ -301,7 +319,7 @@ export function formatSmartMoney(r: SmartMoneyBenchResult): string {
 
 function formatDiff(name: string, d: DiffMeasurement): string {
   return [
-    `  ${name.padEnd(19)} ${seconds(d.wallMs)} wall, ${seconds(d.cpuMs)} CPU, peak RSS ${mib(d.peakRssBytes)} (goals 10 s, 300 MiB)`,
+    `  ${name.padEnd(19)} ${seconds(d.wallMs)} wall, ${seconds(d.cpuMs)} CPU, peak RSS ${mib(d.peakRssBytes)} (goals 10 s, 300 MiB); median of ${d.runsWallMs.length} runs: ${d.runsWallMs.map(seconds).join(', ')}`,
     `                      ${d.summary}`,
   ].join('\n');
 }
