@@ -237,10 +237,13 @@ function partsToRead(side: BundleSide, parts: readonly ResourceEntry[], skipped:
 /**
  * Lines in a stretch where the two sides disagree, held to find where they agree again: past either
  * limit, all of them are left for the set pairing (diff-leftovers.ts) and `skipBlock` takes over. A
- * block of some 50,000 added or removed trades (about 300 bytes each) is found by the first search.
+ * block of some 20,000 added or removed trades (about 380 bytes each) is found by the first search,
+ * a longer one by skipBlock. The bytes are kept low because lines held are lines not yet handed to
+ * the threads that write them: with 32 MiB, a new quarter's 20 KB investors were held 1,600 at a
+ * time while those threads waited, and the diff took 100 MB more memory.
  */
 const DIVERGENCE_LIMIT = 100_000;
-const DIVERGENCE_BYTES = 32 * 1024 * 1024;
+const DIVERGENCE_BYTES = 8 * 1024 * 1024;
 
 /**
  * Walks both sides in step. Equal lines are unchanged and cost one byte comparison. Where the
