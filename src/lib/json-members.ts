@@ -80,12 +80,62 @@ export class JsonMembers {
     return this.spans[member * 5 + 4]!;
   }
 
+  /**
+   * How many bytes `writeSpans` takes for the object last scanned, which began at `start` and ends
+   * at `end`; 0 when the members are not written that way (none, or a line of 64 KiB or more).
+   */
+  spanBytes(start: number, end: number): number {
+    return end - start <= MAX_SPANNED_LINE ? this.count * BYTES_PER_MEMBER : 0;
+  }
+
+  /**
+   * Writes the members last scanned (of an object that began at `start`) into `out` at `at`, as
+   * offsets from `start`: per member where its name and its value end, and its flags. `read` gives
+   * them back without scanning the object again (the rest follows from how scan reads: a name
+   * starts 2 bytes after the value before it ends, a value 2 bytes after its name ends).
+   */
+  writeSpans(out: Uint8Array, at: number, start: number): void {
+    for (let m = 0, to = at; m < this.count; m += 1, to += BYTES_PER_MEMBER) {
+      const nameEnd = this.nameEnd(m) - start;
+      const valueEnd = this.valueEnd(m) - start;
+      out[to] = nameEnd;
+      out[to + 1] = nameEnd >>> 8;
+      out[to + 2] = valueEnd;
+      out[to + 3] = valueEnd >>> 8;
+      out[to + 4] = this.flags(m);
+    }
+  }
+
+  /** The members of the object at `start`, from `bytes` of what writeSpans wrote at `at` (for the same bytes). */
+  read(spans: Uint8Array, at: number, bytes: number, start: number): void {
+    this.count = 0;
+    let valueEnd = start;
+    for (let from = at; from < at + bytes; from += BYTES_PER_MEMBER) {
+      const index = this.count * 5;
+      if (index + 5 > this.spans.length) this.grow();
+      const nameStart = this.count === 0 ? start + 2 : valueEnd + 2;
+      const nameEnd = start + (spans[from]! | (spans[from + 1]! << 8));
+      valueEnd = start + (spans[from + 2]! | (spans[from + 3]! << 8));
+      this.spans[index] = nameStart;
+      this.spans[index + 1] = nameEnd;
+      this.spans[index + 2] = nameEnd + 2;
+      this.spans[index + 3] = valueEnd;
+      this.spans[index + 4] = spans[from + 4]!;
+      this.count += 1;
+    }
+  }
+
   private grow(): void {
     const larger = new Int32Array(this.spans.length * 2);
     larger.set(this.spans);
     this.spans = larger;
   }
 }
+
+/** What writeSpans takes per member: two offsets of 2 bytes and the flags. */
+const BYTES_PER_MEMBER = 5;
+/** The longest object whose offsets fit 2 bytes. */
+const MAX_SPANNED_LINE = 0xffff;
 
 /** The name holds an escape (so its bytes are not its text). */
 export const NAME_ESCAPED = 1;

@@ -45,6 +45,34 @@ describe('JsonMembers', () => {
     expect(found[0]!.flags & (NAME_ESCAPED | VALUE_ESCAPED | VALUE_NOT_ASCII)).toBe(0);
   });
 
+  it('gives back the members of a scan from the spans it wrote, at another place in another buffer', () => {
+    for (let seed = 1; seed <= 300; seed += 1) {
+      const next = seeded(seed);
+      const record = randomObject(next);
+      for (const line of [canonical(record), respelled(record, next)]) {
+        // The line somewhere inside a buffer, as a chunk holds it; the spans in another.
+        const bytes = Buffer.from(`xx\n${line}\nyy`, 'utf8');
+        const [start, end] = [3, bytes.length - 3];
+        const scanned = new JsonMembers();
+        expect(scanned.scan(bytes, start, end), line).toBe(true);
+        const spanBytes = scanned.spanBytes(start, end);
+        expect(spanBytes).toBe(5 * scanned.count);
+        const spans = Buffer.alloc(spanBytes + 7);
+        scanned.writeSpans(spans, 7, start);
+        const read = new JsonMembers();
+        read.read(spans, 7, spanBytes, start);
+        const all = (m: JsonMembers) =>
+          Array.from({ length: m.count }, (_, i) => [m.nameStart(i), m.nameEnd(i), m.valueStart(i), m.valueEnd(i), m.flags(i)]);
+        expect(all(read), line).toEqual(all(scanned));
+      }
+    }
+    // Past 64 KiB the offsets would not fit: no spans.
+    const long = Buffer.from(`{"a":"${'x'.repeat(70_000)}"}`);
+    const found = new JsonMembers();
+    expect(found.scan(long, 0, long.length)).toBe(true);
+    expect(found.spanBytes(0, long.length)).toBe(0);
+  });
+
   it('answers false, rather than guessing, for white space between tokens, a cut line, or what is not an object', () => {
     for (const line of ['{"a": 1}', '{ "a":1}', '{"a":1 }', '{"a":"x"', '{"a":[1,2}', '[1,2]', '"a"', '{"a":}', '{"a" :1}']) {
       expect(members(line), line).toBeNull();

@@ -7,6 +7,8 @@ export interface LineSpan {
   buffer: Buffer;
   start: number;
   end: number;
+  /** Bytes right after the line that give its members as a scan found them (JsonMembers.writeSpans); 0 or none: scan it. */
+  spanBytes?: number;
 }
 
 /**
@@ -57,7 +59,9 @@ const membersAfter = new JsonMembers();
 function fieldsFromBytes(before: LineSpan, after: LineSpan): string[] | null {
   const x = membersBefore;
   const a = before.buffer;
-  if (!x.scan(a, before.start, before.end) || !namesInOrder(x, a)) return null;
+  if (before.spanBytes) x.read(a, before.end, before.spanBytes, before.start);
+  else if (!x.scan(a, before.start, before.end)) return null;
+  if (!namesInOrder(x, a)) return null;
   // The usual case: the after line has the same names in the same order, read along the before line's.
   const alongside = fieldsAlongside(x, a, after);
   if (alongside !== NOT_ALONGSIDE) return alongside;

@@ -13,6 +13,7 @@ import {
   type PairingSides,
   type PartitionLines,
   SEQ,
+  SPAN_BYTES,
   writeU32,
 } from './diff-pairing.js';
 import { keyHash, LineKeys } from './line-keys.js';
@@ -75,7 +76,11 @@ export class LeftoverWriter {
     }
     const hash = keyHash(key, 0, keyBytes);
     const partition = this.partitions[(hash >>> 0) % this.partitions.length]!;
-    const bytes = HEADER_BYTES + keyBytes + (end - start);
+    // An old line's members, as the key's scan found them, go with it: pairing compares a changed
+    // record's fields along them (changed-fields.ts) without scanning the line again.
+    const members = side === 'before' ? this.keys.scannedMembers() : null;
+    const spanBytes = members?.spanBytes(start, end) ?? 0;
+    const bytes = HEADER_BYTES + keyBytes + (end - start) + spanBytes;
     if (partition.buffer !== null && partition.used + bytes > partition.buffer.length) this.flush(partition);
     if (partition.buffer === null || partition.buffer.length < bytes)
       partition.buffer = Buffer.allocUnsafe(Math.max(this.bufferBytes, bytes));
@@ -88,8 +93,10 @@ export class LeftoverWriter {
     writeU32(buffer, at + HASH, hash);
     writeU32(buffer, at + KEY_BYTES, keyBytes);
     writeU32(buffer, at + LINE_BYTES, end - start);
+    writeU32(buffer, at + SPAN_BYTES, spanBytes);
     copyBytes(key, 0, keyBytes, buffer, at + HEADER_BYTES);
     copyBytes(chunk, start, end, buffer, at + HEADER_BYTES + keyBytes);
+    if (spanBytes > 0) members!.writeSpans(buffer, at + HEADER_BYTES + keyBytes + (end - start), start);
     partition.used = at + bytes;
     partition.lines += 1;
     // A buffer made larger for one long line is not kept.

@@ -65,14 +65,19 @@ interface FirstChange {
   place: number;
 }
 
-/** A line's header in the spill file: side (1 byte), then 4 bytes each: seq, part, line number, key hash, key bytes, line bytes. */
+/**
+ * A line's header in the spill file: side (1 byte), then 4 bytes each: seq, part, line number, key
+ * hash, key bytes, line bytes, span bytes. The key, the line and its spans (json-members.ts; an old
+ * line's members, 0 bytes when not written) follow.
+ */
 export const SEQ = 1;
 export const PART = 5;
 export const NUMBER = 9;
 export const HASH = 13;
 export const KEY_BYTES = 17;
 export const LINE_BYTES = 21;
-export const HEADER_BYTES = 25;
+export const SPAN_BYTES = 25;
+export const HEADER_BYTES = 29;
 
 export function writeU32(buffer: Buffer, at: number, value: number): void {
   buffer[at] = value;
@@ -229,7 +234,7 @@ function groupByKey(buffer: Buffer, lines: number, pairing: Pairing, scratch: Sc
       nextInGroup[groupLast[group]!] = count;
       groupLast[group] = count;
     }
-    at = keyEnd + readU32(buffer, at + LINE_BYTES);
+    at = keyEnd + readU32(buffer, at + LINE_BYTES) + readU32(buffer, at + SPAN_BYTES);
   }
   for (let group = 0; group < groups; group += 1) {
     const one = groupFirst[group]!;
@@ -319,6 +324,7 @@ function heldAt(buffer: Buffer, at: number): Held {
     buffer,
     start,
     end: start + readU32(buffer, at + LINE_BYTES),
+    spanBytes: readU32(buffer, at + SPAN_BYTES),
     part: readU32(buffer, at + PART),
     number: readU32(buffer, at + NUMBER),
   };

@@ -17,6 +17,8 @@ export class LineKeys {
   private readonly separators: Buffer[];
   private readonly separatorBytes: number;
   private readonly members = new JsonMembers();
+  /** Whether the last write() found the key by scanning the whole line (members holds its members). */
+  private scanned = false;
   private readonly found: Int32Array;
   /** Per name length, the key fields of that length as bits (a key has a few fields, never 32). */
   private readonly fieldsOfLength: Int32Array;
@@ -49,6 +51,7 @@ export class LineKeys {
    * start)` bytes); returns how many bytes it took, or -1 when the line is not JSON with a key.
    */
   write(line: Buffer, start: number, end: number, out: Buffer, at: number): number {
+    this.scanned = false;
     const fast = this.fromBytes(line, start, end, out, at);
     if (fast !== -1) return fast;
     let record: unknown;
@@ -59,6 +62,11 @@ export class LineKeys {
     }
     if (typeof record !== 'object' || record === null) return -1;
     return out.write(this.ofRecord(record), at, 'utf8');
+  }
+
+  /** The members of the line the last write() read from its start (json-members.ts); null when it read it otherwise. */
+  scannedMembers(): JsonMembers | null {
+    return this.scanned ? this.members : null;
   }
 
   ofRecord(record: unknown): string {
@@ -91,7 +99,9 @@ export class LineKeys {
       this.values[3 * f + 1] = members.valueEnd(m);
       this.values[3 * f + 2] = members.flags(m);
     }
-    return this.writeKey(line, out, at);
+    const written = this.writeKey(line, out, at);
+    this.scanned = written !== -1;
+    return written;
   }
 
   /**
