@@ -67,14 +67,15 @@ export class LeftoverWriter {
     if (this.scratch.length < room) this.scratch = Buffer.allocUnsafe(Math.max(room, 2 * this.scratch.length));
     let key = this.scratch;
     let keyBytes = this.keys.write(chunk, start, end, key, 0);
+    let hash = this.keys.hash;
     if (keyBytes === -1) {
       // Not JSON, or no object: parseLine names the line, recordKey the resource.
       const sideParts = this.sides[side];
       const record = parseLine(sideParts.label, sideParts.parts[part]!, chunk.subarray(start, end), number);
       key = Buffer.from(this.keys.ofRecord(record), 'utf8');
       keyBytes = key.length;
+      hash = keyHash(key, 0, keyBytes);
     }
-    const hash = keyHash(key, 0, keyBytes);
     const partition = this.partitions[(hash >>> 0) % this.partitions.length]!;
     // An old line's members, as the key's scan found them, go with it: pairing compares a changed
     // record's fields along them (changed-fields.ts) without scanning the line again.

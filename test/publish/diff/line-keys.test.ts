@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { recordKey } from '../../../src/model/record-keys.js';
-import { LineKeys } from '../../../src/publish/diff/line-keys.js';
+import { keyHash, LineKeys } from '../../../src/publish/diff/line-keys.js';
 import { canonical, randomText, randomValue, respelled, seeded } from '../../helpers/json-cases.js';
 
 /** The key LineKeys writes for a line (as text), or null when it says the line has none. */
@@ -9,7 +9,10 @@ function keyOf(resource: string, line: string | Buffer): string | null {
   const keys = new LineKeys(resource);
   const out = Buffer.alloc(keys.room(bytes.length));
   const length = keys.write(bytes, 0, bytes.length, out, 0);
-  return length === -1 ? null : out.toString('utf8', 0, length);
+  if (length === -1) return null;
+  // The hash worked out while writing is the key's hash, however the key was found.
+  expect(keys.hash).toBe(keyHash(out, 0, length));
+  return out.toString('utf8', 0, length);
 }
 
 /** What diff keyed records by before: recordKey of the parsed line. */
