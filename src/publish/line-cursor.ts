@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
-import { type FileHandle, open } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { countLineBreaks, NEWLINE } from '../lib/json-bytes.js';
 import type { ResourceEntry } from '../model/manifest.js';
 import { asBundleDamage } from './bundle-file-damage.js';
@@ -63,19 +64,24 @@ export interface LineChunk {
  */
 export class PartChunks {
   private part = -1;
-  private file: FileHandle | null = null;
+  private file: PartFile | null = null;
   private hash: Hash | null = null;
   private bytes = 0;
   private records = 0;
   private carry: Buffer | null = null;
   private ended = false;
 
-  /** `fileOf` names the file that holds a part; `allocate` makes the buffer of each chunk. */
+  /**
+   * `fileOf` names the file that holds a part; `allocate` makes the buffer of each chunk; `reads`
+   * says how files are read: through the thread pool, or blocking (on a thread that has nothing
+   * else to wait for, where a trip through the pool only adds a wait and a thread to the machine's).
+   */
   constructor(
     private readonly label: string,
     private readonly parts: readonly ResourceEntry[],
     private readonly fileOf: (entry: ResourceEntry) => string,
     private readonly allocate: (bytes: number) => Buffer = Buffer.allocUnsafe,
+    private readonly reads: 'pooled' | 'blocking' = 'pooled',
   ) {}
 
   /** The next chunk; null once every part is read and verified. */
@@ -120,7 +126,7 @@ export class PartChunks {
         if (!(await this.openNext())) break;
         partStart = filled;
       }
-      const { bytesRead } = await this.file!.read(buffer, filled, buffer.length - filled, null);
+      const bytesRead = await this.file!.read(buffer, filled, buffer.length - filled);
       if (bytesRead === 0) {
         // The part ended: its bytes here are whole lines, or it did not end with a line break.
         if (filled > partStart && buffer[filled - 1] !== NEWLINE) {
@@ -160,7 +166,7 @@ export class PartChunks {
     this.hash = createHash('sha256');
     this.bytes = 0;
     this.records = 0;
-    this.file = await open(this.fileOf(this.parts[this.part]!), 'r');
+    this.file = await openPart(this.fileOf(this.parts[this.part]!), this.reads);
     return true;
   }
 
@@ -182,6 +188,21 @@ export class PartChunks {
       throw new BundleIntegrityError(this.label, `${entry.path} holds ${this.records} records; manifest says ${entry.records}`);
     }
   }
+}
+
+/** A part's file, open for reading from its start. */
+interface PartFile {
+  read(buffer: Buffer, at: number, length: number): Promise<number> | number;
+  close(): Promise<void> | void;
+}
+
+async function openPart(file: string, reads: 'pooled' | 'blocking'): Promise<PartFile> {
+  if (reads === 'blocking') {
+    const fd = openSync(file, 'r');
+    return { read: (buffer, at, length) => readSync(fd, buffer, at, length, null), close: () => closeSync(fd) };
+  }
+  const handle = await open(file, 'r');
+  return { read: async (buffer, at, length) => (await handle.read(buffer, at, length, null)).bytesRead, close: () => handle.close() };
 }
 
 /**

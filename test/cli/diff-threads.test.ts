@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleFilePath } from '../helpers/bundle-file.js';
@@ -58,6 +58,16 @@ describe('diff on worker threads', () => {
       expect(threaded.stderr).toBe(here.stderr);
     } finally {
       await writeFile(part, text);
+    }
+    // A part gone: the threads open their files blocking, and name it the same way.
+    await rename(part, `${part}.away`);
+    try {
+      const [threaded, here] = [await diff('1'), await diff('0')];
+      expect(threaded.exitCode).toBe(2);
+      expect(threaded.stderr).toContain('trades/00000.ndjson');
+      expect(threaded.stderr).toBe(here.stderr);
+    } finally {
+      await rename(`${part}.away`, part);
     }
   });
 });

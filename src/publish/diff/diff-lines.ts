@@ -39,11 +39,15 @@ export interface LineBatch {
 export class LineBatches {
   private readonly chunks: PartChunks;
 
-  /** `allocate` makes the buffer of each read (from buffers the diff is done with, on a thread). */
+  /**
+   * `allocate` makes the buffer of each read (from buffers the diff is done with, on a thread);
+   * a worker thread reads blocking (PartChunks).
+   */
   constructor(
     label: string,
     private readonly parts: readonly PartToRead[],
     allocate?: (bytes: number) => Buffer,
+    reads: 'pooled' | 'blocking' = 'pooled',
   ) {
     const files = new Map(parts.map((part) => [part.entry, part.file]));
     this.chunks = new PartChunks(
@@ -51,6 +55,7 @@ export class LineBatches {
       parts.map((part) => part.entry),
       (entry) => files.get(entry)!,
       allocate,
+      reads,
     );
   }
 

@@ -33,7 +33,7 @@ port.on('message', (request: DiffRequest) => {
         return buffer !== undefined && buffer.byteLength >= bytes ? Buffer.from(buffer, 0, bytes) : Buffer.allocUnsafeSlow(bytes);
       };
       const reading = {
-        batches: new LineBatches(request.label, request.parts, allocate),
+        batches: new LineBatches(request.label, request.parts, allocate, 'blocking'),
         credit: request.credit,
         pumping: false,
         stopped: false,
