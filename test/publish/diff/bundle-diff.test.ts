@@ -130,6 +130,31 @@ function versions(seed: number): { before: string[]; after: string[] } {
   return { before: before.map(line), after: after.map(line) };
 }
 
+/**
+ * Diffs two versions that differ by a block of `blockLength` lines added or removed (`name`), checks
+ * the result against the model, and returns how many lines the walk left over.
+ */
+async function blockDiff(
+  root: string,
+  name: 'added' | 'removed',
+  before: string[],
+  after: string[],
+  blockLength: number,
+  divergenceLimit?: number,
+): Promise<number> {
+  const stats = { leftOver: 0 };
+  const old = await writeSide(root, `${name}-old`, before, 2);
+  const now = await writeSide(root, `${name}-new`, after, 3);
+  const [diff] = await diffBundles(old, now, ['trades'], {
+    limit: 3,
+    stats,
+    ...(divergenceLimit === undefined ? {} : { divergenceLimit }),
+  });
+  expect(diff, name).toEqual({ resource: 'trades', ...model(before, after, 3) });
+  expect(diff![name], name).toBe(blockLength);
+  return stats.leftOver;
+}
+
 describe('diffBundles', () => {
   it('finds what a plain model finds, over 40 seeded pairs of versions, in step or not', async () => {
     const root = await tempDir('bundle-diff');
@@ -163,21 +188,9 @@ describe('diffBundles', () => {
       ['removed', trades, without],
       ['added', without, trades],
     ] as const) {
-      const stats = { leftOver: 0 };
-      const [diff] = await diffBundles(
-        await writeSide(root, `${name}-old`, before, 2),
-        await writeSide(root, `${name}-new`, after, 3),
-        ['trades'],
-        {
-          limit: 3,
-          divergenceLimit: 20,
-          stats,
-        },
-      );
-      expect(diff, name).toEqual({ resource: 'trades', ...model(before, after, 3) });
-      expect(diff![name], name).toBe(block.length);
+      const leftOver = await blockDiff(root, name, before, after, block.length, 20);
       // In step for the 2,600 lines after the block: a few times the block is left over, not all that follows.
-      expect(stats.leftOver, name).toBeLessThan(6 * block.length);
+      expect(leftOver, name).toBeLessThan(6 * block.length);
     }
   });
 
@@ -192,20 +205,9 @@ describe('diffBundles', () => {
       ['added', trades, grown],
       ['removed', grown, trades],
     ] as const) {
-      const stats = { leftOver: 0 };
-      const [diff] = await diffBundles(
-        await writeSide(root, `${name}-old`, before, 2),
-        await writeSide(root, `${name}-new`, after, 3),
-        ['trades'],
-        {
-          limit: 3,
-          stats,
-        },
-      );
-      expect(diff, name).toEqual({ resource: 'trades', ...model(before, after, 3) });
-      expect(diff![name], name).toBe(block.length);
+      const leftOver = await blockDiff(root, name, before, after, block.length);
       // The 13,000 lines after the block are found in step again at once: only the block is left over.
-      expect(stats.leftOver, name).toBeLessThanOrEqual(block.length + 100);
+      expect(leftOver, name).toBeLessThanOrEqual(block.length + 100);
     }
   });
 
