@@ -61,17 +61,20 @@ export class BundleFileWriter {
   /** Parts being forced to disk in the background, and the first failure to. */
   private readonly syncing: Promise<void>[] = [];
   private syncError: Error | null = null;
+  /** The paths of the parts forced to disk: once flushed() resolves, commit need not force them again. */
+  readonly synced = new Set<string>();
 
   /**
-   * `alreadyStored` says whether the store holds a blob of these bytes already: such a part is not
-   * forced to disk (its copy is dropped at commit); every other one is, in the background as soon
-   * as it ends, so that the disk writes it while the next parts are derived, not at commit.
+   * `mustSync` says whether a part of these bytes must be forced to disk: not when the store holds
+   * its blob already (the copy is dropped at commit), nor when the copy is only uploaded elsewhere.
+   * Every other part is, in the background as soon as it ends, so that the disk writes it while the
+   * next parts are derived, not at commit.
    */
   constructor(
     private readonly directory: string,
     dataset: DatasetName,
     private readonly boundaries: PartBoundaries,
-    private readonly alreadyStored: (sha256: string) => boolean = () => false,
+    private readonly mustSync: (sha256: string) => boolean = () => true,
   ) {
     this.index = hasServingIndex(dataset) ? new ServingIndexWriter(directory) : null;
   }
@@ -176,11 +179,12 @@ export class BundleFileWriter {
     const sha256 = part.hash.digest('hex');
     this.open.delete(resource);
     this.written.get(resource)!.push({ path: partPath(resource, part.number), bytes: part.bytes, sha256, records: part.records });
-    if (this.alreadyStored(sha256)) {
+    if (!this.mustSync(sha256)) {
       closeSync(part.fd);
       return;
     }
     const { fd, file } = part;
+    this.synced.add(partPath(resource, part.number));
     this.syncing.push(
       new Promise<void>((resolve) => {
         fsync(fd, (error) => {

@@ -64,24 +64,28 @@ const BALLAST_BYTES = 1024 * 1024;
 /** A scheduled build and a manual one may overlap: the second waits this long for the first by default. */
 const DEFAULT_LOCK_WAIT_MS = 60_000;
 
+/** Blobs forced to disk and renamed into place at once by a publish: a disk answers several fsyncs as fast as one. */
+const INSTALL_LANES = 8;
+
 /**
  * The bundle store: immutable bundles in bundles/<dataset>/<snapshotId>/, one pointer per dataset
  * in current/<dataset>.json. Bundles are staged in tmp/ and renamed into place, pointers are
  * replaced by rename, and writers hold a lock, so a crash at any moment leaves the previous pointer
  * and the bundle it names intact. Nothing reads a resource whole: records are streamed.
  */
-/** Blobs forced to disk and renamed into place at once by a publish: a disk answers several fsyncs as fast as one. */
-const INSTALL_LANES = 8;
 
 export class FolderStore implements SnapshotStore {
   /** How long a writer waits for another process's publish lock (live holders only; dead ones are taken over). */
   readonly lockWaitMs: number;
+  /** Whether staged parts are forced to disk: not where they are only uploaded elsewhere (a bucket's staging). */
+  private readonly syncStaged: boolean;
 
   constructor(
     readonly root: string,
-    options: { lockWaitMs?: number } = {},
+    options: { lockWaitMs?: number; syncStaged?: boolean } = {},
   ) {
     this.lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+    this.syncStaged = options.syncStaged ?? true;
   }
 
   get location(): string {
@@ -268,12 +272,24 @@ export class FolderStore implements SnapshotStore {
     await mkdir(directory);
     let staging: StagingWriter | null = null;
     try {
-      staging = new StagingWriter(directory, dataset, partBoundaries(), (sha256) => existsSync(blobPath(this.root, sha256)));
+      staging = new StagingWriter(
+        directory,
+        dataset,
+        partBoundaries(),
+        (sha256) => this.syncStaged && !existsSync(blobPath(this.root, sha256)),
+      );
       const result = await produce(staging);
       const { files, servingIndex } = staging.finish();
       await staging.flushed();
       return {
-        staged: { dataset, format: MANIFEST_FORMAT, directory, files, ...(servingIndex ? { servingIndex } : {}) },
+        staged: {
+          dataset,
+          format: MANIFEST_FORMAT,
+          directory,
+          files,
+          ...(servingIndex ? { servingIndex } : {}),
+          synced: staging.synced,
+        },
         result,
         content: staging.content,
       };
@@ -493,17 +509,13 @@ export class FolderStore implements SnapshotStore {
   }
 
   /**
-   * Moves each staged file into its blob, or checks the blob already there (its digest) and
-   * replaces it from the staged copy when it differs. Returns what was damaged. A blob is never
-   * written in place: a rename puts the whole new file there at once.
-   */
-  /**
    * Moves the staged copies of the blobs this store lacks (or holds damaged) into blobs/, and checks
-   * the digests of those it holds already. Durable before the manifest names them: each copy is
-   * forced to disk before it is renamed into place, and each folder it went into afterwards; both
-   * on several files at once, since a daily build's few hundred parts would otherwise wait on the
-   * disk one after another. The staging writer forces nothing itself: a copy that is not installed
-   * (its blob was there) is never needed again.
+   * the digests of those it holds already (a damaged one is replaced from the staged copy; a blob
+   * is never written in place). Returns what was damaged. Durable before the manifest names them:
+   * each copy is forced to disk before it is renamed into place (parts the staging writer forced as
+   * they ended are not forced again; copies and the serving index are), and each folder it went
+   * into afterwards; both on several files at once, since a daily build's few hundred parts would
+   * otherwise wait on the disk one after another.
    */
   private async installBlobs(staged: StagedBundle, manifest: Manifest): Promise<string[]> {
     const damaged: string[] = [];
@@ -518,20 +530,19 @@ export class FolderStore implements SnapshotStore {
     const install: ListedFile[] = [];
     for (const [i, entry] of listed.entries()) {
       const blob = blobPath(this.root, entry.sha256);
-      const haveCopy = await pathExists(path.join(staged.directory, entry.path));
       if (present[i]) {
         if (allIntact || staged.verifiedBlobs?.has(entry.sha256)) continue;
         // One of them differs: each is checked again, to name every damaged one.
         const mismatch = await fileMismatch(blob, entry);
         if (mismatch === null) continue;
-        if (!haveCopy) {
+        if (!(await pathExists(path.join(staged.directory, entry.path)))) {
           throw new BundleIntegrityError(
             manifest.snapshotId,
             `${entry.path} ${mismatch} (${blob}), and this publish holds no copy to replace it`,
           );
         }
         damaged.push(`${entry.path} ${mismatch}`);
-      } else if (!haveCopy) {
+      } else if (!(await pathExists(path.join(staged.directory, entry.path)))) {
         throw new BundleIntegrityError(manifest.snapshotId, `${entry.path} is missing (${blob})`);
       }
       install.push(entry);
@@ -540,7 +551,7 @@ export class FolderStore implements SnapshotStore {
     await inPool(install, INSTALL_LANES, async (entry) => {
       const blob = blobPath(this.root, entry.sha256);
       const copy = path.join(staged.directory, entry.path);
-      await syncFile(copy);
+      if (!staged.synced?.has(entry.path)) await syncFile(copy);
       await mkdir(path.dirname(blob), { recursive: true });
       // Read-only, as a reminder that a blob is never edited: it may belong to many snapshots.
       await chmod(copy, 0o444);

@@ -320,7 +320,8 @@ export class S3Store implements SnapshotStore {
 
   /** Builds stage in a local folder store under the temp folder, removed at close. */
   private async stagingStore(): Promise<FolderStore> {
-    this.staging ??= new FolderStore(path.join(await this.local(), 'staging'));
+    // Its parts are uploaded and deleted, never installed: nothing to force to disk.
+    this.staging ??= new FolderStore(path.join(await this.local(), 'staging'), { syncStaged: false });
     return this.staging;
   }
 

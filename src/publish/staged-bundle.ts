@@ -16,6 +16,8 @@ export interface StagedBundle {
   locate?: FileLocator;
   /** Blobs (by SHA-256) whose bytes the store checked while staging: commit need not hash them again. */
   verifiedBlobs?: ReadonlySet<string>;
+  /** Staged files (by path) already forced to disk as they were written: commit need not force them again. */
+  synced?: ReadonlySet<string>;
 }
 
 /** Everything of a manifest except what the store computes (format, files, snapshotId). */

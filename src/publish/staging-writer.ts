@@ -54,12 +54,12 @@ export class StagingWriter implements RecordSink {
     directory: string,
     private readonly dataset: DatasetName,
     boundaries: PartBoundaries,
-    /** Whether the store holds a blob of these bytes already (BundleFileWriter). */
-    alreadyStored?: (sha256: string) => boolean,
+    /** Whether a part of these bytes must be forced to disk (BundleFileWriter). */
+    mustSync?: (sha256: string) => boolean,
   ) {
     this.content = new ContentCheck(dataset);
     this.checks = new RecordChecks(dataset, this.content);
-    this.files = new BundleFileWriter(directory, dataset, boundaries, alreadyStored);
+    this.files = new BundleFileWriter(directory, dataset, boundaries, mustSync);
     this.writers = lineWritersFor(dataset, this.checks, this.files, boundaries.maxBytes);
   }
 
@@ -93,6 +93,11 @@ export class StagingWriter implements RecordSink {
   /** Waits for the parts being forced to disk; throws the first failure to (BundleFileWriter.flushed). */
   flushed(): Promise<void> {
     return this.files.flushed();
+  }
+
+  /** The paths of the parts forced to disk (once flushed() resolves). */
+  get synced(): ReadonlySet<string> {
+    return this.files.synced;
   }
 
   /** Closes what is open after a failure; the caller removes the staging folder. */
