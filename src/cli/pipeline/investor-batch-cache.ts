@@ -1,3 +1,4 @@
+import { NEWLINE } from '../../lib/json-bytes.js';
 import { createHash } from 'node:crypto';
 import type { InvestorPlan } from '../../derive/smart-money/index.js';
 import { codeFingerprint } from '../../lib/code-fingerprint.js';
@@ -128,7 +129,7 @@ export class InvestorBatchCache {
       for (const span of spans) {
         const part = await this.verifiedPart(span.sha256, span.partBytes);
         // The lines must begin where a line begins: what reusedBatch checks next is their count and end.
-        if (part === null || span.start + span.bytes > part.length || (span.start > 0 && part[span.start - 1] !== 0x0a)) return null;
+        if (part === null || span.start + span.bytes > part.length || (span.start > 0 && part[span.start - 1] !== NEWLINE)) return null;
         bytes.set(part.subarray(span.start, span.start + span.bytes), at);
         at += span.bytes;
       }
@@ -158,7 +159,8 @@ export class InvestorBatchCache {
   /**
    * Once the bundle is published: keeps the entries of the batches derived, and records where each
    * batch's lines are, by the blobs of its parts, for the next build (a bundle that was not
-   * published leaves the places of the last one).
+   * published leaves the places of the last one). Nothing is trimmed here: the derivation's own
+   * entry, kept right after (recipes.ts), trims the cache once for both.
    */
   async remember(files: readonly ResourceEntry[]): Promise<void> {
     for (const { key, entry } of this.derived) await this.options.cache.put(ENTRY, key, entry, { trim: false });
@@ -185,7 +187,6 @@ export class InvestorBatchCache {
       places[key] = [...byResource.values()];
     }
     await this.options.cache.put(PLACES, this.placesKey, Buffer.from(JSON.stringify(places)), { trim: false });
-    await this.options.cache.trim();
   }
 
   /** A whole part, read once and checked against the digest that names it; null when the store lacks it or it differs. */

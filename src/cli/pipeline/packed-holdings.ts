@@ -3,8 +3,8 @@ import type { ConsensusHolding } from '../../derive/smart-money/index.js';
 /**
  * The consensus holdings of a batch of investors as a derivation cache entry keeps them: per
  * investor its slug and one flat array of five values a holding (key, issuer name, title, shares,
- * reported value), without field names. Plain JSON data: it crosses threads and goes into the
- * cache as it is. Strings are not shared between holdings: looking each up costs a derivation
+ * reported value), without field names. Plain data: it crosses threads and is kept inside a batch's
+ * entry (V8-serialized). Strings are not shared between holdings: looking each up costs a derivation
  * worker more than the bytes it would save.
  */
 export type PackedHoldings = Array<[slug: string, holdings: Array<string | number>]>;
@@ -33,7 +33,7 @@ export function* unpackHoldings(packed: PackedHoldings): Generator<[slug: string
     if (typeof slug !== 'string' || !Array.isArray(flat) || flat.length % FIELDS !== 0) throw new Error('packed holdings: not an investor');
     const holdings: ConsensusHolding[] = [];
     for (let at = 0; at < flat.length; at += FIELDS) {
-      const [key, issuerName, titleOfClass, shares, reportedValue] = flat.slice(at, at + FIELDS);
+      const [key, issuerName, titleOfClass, shares, reportedValue] = [flat[at], flat[at + 1], flat[at + 2], flat[at + 3], flat[at + 4]];
       if (typeof key !== 'string' || typeof issuerName !== 'string' || typeof titleOfClass !== 'string') {
         throw new Error('packed holdings: a key or name that is not a string');
       }

@@ -1,4 +1,4 @@
-import { type ConsensusAccumulator, consensusHoldings, deriveInvestorRecords, type InvestorPlan } from '../../derive/smart-money/index.js';
+import { type ConsensusAccumulator, deriveInvestorRecords, type InvestorPlan } from '../../derive/smart-money/index.js';
 import type { FilingCatalog } from '../../model/filing.js';
 import { ContentCheck } from '../../model/content-rules.js';
 import type { CheckedBatch, CheckedLines } from '../../model/dataset-build.js';
@@ -52,8 +52,7 @@ export function deriveBatch<P = Uint8Array>(
   try {
     for (const plan of plans) {
       const derived = deriveInvestorRecords(plan, catalog);
-      const holdings = consensusHoldings(derived.shownPositions);
-      consensus.addHoldings(derived.detail.slug, holdings);
+      const holdings = consensus.add(derived.detail.slug, derived.shownPositions);
       packer?.add(derived.detail.slug, holdings);
       if (oldestPeriod === undefined || compareText(derived.detail.period, oldestPeriod) < 0) oldestPeriod = derived.detail.period;
       investors.write(derived.detail);

@@ -60,7 +60,7 @@ const INVESTORS_WORTH_THREADS = 512;
  */
 const INVESTORS_AHEAD_PER_WORKER = 256;
 
-/** Each worker's ring of lines: a batch and more at full scale; a worker waits while it is full. */
+/** Each worker's ring of lines: a batch of average size and more at full scale (a larger chunk goes in a buffer of its own); a worker waits while it is full. */
 const RING_BYTES = 8 * 1024 * 1024;
 
 export interface SmartMoneyDerivation {

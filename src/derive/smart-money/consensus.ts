@@ -145,9 +145,14 @@ export class ConsensusAccumulator {
 
   constructor(private readonly inputCap: number = CONSENSUS_INPUT_CAP) {}
 
-  /** Adds one investor's positions; they are capped to 250 here as well, so uncapped input is safe. */
-  add(investorSlug: string, positions: readonly AggregatedPosition[]): void {
-    this.addHoldings(investorSlug, consensusHoldings(positions, this.inputCap));
+  /**
+   * Adds one investor's positions; they are capped to 250 here as well, so uncapped input is safe.
+   * Returns the holdings counted (what a derivation cache keeps of them).
+   */
+  add(investorSlug: string, positions: readonly AggregatedPosition[]): ConsensusHolding[] {
+    const holdings = consensusHoldings(positions, this.inputCap);
+    this.addHoldings(investorSlug, holdings);
+    return holdings;
   }
 
   /**
