@@ -14,7 +14,6 @@ export async function writeDurable(file: string, data: string | Buffer, mode = 0
   }
 }
 
-/** Makes a rename or a new entry in dir durable; some file systems refuse to fsync a dir, which is harmless. */
 /** Forces a file's bytes to disk (a staged copy, before it is renamed into place). */
 export async function syncFile(file: string): Promise<void> {
   const handle = await open(file, 'r');
@@ -25,6 +24,7 @@ export async function syncFile(file: string): Promise<void> {
   }
 }
 
+/** Makes a rename or a new entry in dir durable; some file systems refuse to fsync a dir, which is harmless. */
 export async function syncDir(dir: string): Promise<void> {
   let handle;
   try {

@@ -1,3 +1,5 @@
+import { FNV_OFFSET, FNV_PRIME, fnv1a } from './fnv1a.js';
+
 /**
  * Values made once per distinct byte string: `get(bytes, start, end, make)` hashes the bytes,
  * finds an earlier equal byte string by comparing bytes, and only for a byte string not seen
@@ -12,8 +14,6 @@
  * The bytes of each distinct value are copied into one growing arena; entries are found by an
  * open-addressing table of 32-bit FNV-1a hashes. Nothing is ever removed.
  */
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
 const TAB = 0x09;
 
 export class ByteValueCache<T> {
@@ -31,8 +31,7 @@ export class ByteValueCache<T> {
   }
 
   get(bytes: Buffer, start: number, end: number, make: (text: string) => T): T {
-    let hash = FNV_OFFSET;
-    for (let i = start; i < end; i++) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
+    const hash = fnv1a(bytes, start, end);
     const length = end - start;
     const mask = this.slots.length - 1;
     let slot = hash & mask;

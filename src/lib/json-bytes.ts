@@ -10,6 +10,12 @@ export const CLOSE_ARRAY = 0x5d;
 /** The end of an NDJSON line. */
 export const NEWLINE = 0x0a;
 
+/** Whether `a` from `aStart` and `b` from `bStart` hold the same `length` bytes (a loop: short runs cost less than a call to compare). */
+export function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array, bStart: number, length: number): boolean {
+  for (let i = 0; i < length; i += 1) if (a[aStart + i] !== b[bStart + i]) return false;
+  return true;
+}
+
 /** How many line breaks `bytes` holds: the whole NDJSON lines in it, when it ends with one. */
 export function countLineBreaks(bytes: Uint8Array): number {
   let count = 0;

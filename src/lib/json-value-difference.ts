@@ -11,7 +11,7 @@ import {
   valueEndAt,
   valueFlags,
 } from './json-members.js';
-import { CLOSE_ARRAY, COMMA } from './json-bytes.js';
+import { CLOSE_ARRAY, COMMA, sameBytes } from './json-bytes.js';
 
 /** Two encoded JSON values: the same bytes, surely different values, or unknown without parsing them. */
 export type ValueVerdict = 'same' | 'different' | 'unknown';
@@ -161,11 +161,6 @@ function spelledOneWay(buffer: Uint8Array, start: number, end: number): boolean 
     const c = buffer[i]!;
     if (c < ZERO || c > ZERO + 9) return false;
   }
-  return true;
-}
-
-function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array, bStart: number, length: number): boolean {
-  for (let i = 0; i < length; i += 1) if (a[aStart + i] !== b[bStart + i]) return false;
   return true;
 }
 

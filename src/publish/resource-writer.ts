@@ -1,3 +1,4 @@
+import { NEWLINE } from '../lib/json-bytes.js';
 import { recordSchemaFault } from '../lib/fault-point.js';
 import type { ContentCheck } from '../model/content-rules.js';
 import type { DatasetName } from '../model/dataset.js';
@@ -73,6 +74,14 @@ export class RecordChecks {
 }
 
 /**
+ * Encoding buffers of writers released on this thread, for the next writers: a Smart Money
+ * derivation thread makes two writers a batch and hundreds of batches a build, and 2 MB buffers
+ * allocated afresh each time cost it its time in page faults and garbage collection.
+ */
+const spareBuffers: Buffer[] = [];
+const SPARE_BUFFERS_KEPT = 4;
+
+/**
  * Turns one resource's records into canonical NDJSON lines, handed over in chunks of about 1 MB:
  * each record is checked (RecordChecks) and written as UTF-8 bytes straight into one reusable
  * buffer by the resource's compiled encoder (compiled-canonical-bytes.ts), or, for a record of a
@@ -81,14 +90,6 @@ export class RecordChecks {
  * BundleFileWriter, which splits them into parts and writes and hashes them, or to a batch that
  * another thread posts (a Smart Money derivation worker's).
  */
-/**
- * Encoding buffers of writers released on this thread, for the next writers: a Smart Money
- * derivation thread makes two writers a batch and hundreds of batches a build, and 2 MB buffers
- * allocated afresh each time cost it its time in page faults and garbage collection.
- */
-const spareBuffers: Buffer[] = [];
-const SPARE_BUFFERS_KEPT = 4;
-
 export class NdjsonLineWriter implements ByteOut {
   buffer = spareBuffers.pop() ?? Buffer.allocUnsafe(BUFFER_BYTES);
   /** Where the next byte goes: the end of the complete lines, or of the line being written. */
@@ -125,7 +126,7 @@ export class NdjsonLineWriter implements ByteOut {
       this.at += this.buffer.write(json, this.at, 'utf8');
     }
     this.reserve(1);
-    this.buffer[this.at++] = 0x0a;
+    this.buffer[this.at++] = NEWLINE;
     this.pendingRecords += 1;
     this.facts?.add(record, this.buffer.subarray(this.lineStart, this.at));
     if (this.at >= this.chunkBytes) this.flush();

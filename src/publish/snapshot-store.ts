@@ -138,9 +138,9 @@ export interface SnapshotStore {
    */
   stageCopy(manifest: Manifest, locate: FileLocator): Promise<StagedBundle>;
   /**
-   * `bytes` bytes of a blob from `start` (a derivation cache entry's lines, kept inside a part an
-   * earlier build published); null when the store does not hold the blob or it is shorter. Not
-   * verified: the caller holds the digest of the range it asked for and checks it.
+   * `bytes` bytes of a blob from `start` (the lines of a derivation cache entry, kept inside a part
+   * an earlier build published); null when the store does not hold the blob or it is shorter. Not
+   * verified here: the caller reads a whole part and checks it against the digest that names it.
    */
   readBlobRange(sha256: string, start: number, bytes: number): Promise<Uint8Array | null>;
   discard(staged: StagedBundle): Promise<void>;

@@ -1,3 +1,4 @@
+import { FNV_OFFSET, FNV_PRIME } from '../../lib/fnv1a.js';
 import { type ResourceEntry, resourceOfPath } from '../../model/manifest.js';
 import type { FileLocator } from '../bundle-files.js';
 import {
@@ -402,7 +403,7 @@ class HeldLines {
 
   /** Where the first held line with these bytes is; -1 when none. */
   find(line: DiffLine, hash: number): number {
-    if (this.seen !== null && (this.seen[(hash >>> 5) & (HASH_BITS / 32 - 1)]! & (1 << (hash & 31))) === 0) return -1;
+    if (this.seen !== null && !isSeen(this.seen, hash)) return -1;
     const last = this.last.get(hash);
     if (last === -1) return -1;
     const byBytes = this.byBytes.get(hash);
@@ -481,6 +482,10 @@ function markSeen(seen: Int32Array, hash: number): void {
   seen[(hash >>> 5) & (HASH_BITS / 32 - 1)]! |= 1 << (hash & 31);
 }
 
+function isSeen(seen: Int32Array, hash: number): boolean {
+  return (seen[(hash >>> 5) & (HASH_BITS / 32 - 1)]! & (1 << (hash & 31))) !== 0;
+}
+
 /** A batch in use: how many of its lines are still to be consumed or left over, and whether the side has read past it. */
 class BatchUse {
   open: number;
@@ -540,16 +545,16 @@ class DiffLine {
  */
 function lineHash(line: DiffLine): number {
   const { chunk, start, end } = line;
-  let hash = Math.imul(0x811c9dc5 ^ (end - start), 0x01000193);
+  let hash = Math.imul(FNV_OFFSET ^ (end - start), FNV_PRIME);
   if (end - start <= 3 * HASHED_BYTES) {
-    for (let i = start; i < end; i += 1) hash = Math.imul(hash ^ chunk[i]!, 0x01000193);
+    for (let i = start; i < end; i += 1) hash = Math.imul(hash ^ chunk[i]!, FNV_PRIME);
     return hash & 0x7fffffff;
   }
   const middle = start + ((end - start - HASHED_BYTES) >> 1);
   for (let i = 0; i < HASHED_BYTES; i += 1) {
-    hash = Math.imul(hash ^ chunk[start + i]!, 0x01000193);
-    hash = Math.imul(hash ^ chunk[middle + i]!, 0x01000193);
-    hash = Math.imul(hash ^ chunk[end - HASHED_BYTES + i]!, 0x01000193);
+    hash = Math.imul(hash ^ chunk[start + i]!, FNV_PRIME);
+    hash = Math.imul(hash ^ chunk[middle + i]!, FNV_PRIME);
+    hash = Math.imul(hash ^ chunk[end - HASHED_BYTES + i]!, FNV_PRIME);
   }
   return hash & 0x7fffffff;
 }

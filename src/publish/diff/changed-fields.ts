@@ -1,4 +1,5 @@
-import { CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE } from '../../lib/json-bytes.js';
+import { CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE, sameBytes } from '../../lib/json-bytes.js';
+import { fnv1a } from '../../lib/fnv1a.js';
 import { JsonMembers, NAME_NOT_ASCII, valueEndAt, valueFlags } from '../../lib/json-members.js';
 import { compareJsonValues, compareNames, namesInOrder } from '../../lib/json-value-difference.js';
 
@@ -159,11 +160,6 @@ function compareValues(x: JsonMembers, a: Buffer, m: number, b: Buffer, start: n
   }
 }
 
-function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array, bStart: number, length: number): boolean {
-  for (let i = 0; i < length; i += 1) if (a[aStart + i] !== b[bStart + i]) return false;
-  return true;
-}
-
 /**
  * A member's name as text. The same few names change in record after record, so ASCII names are
  * not made into strings each time: first the name this member index had last time is tried (lines
@@ -175,8 +171,7 @@ function nameOf(members: JsonMembers, buffer: Buffer, member: number): string {
   if ((members.flags(member) & NAME_NOT_ASCII) !== 0) return buffer.toString('utf8', start, end);
   const last = lastNames[member];
   if (last !== undefined && sameText(last, buffer, start, end)) return last;
-  let hash = 0x811c9dc5;
-  for (let i = start; i < end; i += 1) hash = Math.imul(hash ^ buffer[i]!, 0x01000193);
+  const hash = fnv1a(buffer, start, end);
   const known = names.get(hash);
   let name: string;
   if (known !== undefined && sameText(known, buffer, start, end)) name = known;

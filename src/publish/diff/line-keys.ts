@@ -1,6 +1,7 @@
 import { JsonMembers, KIND, NAME_ESCAPED, PRIMITIVE, STRING, VALUE_ESCAPED, VALUE_NOT_ASCII } from '../../lib/json-members.js';
 import { type RecordKeyOf, recordKey, recordKeyOf } from '../../model/record-keys.js';
-import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE } from '../../lib/json-bytes.js';
+import { fnv1a } from '../../lib/fnv1a.js';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_OBJECT, QUOTE, sameBytes } from '../../lib/json-bytes.js';
 
 /**
  * A resource's record keys (model/record-keys.ts) as UTF-8 bytes, read from a record's line
@@ -54,9 +55,14 @@ export class LineKeys {
    */
   write(line: Buffer, start: number, end: number, out: Buffer, at: number): number {
     this.scanned = false;
+    const written = this.keyOf(line, start, end, out, at);
+    this.hash = written === -1 ? 0 : keyHash(out, at, at + written);
+    return written;
+  }
+
+  private keyOf(line: Buffer, start: number, end: number, out: Buffer, at: number): number {
     const fast = this.fromBytes(line, start, end, out, at);
     if (fast !== -1) return fast;
-    this.hash = 0;
     let record: unknown;
     try {
       record = JSON.parse(line.toString('utf8', start, end));
@@ -64,9 +70,7 @@ export class LineKeys {
       return -1;
     }
     if (typeof record !== 'object' || record === null) return -1;
-    const written = out.write(this.ofRecord(record), at, 'utf8');
-    this.hash = keyHash(out, at, at + written);
-    return written;
+    return out.write(this.ofRecord(record), at, 'utf8');
   }
 
   /** The members of the line the last write() read from its start (json-members.ts); null when it read it otherwise. */
@@ -94,7 +98,7 @@ export class LineKeys {
       // Only the fields of this name's length are compared; the last member of a name counts, as in JSON.parse.
       let fields = length < fieldsOfLength.length ? fieldsOfLength[length]! : 0;
       for (let f = 0; fields !== 0; f += 1, fields >>>= 1) {
-        if ((fields & 1) !== 0 && sameBytes(line, nameStart, length, this.names[f]!)) found[f] = m;
+        if ((fields & 1) !== 0 && sameName(line, nameStart, length, this.names[f]!)) found[f] = m;
       }
     }
     for (let f = 0; f < this.names.length; f += 1) {
@@ -163,7 +167,7 @@ export class LineKeys {
       if (j <= start || escapedAt(line, j) || (line[j - 1] !== COMMA && !(line[j - 1] === OPEN_OBJECT && j - 1 === start))) return false;
       const nameStart = j + 1;
       for (let f = 0; f < this.names.length; f += 1) {
-        if (values[3 * f] === -1 && sameBytes(line, nameStart, nameEnd - nameStart, this.names[f]!)) {
+        if (values[3 * f] === -1 && sameName(line, nameStart, nameEnd - nameStart, this.names[f]!)) {
           values[3 * f] = valueStart;
           values[3 * f + 1] = valueEnd;
           values[3 * f + 2] = flags;
@@ -181,30 +185,19 @@ export class LineKeys {
   /** Writes the key from the fields' values found (this.values) into `out` at `at`; its length, or -1 when a value is not a string. */
   private writeKey(line: Buffer, out: Buffer, at: number): number {
     let written = at;
-    // keyHash of the key, worked out as its bytes are copied: one pass over them, not two.
-    let hash = FNV_OFFSET;
     for (let f = 0; f < this.names.length; f += 1) {
       const valueStart = this.values[3 * f]!;
       const valueEnd = this.values[3 * f + 1]!;
       const flags = this.values[3 * f + 2]!;
       if ((flags & KIND) !== STRING) return -1;
-      const from = written;
       if (f > 0) written += this.separators[f - 1]!.copy(out, written);
       if ((flags & VALUE_ESCAPED) !== 0)
         written += out.write(JSON.parse(line.toString('utf8', valueStart, valueEnd)) as string, written, 'utf8');
       else if ((flags & VALUE_NOT_ASCII) !== 0) written += out.write(line.toString('utf8', valueStart + 1, valueEnd - 1), written, 'utf8');
       else {
-        for (let i = from; i < written; i += 1) hash = Math.imul(hash ^ out[i]!, FNV_PRIME);
-        for (let i = valueStart + 1; i < valueEnd - 1; i += 1) {
-          const c = line[i]!;
-          out[written++] = c;
-          hash = Math.imul(hash ^ c, FNV_PRIME);
-        }
-        continue;
+        for (let i = valueStart + 1; i < valueEnd - 1; i += 1) out[written++] = line[i]!;
       }
-      for (let i = from; i < written; i += 1) hash = Math.imul(hash ^ out[i]!, FNV_PRIME);
     }
-    this.hash = hash | 0;
     return written - at;
   }
 }
@@ -221,21 +214,9 @@ function escapedAt(line: Buffer, at: number): boolean {
   return backslashes % 2 === 1;
 }
 
-function sameBytes(line: Buffer, at: number, length: number, name: Buffer): boolean {
-  if (name.length !== length) return false;
-  for (let i = 0; i < length; i += 1) if (line[at + i] !== name[i]) return false;
-  return true;
+function sameName(line: Buffer, at: number, length: number, name: Buffer): boolean {
+  return name.length === length && sameBytes(line, at, name, 0, length);
 }
 
-/**
- * FNV-1a of `bytes[start, end)`: the same key always has the same hash, whichever thread worked it
- * out. A signed 32-bit number, which V8 keeps unboxed (a map keyed by it allocates nothing).
- */
-export function keyHash(bytes: Uint8Array, start: number, end: number): number {
-  let hash = FNV_OFFSET;
-  for (let i = start; i < end; i += 1) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
-  return hash | 0;
-}
-
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
+/** A key's hash (FNV-1a of its bytes): the same key always has the same hash, whichever thread worked it out. */
+export const keyHash = fnv1a;

@@ -1,3 +1,4 @@
+import { NEWLINE } from '../../lib/json-bytes.js';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { PART_PATH } from '../../model/manifest.js';
 import type { SqliteDatabase, SqliteStatement } from '../../lib/sqlite.js';
@@ -16,8 +17,6 @@ export interface PartLine {
   ord: number;
   record: Buffer;
 }
-
-const NEWLINE = 0x0a;
 
 /**
  * Reads records from a bundle's NDJSON parts where a serving index of layout 4 says they are
